@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Set-up on a fresh Debian machine, idempotent: Debian packages, the virtual environment in .venv/, the package with
+# its extras. Run again after a pull: it only does what is missing or changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Debian packages the project needs (build tools for wheels that compile; the rest arrives with later features).
+DEBIAN_PACKAGES=(python3 python3-venv python3-dev build-essential)
+
+missing=()
+for package in "${DEBIAN_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+    if [ "$(id -u)" = 0 ]; then
+        echo "setup: installing Debian packages: ${missing[*]}"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    else
+        echo "setup: please install these Debian packages first, then run this again:" >&2
+        echo "    sudo apt-get install ${missing[*]}" >&2
+        exit 1
+    fi
+fi
+
+PYTHON=${PYTHON:-python3}
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+    echo "setup: voicemaster needs Python 3.11 or newer; $PYTHON is $("$PYTHON" --version)" >&2
+    exit 1
+fi
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+
+# Reinstall only when the package's declaration changed.
+stamp=.venv/.setup-stamp
+want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    echo "setup: installing voicemaster and its extras into .venv/"
+    .venv/bin/python -m pip install -q --upgrade pip
+    .venv/bin/python -m pip install -q -e ".[dev]"
+    echo "$want" >"$stamp"
+fi

@@ -1,0 +1,58 @@
+"""The command line as a user runs it: the installed `voicemaster` entry point."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import voicemaster
+
+EXE = shutil.which("voicemaster", path=str(Path(sys.executable).parent))
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [EXE] if EXE else [sys.executable, "-m", "voicemaster.cli"]
+    return subprocess.run([*command, *args], capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_help_and_version() -> None:
+    shown = run("--help")
+    assert shown.returncode == 0
+    for command in ("demo", "bench"):
+        assert command in shown.stdout
+    assert run("--version").stdout.strip() == f"voicemaster {voicemaster.__version__}"
+
+
+@pytest.mark.parametrize("variant", ["jumbo-2002", "classic", "risiko", "qvgdm", "uk"])
+def test_the_demo_plays_a_whole_game(variant: str) -> None:
+    shown = run("demo", "--variant", variant, "--players", "3", "--seed", "5")
+    assert shown.returncode == 0, shown.stderr
+    assert "Question 1 for" in shown.stdout
+    assert "Game over" in shown.stdout and "Winner" in shown.stdout
+    assert run("demo", "--variant", variant, "--players", "3", "--seed", "5").stdout == shown.stdout
+
+
+def test_the_money_drop_demo_ranks_the_teams() -> None:
+    shown = run("demo", "--format", "moneydrop", "--players", "2", "--seed", "1")
+    assert shown.returncode == 0, shown.stderr
+    assert "starts with 1,000,000 EUR" in shown.stdout and "Ranking: 1." in shown.stdout
+
+
+def test_bench_rules_prints_figures_as_json() -> None:
+    shown = run("bench", "rules", "--seconds", "0.05", "--json")
+    figures = json.loads(shown.stdout)
+    assert figures["benchmark"] == "rules"
+    assert all(row["games"] > 0 and row["games_per_second"] > 0 for row in figures["results"])
+
+
+def test_a_bad_config_file_is_reported_without_a_traceback(tmp_path: Path) -> None:
+    mine = tmp_path / "bad.toml"
+    mine.write_text("[game]\nplayers = 3\n", encoding="utf-8")
+    shown = run("--config", str(mine), "demo")
+    assert shown.returncode == 2
+    assert "bad.toml: game.players" in shown.stderr and "Traceback" not in shown.stderr

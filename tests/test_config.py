@@ -1,0 +1,66 @@
+"""Configuration: the shipped defaults load; a user's mistakes are named by file, key and expectation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from voicemaster.config import ConfigError, default_paths, load_settings
+from voicemaster.rules import AudienceForm, PhoneForm
+
+DEFAULTS = default_paths()[0]
+
+
+def user_file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "mine.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_shipped_defaults_load_and_make_game_settings() -> None:
+    settings = load_settings([DEFAULTS])
+    solo = settings.game_settings(("Anna",), seed=1)
+    assert solo.audience_form is AudienceForm.SIMULATED and solo.phone_form is PhoneForm.CALL
+    group = settings.game_settings(("Anna", "Ben"), seed=1)
+    assert group.audience_form is AudienceForm.PLAYERS and group.phone_form is PhoneForm.PARTNER
+    assert group.variant.name == "classic" and group.rounds is None
+
+
+def test_a_users_file_overrides_the_defaults(tmp_path: Path) -> None:
+    mine = user_file(tmp_path, '[game]\nvariant = "risiko"\nrounds = 3\nladder = "punkte"\n')
+    settings = load_settings([DEFAULTS, mine])
+    game = settings.game_settings(("Anna",), seed=0)
+    assert game.variant.name == "risiko" and game.rounds == 3
+    assert game.variant.ladder.currency == "points" and game.variant.ladder.top_prize == 10_000
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "expected"),
+    [
+        ("[game]\ncolour = 'red'\n", "game.colour", "unknown key"),
+        ("[game]\nrounds = 'three'\n", "game.rounds", "whole number"),
+        ("[game]\nrounds = true\n", "game.rounds", "whole number"),
+        ("[game]\nplayers = 'Anna'\n", "game.players", "list"),
+        ("[game]\nvariant = 'wwm'\n", "game.variant", "classic"),
+        ("[game]\nlanguage = 'es'\n", "game.language", "de, en, fr"),
+        ("[game]\nmode = 'party'\n", "game.mode", "'show'"),
+        ("[game]\nladder = 'nowhere'\n", "game.ladder", "eur-de"),
+        ("[ladders.short]\ncurrency = 'EUR'\namounts = [1, 2, 3]\n", "ladders.short", "15 amounts"),
+        ("[moneydrop]\ntime_limit_seconds = -5\n", "moneydrop.time_limit_seconds", "0 (no limit)"),
+        ("[game\n", "(file)", "not valid TOML"),
+    ],
+)
+def test_mistakes_name_the_file_the_key_and_what_was_expected(
+    tmp_path: Path, text: str, key: str, expected: str
+) -> None:
+    mine = user_file(tmp_path, text)
+    with pytest.raises(ConfigError) as raised:
+        load_settings([DEFAULTS, mine])
+    message = str(raised.value)
+    assert str(mine) in message and key in message and expected in message
+
+
+def test_a_missing_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not found"):
+        load_settings([tmp_path / "absent.toml"])

@@ -1,0 +1,3 @@
+"""voicemaster: an offline, hands-free, voice-driven quizmaster."""
+
+__version__ = "0.1.0"

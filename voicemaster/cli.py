@@ -1,0 +1,98 @@
+"""The `voicemaster` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from voicemaster import __version__
+from voicemaster.config import ConfigError, Settings, load_settings
+from voicemaster.rules import VARIANTS
+from voicemaster.rules.errors import IllegalAction
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "run"):
+        parser.print_help()
+        return 2
+    try:
+        result: int = args.run(args)
+    except (ConfigError, IllegalAction) as error:
+        print(f"voicemaster: {error}", file=sys.stderr)
+        return 2
+    return result
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="voicemaster",
+        description="An offline, hands-free quizmaster: 'Wer wird Millionär?' and 'Rette die Million' by voice.",
+    )
+    parser.add_argument("--version", action="version", version=f"voicemaster {__version__}")
+    parser.add_argument("--config", type=Path, help="a TOML file with your own settings (see config/default.toml)")
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    demo = commands.add_parser("demo", help="watch a complete game played by simulated players")
+    demo.add_argument("--format", choices=("millionaire", "moneydrop"), default="millionaire")
+    demo.add_argument("--variant", choices=tuple(VARIANTS), help="the rules to play by (default: from config)")
+    demo.add_argument("--players", type=int, default=3, help="how many simulated players or teams (1-6)")
+    demo.add_argument("--rounds", type=int, default=2, help="how many rounds to play")
+    demo.add_argument("--seed", type=int, default=None, help="the same seed plays the same game")
+    demo.set_defaults(run=_demo)
+
+    bench = commands.add_parser("bench", help="measure speed (prints figures, never fails on time)")
+    bench.add_argument("what", choices=("rules",), help="rules: complete simulated games per second")
+    bench.add_argument("--seconds", type=float, default=1.0, help="time per scenario")
+    bench.add_argument("--json", action="store_true", help="print one JSON object")
+    bench.set_defaults(run=_bench)
+    return parser
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    return load_settings(None if args.config is None else [*_default_only(), args.config])
+
+
+def _default_only() -> list[Path]:
+    from voicemaster.config import default_paths
+
+    return default_paths()[:1]
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from voicemaster import tabletop
+    from voicemaster.rules.moneydrop import MoneyDropSettings
+
+    settings = _settings(args)
+    seed = random.randrange(10_000) if args.seed is None else args.seed
+    names = ("Anna", "Ben", "Cem", "Dana", "Emil", "Fatma")[: args.players]
+    if args.format == "moneydrop":
+        time_limit = settings.moneydrop.time_limit_seconds or None
+        lines = tabletop.play_money_drop(MoneyDropSettings(teams=names, time_limit_seconds=time_limit), seed)
+    else:
+        if args.variant:
+            settings = replace(settings, game=replace(settings.game, variant=args.variant))
+        settings = replace(settings, game=replace(settings.game, rounds=args.rounds))
+        lines = tabletop.play_millionaire(settings.game_settings(names, seed), seed)
+    for line in lines:
+        print(line)
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from voicemaster.bench import rules
+
+    figures = rules.run(args.seconds)
+    print(json.dumps(figures) if args.json else rules.report(figures))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

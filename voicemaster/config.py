@@ -1,0 +1,159 @@
+"""Settings from TOML files in `config/`, validated into frozen dataclasses.
+
+Each file is checked on its own first, so an error names the file that has it, the key, and what was expected.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from voicemaster.rules import (
+    LADDERS,
+    VARIANTS,
+    AudienceForm,
+    DecodeError,
+    GameSettings,
+    Ladder,
+    Mode,
+    PhoneForm,
+    from_data,
+)
+from voicemaster.rules.errors import InvalidSetup
+
+LANGUAGES = ("de", "en", "fr")
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+class ConfigError(ValueError):
+    def __init__(self, path: Path, key: str, problem: str) -> None:
+        super().__init__(f"{path}: {key}: {problem}")
+        self.path = path
+        self.key = key
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    language: str = "de"
+    variant: str = "classic"
+    players: tuple[str, ...] = ()
+    mode: Mode = Mode.EVERYONE
+    audience: str = "auto"
+    phone: str = "auto"
+    rounds: int = 0
+    ladder: str = ""
+
+
+@dataclass(frozen=True)
+class MoneyDropConfig:
+    time_limit_seconds: int = 0
+
+
+@dataclass(frozen=True)
+class LadderConfig:
+    currency: str
+    amounts: tuple[int, ...]
+    safety_levels: tuple[int, ...] = (5, 10)
+
+
+@dataclass(frozen=True)
+class Settings:
+    game: GameConfig = GameConfig()
+    moneydrop: MoneyDropConfig = MoneyDropConfig()
+    ladders: dict[str, LadderConfig] = field(default_factory=dict)
+
+    def ladder(self, name: str) -> Ladder:
+        if name in LADDERS:
+            return LADDERS[name]
+        spec = self.ladders[name]
+        return Ladder(name, spec.currency, spec.amounts, ()).with_safety_levels(*spec.safety_levels)
+
+    def game_settings(self, players: tuple[str, ...], seed: int) -> GameSettings:
+        """The rules' settings for a game with these players; "auto" joker forms fit the number of players."""
+        game = self.game
+        variant = VARIANTS[game.variant]
+        if game.ladder:
+            variant = variant.with_ladder(self.ladder(game.ladder))
+        together = len(players) > 1
+        audience = game.audience if game.audience != "auto" else ("players" if together else "simulated")
+        phone = game.phone if game.phone != "auto" else ("partner" if together else "call")
+        return GameSettings(
+            variant=variant,
+            players=players,
+            mode=game.mode,
+            audience_form=AudienceForm(audience),
+            phone_form=PhoneForm(phone),
+            rounds=game.rounds or None,
+            seed=seed,
+        )
+
+
+def default_paths() -> list[Path]:
+    """The shipped defaults, then the user's own file if there is one."""
+    config_dir = Path(os.environ.get("VOICEMASTER_CONFIG_DIR", REPO_ROOT / "config"))
+    user_home = Path(os.environ.get("XDG_CONFIG_HOME", Path.home() / ".config"))
+    user_file = user_home / "voicemaster" / "config.toml"
+    return [config_dir / "default.toml"] + ([user_file] if user_file.exists() else [])
+
+
+def load_settings(paths: list[Path] | None = None) -> Settings:
+    merged: dict[str, Any] = {}
+    for path in default_paths() if paths is None else paths:
+        data = _read(path)
+        merged = _merge(merged, data)
+        _check(path, data, known_ladders=set(merged.get("ladders", {})))
+    return from_data(Settings, merged)
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as file:
+            return tomllib.load(file)
+    except FileNotFoundError:
+        raise ConfigError(path, "(file)", "not found") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(path, "(file)", f"not valid TOML: {error}") from None
+
+
+def _check(path: Path, data: dict[str, Any], known_ladders: set[str]) -> None:
+    try:
+        settings = from_data(Settings, data)
+    except DecodeError as error:
+        raise ConfigError(path, error.path, error.problem) from None
+    except InvalidSetup as error:
+        raise ConfigError(path, "(settings)", str(error)) from None
+    game, keys = settings.game, data.get("game", {})
+    choices = {
+        "language": (game.language, LANGUAGES),
+        "variant": (game.variant, tuple(VARIANTS)),
+        "audience": (game.audience, ("auto", *AudienceForm)),
+        "phone": (game.phone, ("auto", *PhoneForm)),
+    }
+    for key, (value, allowed) in choices.items():
+        if key in keys and value not in allowed:
+            raise ConfigError(path, f"game.{key}", f"expected one of {', '.join(allowed)}, got {value!r}")
+    if game.rounds < 0:
+        raise ConfigError(path, "game.rounds", "expected 0 or more")
+    if game.ladder and game.ladder not in LADDERS and game.ladder not in known_ladders:
+        known = ", ".join([*LADDERS, *sorted(known_ladders)])
+        raise ConfigError(path, "game.ladder", f"no ladder {game.ladder!r}; known: {known}")
+    if settings.moneydrop.time_limit_seconds < 0:
+        raise ConfigError(path, "moneydrop.time_limit_seconds", "expected 0 (no limit) or more seconds")
+    for name in settings.ladders:
+        try:
+            settings.ladder(name)
+        except InvalidSetup as error:
+            raise ConfigError(path, f"ladders.{name}", str(error)) from None
+
+
+def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged

@@ -1,0 +1,83 @@
+"""The shared rules engine: every game format of RULES.md as data plus small, total functions.
+
+Pure and deterministic: no I/O, no clock, no randomness that is not derived from a seed it is given, and nothing
+imported from outside the standard library or from the rest of voicemaster.
+"""
+
+from voicemaster.rules import errors
+from voicemaster.rules.actions import (
+    Action,
+    AskAudience,
+    AskQuestion,
+    ConfirmAnswer,
+    GiveAnswer,
+    PhoneAFriend,
+    Reveal,
+    StartRound,
+    StopGame,
+    UseExtraJoker,
+    UseFiftyFifty,
+    WalkAway,
+)
+from voicemaster.rules.codec import DecodeError, dumps, from_data, loads, to_data
+from voicemaster.rules.ladders import LADDERS, LEVELS, Ladder, SafetyLevel
+from voicemaster.rules.letters import Letter
+from voicemaster.rules.millionaire import Step, apply, new_game
+from voicemaster.rules.state import (
+    Game,
+    GameOutcome,
+    GameSettings,
+    Mode,
+    PlayerResult,
+    Round,
+    RoundResult,
+    Seat,
+    SeatStatus,
+    Termination,
+)
+from voicemaster.rules.variants import VARIANTS, AudienceForm, Joker, PhoneForm, Variant, variant
+
+__all__ = [
+    "LADDERS",
+    "LEVELS",
+    "VARIANTS",
+    "Action",
+    "AskAudience",
+    "AskQuestion",
+    "AudienceForm",
+    "ConfirmAnswer",
+    "DecodeError",
+    "Game",
+    "GameOutcome",
+    "GameSettings",
+    "GiveAnswer",
+    "Joker",
+    "Ladder",
+    "Letter",
+    "Mode",
+    "PhoneAFriend",
+    "PhoneForm",
+    "PlayerResult",
+    "Reveal",
+    "Round",
+    "RoundResult",
+    "SafetyLevel",
+    "Seat",
+    "SeatStatus",
+    "StartRound",
+    "Step",
+    "StopGame",
+    "Termination",
+    "UseExtraJoker",
+    "UseFiftyFifty",
+    "Variant",
+    "WalkAway",
+    "apply",
+    "dumps",
+    "errors",
+    "from_data",
+    "loads",
+    "new_game",
+    "to_data",
+    "variant",
+]
