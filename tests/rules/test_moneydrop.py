@@ -137,6 +137,10 @@ def test_actions_out_of_order_are_refused() -> None:
         drop(game, LockPlacement((40, 0, 0, 0)))
     with pytest.raises(errors.WrongMoment):
         drop(game, offer(5))  # cards with three options in question 1
+    with pytest.raises(errors.WrongMoment):
+        drop(game, StartRun())
+    with pytest.raises(errors.WrongMoment):
+        drop(game, offer(1), ChooseCategory(2))
     game, happened = drop(game, offer(1), ChooseCategory(1))
     assert happened[-1] == CategoryChosen("Musik", 4)
     with pytest.raises(errors.WrongMoment):

@@ -28,7 +28,7 @@ def to_data(value: object) -> Any:
         return {f.name: to_data(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, Enum):
         return value.value
-    if isinstance(value, tuple | list):
+    if isinstance(value, tuple):
         return [to_data(item) for item in value]
     if isinstance(value, dict):
         return {str(key): to_data(item) for key, item in value.items()}
@@ -65,16 +65,9 @@ def _decode(tp: Any, data: Any, path: str) -> Any:
         if not isinstance(data, dict) or key_type is not str:
             raise DecodeError(path, f"expected a table, got {_kind(data)}")
         return {key: _decode(value_type, item, _join(path, key)) for key, item in data.items()}
-    if tp is type(None):
-        if data is not None:
-            raise DecodeError(path, f"expected nothing, got {_kind(data)}")
-        return None
-    if tp in (bool, int, str, float):
+    if tp in (bool, int, str):
         # bool is an int in Python, but a setting of 1 is not "true", and true is not a number.
-        ok = isinstance(data, tp) and (tp is bool or not isinstance(data, bool))
-        if tp is float and isinstance(data, int) and not isinstance(data, bool):
-            return float(data)
-        if not ok:
+        if not isinstance(data, tp) or (tp is not bool and isinstance(data, bool)):
             raise DecodeError(path, f"expected {_TYPE_NAMES[tp]}, got {_kind(data)}")
         return data
     raise TypeError(f"cannot decode {tp!r}")  # pragma: no cover - a programming error, not bad input
@@ -112,7 +105,7 @@ def _decode_dataclass(cls: Any, data: Any, path: str) -> Any:
 
 
 def _decode_tuple(args: tuple[Any, ...], data: Any, path: str) -> tuple[Any, ...]:
-    if not isinstance(data, list | tuple):
+    if not isinstance(data, list):
         raise DecodeError(path, f"expected a list, got {_kind(data)}")
     if len(args) == 2 and args[1] is Ellipsis:
         return tuple(_decode(args[0], item, f"{path}[{i}]") for i, item in enumerate(data))
@@ -121,23 +114,15 @@ def _decode_tuple(args: tuple[Any, ...], data: Any, path: str) -> tuple[Any, ...
     return tuple(_decode(arg, item, f"{path}[{i}]") for i, (arg, item) in enumerate(zip(args, data, strict=True)))
 
 
-_TYPE_NAMES = {bool: "true or false", int: "a whole number", str: "text", float: "a number"}
+_TYPE_NAMES = {bool: "true or false", int: "a whole number", str: "text"}
 
 
 def _kind(data: Any) -> str:
-    names = {
-        bool: "true/false",
-        int: "a number",
-        float: "a number",
-        str: "text",
-        list: "a list",
-        dict: "a table",
-    }
-    return (
-        f"{names.get(type(data), type(data).__name__)} ({data!r})"
-        if not isinstance(data, list | dict)
-        else names[type(data)]
-    )
+    """How bad input is described: its kind, and for a single value the value itself."""
+    if isinstance(data, list | dict):
+        return "a list" if isinstance(data, list) else "a table"
+    names = {bool: "true/false", int: "a number", float: "a number", str: "text"}
+    return f"{names.get(type(data), type(data).__name__)} ({data!r})"
 
 
 def _join(path: str, key: str) -> str:

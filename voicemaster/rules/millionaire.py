@@ -270,22 +270,22 @@ def _use_joker(game: Game, current: Round, action: UseFiftyFifty | AskAudience |
     # Asking for help puts an unconfirmed answer aside: the player decides again afterwards.
     seat = replace(seat, jokers_used=(*seat.jokers_used, joker), answer=None)
     event: Event
-    match action:
-        case UseFiftyFifty(player):
-            removed = jokers.fifty_fifty(seat.available, correct, rng)
-            seat = replace(seat, removed=(*seat.removed, *removed))
-            event = FiftyFiftyUsed(player, removed, seat.available)
-        case AskAudience(player, votes):
-            seat, event = _audience(game, current, seat, votes, rng)
-        case PhoneAFriend(player, partner, partner_letter):
-            seat, event = _phone(game, seat, partner, partner_letter, correct, rng)
-        case UseExtraJoker(player, helper, letter):
-            if (helper is None) != (letter is None):
-                raise errors.InvalidJokerInput("Name the helper together with the helper's answer, or neither.")
-            if helper is not None and letter is not None:
-                _check_other_player(game, player, helper)
-                seat = replace(seat, helper=Helper(helper, letter))
-            event = ExtraJokerUsed(player, helper, letter)
+    if isinstance(action, UseFiftyFifty):
+        removed = jokers.fifty_fifty(seat.available, correct, rng)
+        seat = replace(seat, removed=(*seat.removed, *removed))
+        event = FiftyFiftyUsed(seat.player, removed, seat.available)
+    elif isinstance(action, AskAudience):
+        seat, event = _audience(game, current, seat, action.votes, rng)
+    elif isinstance(action, PhoneAFriend):
+        seat, event = _phone(game, seat, action.partner, action.partner_letter, correct, rng)
+    else:
+        helper, letter = action.helper, action.helper_letter
+        if (helper is None) != (letter is None):
+            raise errors.InvalidJokerInput("Name the helper together with the helper's answer, or neither.")
+        if helper is not None and letter is not None:
+            _check_other_player(game, seat.player, helper)
+            seat = replace(seat, helper=Helper(helper, letter))
+        event = ExtraJokerUsed(seat.player, helper, letter)
     return _with_seat(game, current, seat), (event,)
 
 
