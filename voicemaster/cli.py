@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from voicemaster import __version__
 from voicemaster.config import ConfigError, Settings, load_settings
@@ -46,6 +48,23 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=None, help="the same seed plays the same game")
     demo.set_defaults(run=_demo)
 
+    questions = commands.add_parser("questions", help="check, count and import question packs")
+    question_commands = questions.add_subparsers(title="questions commands", metavar="ACTION", required=True)
+    validate = question_commands.add_parser("validate", help="check packs; lists every problem, exit 1 if any")
+    validate.add_argument("path", nargs="?", type=Path, help="a pack file or folder (default: the bank)")
+    validate.set_defaults(run=_questions_validate)
+    stats = question_commands.add_parser("stats", help="count questions per language, format, level, category")
+    stats.add_argument("path", nargs="?", type=Path, help="a pack file or folder (default: the bank)")
+    stats.add_argument("--json", action="store_true", help="print one JSON object")
+    stats.set_defaults(run=_questions_stats)
+    importer = question_commands.add_parser("import", help="turn Open Trivia DB JSON or a CSV into a pack")
+    importer.add_argument("file", type=Path)
+    importer.add_argument("--format", required=True, choices=("opentdb", "csv"), dest="input_format")
+    importer.add_argument("--lang", default="en", choices=("de", "en", "fr"), help="the questions' language")
+    importer.add_argument("--license", default="unknown", help="SPDX license id of a CSV's questions")
+    importer.add_argument("--out", type=Path, help="the pack to write (default: questions/LANG/imported/NAME.toml)")
+    importer.set_defaults(run=_questions_import)
+
     bench = commands.add_parser("bench", help="measure speed (prints figures, never fails on time)")
     bench.add_argument("what", choices=("rules",), help="rules: complete simulated games per second")
     bench.add_argument("--seconds", type=float, default=1.0, help="time per scenario")
@@ -83,6 +102,59 @@ def _demo(args: argparse.Namespace) -> int:
         lines = tabletop.play_millionaire(settings.game_settings(names, seed), seed)
     for line in lines:
         print(line)
+    return 0
+
+
+def _bank_path(path: Path | None) -> Path:
+    from voicemaster.config import REPO_ROOT
+
+    return path or Path(os.environ.get("VOICEMASTER_QUESTIONS", REPO_ROOT / "questions"))
+
+
+def _load_bank(path: Path | None) -> tuple[list[Any], list[Any]]:
+    from voicemaster.questions.packs import load, pack_files
+    from voicemaster.questions.validation import validate
+
+    root = _bank_path(path)
+    if not root.exists():
+        raise ConfigError(root, "(path)", "no such file or folder")
+    loaded = load(pack_files(root))
+    return list(loaded.entries), [*loaded.problems, *validate(loaded.entries)]
+
+
+def _questions_validate(args: argparse.Namespace) -> int:
+    entries, problems = _load_bank(args.path)
+    for problem in problems:
+        print(problem)
+    print(f"{len(entries)} entries checked, {len(problems)} problem(s).", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def _questions_stats(args: argparse.Namespace) -> int:
+    from voicemaster.questions import stats
+
+    entries, _ = _load_bank(args.path)
+    print(json.dumps(stats.counts(entries)) if args.json else stats.report(entries))
+    return 0
+
+
+def _questions_import(args: argparse.Namespace) -> int:
+    from voicemaster.config import REPO_ROOT
+    from voicemaster.questions import importers
+
+    try:
+        if args.input_format == "opentdb":
+            imported = importers.from_opentdb(args.file, args.lang)
+        else:
+            imported = importers.from_csv(args.file, args.lang, args.license)
+        out = args.out or REPO_ROOT / "questions" / args.lang / "imported" / f"{args.file.stem}.toml"
+        importers.write_pack(imported.entries, out)
+    except importers.ImportFailed as error:
+        print(f"voicemaster: {error}", file=sys.stderr)
+        return 2
+    print(f"{len(imported.entries)} questions written to {out}")
+    for reason, count in imported.skipped.most_common():
+        print(f"  skipped {count}: {reason}")
     return 0
 
 

@@ -1,0 +1,105 @@
+"""Importing Open Trivia DB and CSV files: the result validates like our packs; bad input writes nothing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from voicemaster.questions.packs import load
+
+OPENTDB = {
+    "response_code": 0,
+    "results": [
+        {"category": "Science &amp; Nature", "type": "multiple", "difficulty": "easy",
+         "question": "Which gas do plants take in from the air to make sugar?", "correct_answer": "Carbon dioxide",
+         "incorrect_answers": ["Helium", "Neon", "Argon"]},
+        {"category": "Geography", "type": "boolean", "difficulty": "easy",
+         "question": "Paris is in France.", "correct_answer": "True", "incorrect_answers": ["False"]},
+        {"category": "Entertainment: Books", "type": "multiple", "difficulty": "hard",
+         "question": "Who wrote &quot;The Old Man and the Sea&quot;?", "correct_answer": "Ernest Hemingway",
+         "incorrect_answers": ["John Steinbeck", "William Faulkner", "Jack London"]},
+        {"category": "General Knowledge", "type": "multiple", "difficulty": "medium",
+         "question": "How many sides does a hexagon have? 6%", "correct_answer": "Six",
+         "incorrect_answers": ["Five", "Seven", "Eight"]},
+    ],
+}  # fmt: skip
+
+
+def voicemaster(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "voicemaster.cli", *args]
+    return subprocess.run(command, capture_output=True, text=True, check=False, timeout=60)
+
+
+def test_open_trivia_db_round_trips_through_validation(tmp_path: Path) -> None:
+    source = tmp_path / "opentdb.json"
+    source.write_text(json.dumps(OPENTDB), encoding="utf-8")
+    out = tmp_path / "pack.toml"
+    shown = voicemaster("questions", "import", str(source), "--format", "opentdb", "--lang", "en", "--out", str(out))
+    assert shown.returncode == 0, shown.stderr
+    assert "2 questions written" in shown.stdout
+    assert "skipped 1: true/false question" in shown.stdout
+    assert "skipped 1: question: symbol" in shown.stdout
+    loaded = load([out])
+    assert loaded.problems == ()
+    by_level = {e.level: e for e in loaded.entries}
+    assert set(by_level) == {1, 11}
+    assert by_level[11].question == 'Who wrote "The Old Man and the Sea"?'
+    assert by_level[1].category == "Science, Nature"
+    assert by_level[11].category == "Books"
+    assert {e.license for e in loaded.entries} == {"CC-BY-SA-4.0"}
+    assert voicemaster("questions", "validate", str(out)).returncode == 0
+
+
+def test_csv_round_trips_through_validation(tmp_path: Path) -> None:
+    source = tmp_path / "mine.csv"
+    source.write_text(
+        "level,category,question,correct,wrong1,wrong2,wrong3,explanation\n"
+        "2,Tiere,Welches Tier bellt?,Hund,Katze,Kuh,Pferd,Hunde bellen.\n"
+        "9,Geografie,Welcher Fluss fließt durch Prag?,Moldau,Donau,Elbe,Oder,Prag liegt an der Moldau.\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "csv-pack.toml"
+    shown = voicemaster("questions", "import", str(source), "--format", "csv", "--lang", "de", "--out", str(out))
+    assert shown.returncode == 0, shown.stderr
+    loaded = load([out])
+    assert loaded.problems == () and len(loaded.entries) == 2
+    assert voicemaster("questions", "validate", str(out)).returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"{not json", "not JSON"),
+        (b'{"results": [{"type": "multiple"}]}', "lacks category"),
+        (b'{"answers": []}', "'results' list"),
+        ('{"results": []} café'.encode("latin-1"), "not UTF-8"),
+    ],
+)
+def test_bad_input_gets_a_clear_error_and_writes_nothing(tmp_path: Path, content: bytes, message: str) -> None:
+    source = tmp_path / "bad.json"
+    source.write_bytes(content)
+    out = tmp_path / "out.toml"
+    shown = voicemaster("questions", "import", str(source), "--format", "opentdb", "--out", str(out))
+    assert shown.returncode == 2
+    assert message in shown.stderr and "Traceback" not in shown.stderr
+    assert not out.exists()
+
+
+def test_a_huge_file_is_refused_before_reading(tmp_path: Path) -> None:
+    source = tmp_path / "huge.json"
+    with source.open("wb") as file:
+        file.truncate(200_000_000)  # sparse: 200 MB on paper, nothing on disk
+    shown = voicemaster("questions", "import", str(source), "--format", "opentdb", "--out", str(tmp_path / "o.toml"))
+    assert shown.returncode == 2 and "200 MB is too large" in shown.stderr
+    assert not (tmp_path / "o.toml").exists()
+
+
+def test_a_csv_with_the_wrong_header_is_refused(tmp_path: Path) -> None:
+    source = tmp_path / "wrong.csv"
+    source.write_text("frage,antwort\nWer?,Ich\n", encoding="utf-8")
+    shown = voicemaster("questions", "import", str(source), "--format", "csv", "--out", str(tmp_path / "o.toml"))
+    assert shown.returncode == 2 and "header must start with level,category" in shown.stderr

@@ -1,0 +1,115 @@
+"""A malformed pack names the file, the entry and the field, and every problem is listed at once."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from voicemaster.questions.packs import load
+from voicemaster.questions.readability import reading_problems
+from voicemaster.questions.validation import validate
+
+GOOD = """
+[[question]]
+id = "{id}"
+level = {level}
+category = "Geografie"
+question = "{question}"
+options = [{options}]
+answer = "{answer}"
+explanation = "Wien liegt an der Donau."
+"""
+HEADER = '[pack]\nlanguage = "de"\nformat = "millionaire"\nsource = "voicemaster"\nlicense = "CC0-1.0"\n'
+
+
+def pack(tmp_path: Path, *entries: dict[str, object], header: str = HEADER) -> Path:
+    defaults = {
+        "id": "de-m-01-001",
+        "level": 1,
+        "question": "Welcher Fluss fließt durch Wien?",
+        "options": '"Donau", "Rhein", "Elbe", "Main"',
+        "answer": "Donau",
+    }
+    text = header + "".join(GOOD.format(**{**defaults, **entry}) for entry in entries)
+    path = tmp_path / "pack.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def problems(path: Path) -> list[str]:
+    loaded = load([path])
+    return [str(p) for p in (*loaded.problems, *validate(loaded.entries))]
+
+
+def test_a_good_pack_has_no_problems(tmp_path: Path) -> None:
+    assert problems(pack(tmp_path, {})) == []
+
+
+@pytest.mark.parametrize(
+    ("entry", "field", "message"),
+    [
+        ({"options": '"Donau", "Rhein", "Elbe"'}, "options", "expected 4 options, got 3"),
+        ({"options": '"Donau", "Rhein", "donau", "Main"'}, "options", "appears 2 times"),
+        ({"answer": "Moldau"}, "answer", "is not one of the options"),
+        ({"level": 16}, "level", "from 1 to 15"),
+        ({"question": " "}, "question", "empty"),
+        ({"question": "Wie viel sind 12 Äpfel?"}, "question", "number '12'"),
+        ({"question": "Wie hoch ist z. B. der Turm?"}, "question", "abbreviation 'z. B.'"),
+        ({"question": "Wie viele % sind das?"}, "question", "symbol '%'"),
+        ({"question": "Wie lang sind 100 km Weg?"}, "question", "unit"),
+        ({"question": "Wann war das 1.000 Jahre her?"}, "question", "number"),
+    ],
+)
+def test_each_problem_names_file_entry_and_field(
+    tmp_path: Path, entry: dict[str, object], field: str, message: str
+) -> None:
+    path = pack(tmp_path, entry)
+    found = problems(path)
+    assert any(p.startswith(f"{path}: de-m-01-001: {field}: ") and message in p for p in found), found
+
+
+def test_duplicate_ids_and_near_duplicate_questions(tmp_path: Path) -> None:
+    path = pack(
+        tmp_path,
+        {},
+        {"question": "Welcher Fluss fließt durch die Stadt Wien?", "id": "de-m-01-002"},
+        {
+            "id": "de-m-01-002",
+            "question": "Welche Farbe hat eine reife Zitrone?",
+            "options": '"Gelb", "Blau", "Rot", "Lila"',
+            "answer": "Gelb",
+        },
+    )
+    found = problems(path)
+    assert any("de-m-01-002: question: near-duplicate of de-m-01-001" in p for p in found)
+    assert any("de-m-01-002: id: already used" in p for p in found)
+
+
+def test_years_read_well_and_are_allowed() -> None:
+    assert reading_problems("Im Jahr 1989 fiel die Mauer.", "de") == []
+    assert reading_problems("Quel roi régnait en 1789 l’année de la Révolution ?", "fr") == []
+
+
+def test_broken_files_are_named(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[pack\n", encoding="utf-8")
+    assert "not valid TOML" in problems(broken)[0]
+    latin = tmp_path / "latin.toml"
+    latin.write_bytes(HEADER.replace("de", "de").encode() + 'x = "Fluß"'.encode("latin-1"))
+    assert "not UTF-8" in problems(latin)[0]
+    no_header = tmp_path / "bare.toml"
+    no_header.write_text('[[question]]\nid = "x"\n', encoding="utf-8")
+    assert "missing the [pack] table" in problems(no_header)[0]
+
+
+def test_the_command_lists_all_problems_and_fails(tmp_path: Path) -> None:
+    path = pack(tmp_path, {"answer": "Moldau"}, {"id": "de-m-01-009", "level": 0, "question": "Was ist eine Frage?"})
+    shown = subprocess.run(
+        [sys.executable, "-m", "voicemaster.cli", "questions", "validate", str(path)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert shown.returncode == 1
+    assert "de-m-01-001: answer:" in shown.stdout and "de-m-01-009: level:" in shown.stdout

@@ -1,0 +1,1 @@
+"""The question bank: packs on disk, validation, statistics, selection without repeats, importers."""

@@ -1,0 +1,134 @@
+"""Reading packs from disk: every problem is collected, none stops the reading of the rest."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from voicemaster.questions.model import Entry, Format, Problem
+
+LANGUAGES = ("de", "en", "fr")
+PACK_FIELDS = {"language", "format", "source", "license"}
+ENTRY_FIELDS = {"id", "level", "category", "question", "options", "answer", "explanation", "pin_order", "pronounce"}
+ENTRY_TABLE = {Format.MILLIONAIRE: "question", Format.MONEYDROP: "card"}
+OUR_SOURCE = "voicemaster"
+
+
+@dataclass(frozen=True)
+class Loaded:
+    entries: tuple[Entry, ...]
+    problems: tuple[Problem, ...]
+
+
+def pack_files(root: Path) -> list[Path]:
+    return [root] if root.is_file() else sorted(root.rglob("*.toml"))
+
+
+def load(paths: Iterable[Path]) -> Loaded:
+    entries: list[Entry] = []
+    problems: list[Problem] = []
+    for path in paths:
+        found, wrong = load_file(path)
+        entries.extend(found)
+        problems.extend(wrong)
+    return Loaded(tuple(entries), tuple(problems))
+
+
+def load_file(path: Path) -> tuple[list[Entry], list[Problem]]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as error:
+        return [], [Problem(path, None, None, f"not UTF-8 text ({error.reason} at byte {error.start})")]
+    except tomllib.TOMLDecodeError as error:
+        return [], [Problem(path, None, None, f"not valid TOML: {error}")]
+    problems: list[Problem] = []
+    pack = data.get("pack")
+    if not isinstance(pack, dict):
+        return [], [Problem(path, None, "pack", "missing the [pack] table (language, format, source, license)")]
+    for key in sorted(set(pack) - PACK_FIELDS):
+        problems.append(Problem(path, None, f"pack.{key}", "unknown field"))
+    language, format_name = pack.get("language"), pack.get("format")
+    if language not in LANGUAGES:
+        problems.append(Problem(path, None, "pack.language", f"expected one of {', '.join(LANGUAGES)}"))
+    if format_name not in tuple(Format):
+        problems.append(Problem(path, None, "pack.format", "expected millionaire or moneydrop"))
+    for key in ("source", "license"):
+        if not isinstance(pack.get(key), str) or not pack[key].strip():
+            problems.append(Problem(path, None, f"pack.{key}", "missing; say where the questions come from"))
+    if problems:
+        return [], problems
+    kind = Format(str(format_name))
+    table = ENTRY_TABLE[kind]
+    for key in sorted(set(data) - {"pack", table}):
+        problems.append(Problem(path, None, key, f"unknown table; a {kind} pack holds [[{table}]] entries"))
+    raw_entries = data.get(table, [])
+    entries = []
+    for index, raw in enumerate(raw_entries):
+        entry, wrong = _entry(path, index, raw, str(language), kind, pack)
+        problems.extend(wrong)
+        if entry is not None:
+            entries.append(entry)
+    if not raw_entries:
+        problems.append(Problem(path, None, table, "the pack has no entries"))
+    return entries, problems
+
+
+def _entry(
+    path: Path, index: int, raw: dict[str, Any], language: str, kind: Format, pack: dict[str, Any]
+) -> tuple[Entry | None, list[Problem]]:
+    name = raw.get("id") if isinstance(raw.get("id"), str) else f"entry #{index + 1}"
+    problems: list[Problem] = []
+
+    def wrong(field: str, message: str) -> None:
+        problems.append(Problem(path, name, field, message))
+
+    for key in sorted(set(raw) - ENTRY_FIELDS):
+        wrong(key, "unknown field")
+    texts = {}
+    for key in ("id", "category", "question", "answer", "explanation"):
+        value = raw.get(key, "")
+        if not isinstance(value, str):
+            wrong(key, "expected text")
+        elif not value.strip() and not (key == "explanation" and pack["source"] != OUR_SOURCE):
+            wrong(key, "empty" if key in raw else "missing")
+        texts[key] = value if isinstance(value, str) else ""
+    options = raw.get("options")
+    if not isinstance(options, list) or not all(isinstance(o, str) for o in options):
+        wrong("options", "expected a list of texts")
+        options = []
+    level = raw.get("level")
+    if kind is Format.MILLIONAIRE:
+        if not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= 15:
+            wrong("level", f"expected a whole number from 1 to 15, got {level!r}")
+            level = None
+    elif level is not None:
+        wrong("level", "money-drop cards have no level")
+    pin_order = raw.get("pin_order", False)
+    if not isinstance(pin_order, bool):
+        wrong("pin_order", "expected true or false")
+    pronounce = raw.get("pronounce", {})
+    if not isinstance(pronounce, dict) or not all(isinstance(v, str) for v in pronounce.values()):
+        wrong("pronounce", 'expected a table of word = "how to say it"')
+        pronounce = {}
+    if problems:
+        return None, problems
+    entry = Entry(
+        id=texts["id"],
+        language=language,
+        format=kind,
+        category=texts["category"],
+        question=texts["question"],
+        options=tuple(options),
+        answer=texts["answer"],
+        explanation=texts["explanation"],
+        level=level,
+        pin_order=pin_order,
+        pronounce=tuple(sorted(pronounce.items())),
+        source=pack["source"],
+        license=pack["license"],
+        path=path,
+    )
+    return entry, problems

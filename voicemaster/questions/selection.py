@@ -1,0 +1,88 @@
+"""Choosing the next question: seeded, never twice in a game, unheard first, categories spread, options shuffled.
+
+The selector is a value: the game stores the ids it asked, and the same seed and history choose the same
+questions again, so a resumed game continues with the question it was on.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from voicemaster.questions.model import Entry, Format
+from voicemaster.rules.letters import Letter
+
+
+@dataclass(frozen=True)
+class Presented:
+    """A question as this game reads it: options in their order for this game, the right letter to match."""
+
+    entry: Entry
+    options: tuple[str, ...]
+    correct: Letter
+
+
+class NoQuestionLeft(LookupError):
+    def __init__(self, language: str, what: str) -> None:
+        super().__init__(f"No {language} question left for {what}: add a pack with more questions.")
+
+
+def present(entry: Entry, rng: random.Random) -> Presented:
+    order = list(range(len(entry.options)))
+    if not entry.pin_order:
+        rng.shuffle(order)
+    options = tuple(entry.options[i] for i in order)
+    return Presented(entry, options, Letter.first(len(options))[options.index(entry.answer)])
+
+
+def choose(
+    pool: Iterable[Entry],
+    *,
+    rng: random.Random,
+    asked: Iterable[str],
+    heard: Mapping[str, int],
+    previous_category: str | None,
+) -> Entry | None:
+    """One entry from `pool`: not asked in this game; the least heard in the players' history (never heard
+    first); among those, if possible, not from the previous question's category. None if the pool is used up."""
+    asked_ids = set(asked)
+    candidates = [e for e in pool if e.id not in asked_ids]
+    if not candidates:
+        return None
+    # A question heard before spoils more than two questions of one category in a row, so freshness comes first.
+    fewest = min(heard.get(e.id, 0) for e in candidates)
+    candidates = [e for e in candidates if heard.get(e.id, 0) == fewest]
+    other_category = [e for e in candidates if e.category != previous_category]
+    return rng.choice(sorted(other_category or candidates, key=lambda e: e.id))
+
+
+@dataclass(frozen=True)
+class Bank:
+    entries: tuple[Entry, ...]
+
+    def millionaire(self, language: str, level: int) -> list[Entry]:
+        return [
+            e for e in self.entries if e.language == language and e.format is Format.MILLIONAIRE and e.level == level
+        ]
+
+    def cards(self, language: str, options: int) -> list[Entry]:
+        return [
+            e
+            for e in self.entries
+            if e.language == language and e.format is Format.MONEYDROP and len(e.options) == options
+        ]
+
+    def next_question(
+        self, language: str, level: int, *, seed: int, asked: tuple[str, ...], heard: Mapping[str, int]
+    ) -> Presented:
+        """The question for `level` in a game that has asked `asked` (in order) so far."""
+        rng = random.Random(f"{seed}/{len(asked)}/{level}")
+        previous = self._category_of(asked[-1]) if asked else None
+        entry = choose(self.millionaire(language, level), rng=rng, asked=asked, heard=heard, previous_category=previous)
+        if entry is None:
+            raise NoQuestionLeft(language, f"level {level}")
+        return present(entry, rng)
+
+    def _category_of(self, entry_id: str) -> str | None:
+        return next((e.category for e in self.entries if e.id == entry_id), None)

@@ -1,0 +1,53 @@
+"""SQLite in the user's data directory: what each player profile has heard (later: games, score sheets, resume)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS heard (
+    profile TEXT NOT NULL,
+    question_id TEXT NOT NULL,
+    times INTEGER NOT NULL DEFAULT 1,
+    PRIMARY KEY (profile, question_id)
+);
+"""
+
+
+def default_path() -> Path:
+    data_home = Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share"))
+    return data_home / "voicemaster" / "voicemaster.db"
+
+
+class Store:
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or default_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def heard(self, profile: str) -> dict[str, int]:
+        """How often each question was asked to this profile, over all games."""
+        rows = self._db.execute("SELECT question_id, times FROM heard WHERE profile = ?", (profile,))
+        return dict(rows.fetchall())
+
+    def mark_heard(self, profiles: Iterable[str], question_id: str) -> None:
+        with self._db:
+            self._db.executemany(
+                "INSERT INTO heard (profile, question_id) VALUES (?, ?) "
+                "ON CONFLICT (profile, question_id) DO UPDATE SET times = times + 1",
+                [(profile, question_id) for profile in profiles],
+            )
