@@ -23,7 +23,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 def test_help_and_version() -> None:
     shown = run("--help")
     assert shown.returncode == 0
-    for command in ("demo", "bench"):
+    for command in ("demo", "questions", "bench"):
         assert command in shown.stdout
     assert run("--version").stdout.strip() == f"voicemaster {voicemaster.__version__}"
 
@@ -56,3 +56,18 @@ def test_a_bad_config_file_is_reported_without_a_traceback(tmp_path: Path) -> No
     shown = run("--config", str(mine), "demo")
     assert shown.returncode == 2
     assert "bad.toml: game.players" in shown.stderr and "Traceback" not in shown.stderr
+
+
+def test_question_stats_as_json_follow_the_contract(tmp_path: Path) -> None:
+    shown = run("questions", "stats", "--json")
+    assert shown.returncode == 0, shown.stderr
+    figures = json.loads(shown.stdout)
+    assert set(figures) == {"de", "en", "fr"}
+    assert list(figures["de"]["millionaire"]) == [str(level) for level in range(1, 16)]
+    assert list(figures["de"]["moneydrop"]) == ["4", "3", "2"]
+    assert all(isinstance(n, int) and n > 0 for n in figures["en"]["millionaire"].values())
+
+
+def test_validating_a_missing_path_says_so(tmp_path: Path) -> None:
+    shown = run("questions", "validate", str(tmp_path / "nowhere"))
+    assert shown.returncode == 2 and "no such file or folder" in shown.stderr
