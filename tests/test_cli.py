@@ -58,7 +58,7 @@ def test_a_bad_config_file_is_reported_without_a_traceback(tmp_path: Path) -> No
     assert "bad.toml: game.players" in shown.stderr and "Traceback" not in shown.stderr
 
 
-def test_question_stats_as_json_follow_the_contract(tmp_path: Path) -> None:
+def test_question_stats_as_json_follow_the_contract() -> None:
     shown = run("questions", "stats", "--json")
     assert shown.returncode == 0, shown.stderr
     figures = json.loads(shown.stdout)
