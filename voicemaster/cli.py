@@ -8,11 +8,12 @@ import os
 import random
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from voicemaster import __version__
-from voicemaster.config import ConfigError, Settings, load_settings
+from voicemaster.config import REPO_ROOT, ConfigError, Settings, default_paths, load_settings
 from voicemaster.rules import VARIANTS
 from voicemaster.rules.errors import IllegalAction
 
@@ -74,18 +75,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    return load_settings(None if args.config is None else [*_default_only(), args.config])
-
-
-def _default_only() -> list[Path]:
-    from voicemaster.config import default_paths
-
-    return default_paths()[:1]
+    """The shipped defaults and the user's file, or with --config the defaults and that file."""
+    return load_settings(None if args.config is None else [default_paths()[0], args.config])
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from dataclasses import replace
-
     from voicemaster import tabletop
     from voicemaster.rules.moneydrop import MoneyDropSettings
 
@@ -106,8 +100,6 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _bank_path(path: Path | None) -> Path:
-    from voicemaster.config import REPO_ROOT
-
     return path or Path(os.environ.get("VOICEMASTER_QUESTIONS", REPO_ROOT / "questions"))
 
 
@@ -139,7 +131,6 @@ def _questions_stats(args: argparse.Namespace) -> int:
 
 
 def _questions_import(args: argparse.Namespace) -> int:
-    from voicemaster.config import REPO_ROOT
     from voicemaster.questions import importers
 
     try:
