@@ -4,8 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages the project needs (build tools for wheels that compile; the rest arrives with later features).
-DEBIAN_PACKAGES=(python3 python3-venv python3-dev build-essential)
+# Debian packages the project needs: Python with venv, build tools for wheels that compile, eSpeak-NG for speech.
+DEBIAN_PACKAGES=(python3 python3-venv python3-dev build-essential espeak-ng)
 
 missing=()
 for package in "${DEBIAN_PACKAGES[@]}"; do

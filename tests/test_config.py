@@ -64,3 +64,10 @@ def test_mistakes_name_the_file_the_key_and_what_was_expected(
 def test_a_missing_file_is_named(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not found"):
         load_settings([tmp_path / "absent.toml"])
+
+
+def test_voices_come_from_config_and_bad_values_are_named(tmp_path: Path) -> None:
+    assert load_settings([DEFAULTS]).speech["en"].name == "en-gb"
+    mine = user_file(tmp_path, "[speech.de]\nname = 'de'\nrate = 1000\n")
+    with pytest.raises(ConfigError, match=r"mine.toml: speech.de: rate must be 80-450"):
+        load_settings([DEFAULTS, mine])

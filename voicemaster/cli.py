@@ -66,6 +66,12 @@ def _parser() -> argparse.ArgumentParser:
     importer.add_argument("--out", type=Path, help="the pack to write (default: questions/LANG/imported/NAME.toml)")
     importer.set_defaults(run=_questions_import)
 
+    say = commands.add_parser("say", help="speak a sentence with the quizmaster's voice")
+    say.add_argument("text")
+    say.add_argument("--lang", default=None, choices=("de", "en", "fr"), help="default: from config")
+    say.add_argument("--out", type=Path, required=True, help="the WAV file to write")
+    say.set_defaults(run=_say)
+
     bench = commands.add_parser("bench", help="measure speed (prints figures, never fails on time)")
     bench.add_argument("what", choices=("rules",), help="rules: complete simulated games per second")
     bench.add_argument("--seconds", type=float, default=1.0, help="time per scenario")
@@ -146,6 +152,21 @@ def _questions_import(args: argparse.Namespace) -> int:
     print(f"{len(imported.entries)} questions written to {out}")
     for reason, count in imported.skipped.most_common():
         print(f"  skipped {count}: {reason}")
+    return 0
+
+
+def _say(args: argparse.Namespace) -> int:
+    from voicemaster.speech.synthesis import Espeak, SpeechUnavailable
+
+    settings = _settings(args)
+    language = args.lang or settings.game.language
+    try:
+        audio = Espeak(settings.speech).render(args.text, language)
+    except SpeechUnavailable as error:
+        print(f"voicemaster: {error}", file=sys.stderr)
+        return 2
+    audio.write(args.out)
+    print(f"{audio.seconds:.2f} s of speech at {audio.rate} Hz written to {args.out}")
     return 0
 
 

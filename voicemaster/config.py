@@ -23,6 +23,7 @@ from voicemaster.rules import (
     from_data,
 )
 from voicemaster.rules.errors import InvalidSetup
+from voicemaster.speech.synthesis import DEFAULT_VOICES, Voice
 
 LANGUAGES = ("de", "en", "fr")
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -64,6 +65,7 @@ class Settings:
     game: GameConfig = GameConfig()
     moneydrop: MoneyDropConfig = MoneyDropConfig()
     ladders: dict[str, LadderConfig] = field(default_factory=dict)
+    speech: dict[str, Voice] = field(default_factory=lambda: dict(DEFAULT_VOICES))
 
     def ladder(self, name: str) -> Ladder:
         if name in LADDERS:
@@ -142,6 +144,11 @@ def _check(path: Path, data: dict[str, Any], known_ladders: set[str]) -> None:
         raise ConfigError(path, "game.ladder", f"no ladder {game.ladder!r}; known: {known}")
     if settings.moneydrop.time_limit_seconds < 0:
         raise ConfigError(path, "moneydrop.time_limit_seconds", "expected 0 (no limit) or more seconds")
+    for language, voice in settings.speech.items():
+        if language not in LANGUAGES:
+            raise ConfigError(path, f"speech.{language}", f"expected a language of {', '.join(LANGUAGES)}")
+        if not 80 <= voice.rate <= 450 or not 0 <= voice.volume <= 200:
+            raise ConfigError(path, f"speech.{language}", "rate must be 80-450 words a minute, volume 0-200")
     for name in settings.ladders:
         try:
             settings.ladder(name)

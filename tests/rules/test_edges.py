@@ -10,6 +10,7 @@ from voicemaster.rules import (
     DecodeError,
     GameSettings,
     Ladder,
+    Reveal,
     SafetyLevel,
     StartRound,
     StopGame,
@@ -19,6 +20,7 @@ from voicemaster.rules import (
     WalkAway,
     dumps,
     errors,
+    events,
     from_data,
     loads,
     new_game,
@@ -145,3 +147,27 @@ def test_tables_of_settings_round_trip() -> None:
 
     settings = Settings(ladders={"kids": LadderConfig("points", tuple(range(1, 16)))})
     assert loads(Settings, dumps(settings)) == settings
+
+
+def test_stopping_with_someone_already_out_pays_only_those_still_in() -> None:
+    from .helpers import WRONG, answer
+
+    game = new_game(GameSettings(variant("classic"), ("Anna", "Ben")))
+    game, _ = play(game, StartRound(), ask(1), *answer("Anna", RIGHT), *answer("Ben", RIGHT), Reveal(), ask(2))
+    assert game.round is not None
+    first, second = game.round.turn_order
+    game, _ = play(game, *answer(first, WRONG), *answer(second, RIGHT), Reveal())
+    game, happened = play(game, StopGame())
+    assert [e for e in happened if isinstance(e, events.WalkedAway)] == [events.WalkedAway(second, 100)]
+    assert game.totals() == {first: 0, second: 100}
+
+
+def test_a_simulated_player_alone_takes_the_extra_joker_without_a_helper() -> None:
+    from voicemaster.rules.simulate import Policy, next_action
+
+    rng, game = random.Random(4), new_game(GameSettings(variant("risiko"), ("Anna",), rounds=3))
+    seen: list[events.Event] = []
+    while game.outcome is None:
+        game, happened = play(game, next_action(game, rng, Policy(joker_rate=1.0)))
+        seen.extend(happened)
+    assert events.ExtraJokerUsed("Anna", None, None) in seen

@@ -1,0 +1,39 @@
+"""Audio as a value: 16-bit mono samples with their rate, read from and written to WAV files."""
+
+from __future__ import annotations
+
+import array
+import math
+import wave
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Audio:
+    samples: bytes
+    """Signed 16-bit little-endian mono PCM."""
+    rate: int
+
+    @property
+    def seconds(self) -> float:
+        return len(self.samples) / 2 / self.rate
+
+    def rms(self) -> float:
+        """Loudness, 0 for silence; full scale is 32 767."""
+        values = array.array("h", self.samples)
+        return math.sqrt(sum(v * v for v in values) / len(values)) if values else 0.0
+
+    def write(self, path: Path) -> None:
+        with wave.open(str(path), "wb") as out:
+            out.setnchannels(1)
+            out.setsampwidth(2)
+            out.setframerate(self.rate)
+            out.writeframes(self.samples)
+
+    @classmethod
+    def read(cls, path: Path) -> Audio:
+        with wave.open(str(path), "rb") as source:
+            if source.getnchannels() != 1 or source.getsampwidth() != 2:
+                raise ValueError(f"{path}: expected 16-bit mono WAV")
+            return cls(source.readframes(source.getnframes()), source.getframerate())
