@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from voicemaster import __version__
-from voicemaster.config import REPO_ROOT, ConfigError, Settings, default_paths, load_settings
+from voicemaster.config import LANGUAGES, REPO_ROOT, ConfigError, Settings, default_paths, load_settings
 from voicemaster.rules import VARIANTS
 from voicemaster.rules.errors import IllegalAction
 
@@ -61,14 +61,14 @@ def _parser() -> argparse.ArgumentParser:
     importer = question_commands.add_parser("import", help="turn Open Trivia DB JSON or a CSV into a pack")
     importer.add_argument("file", type=Path)
     importer.add_argument("--format", required=True, choices=("opentdb", "csv"), dest="input_format")
-    importer.add_argument("--lang", default="en", choices=("de", "en", "fr"), help="the questions' language")
+    importer.add_argument("--lang", default="en", choices=LANGUAGES, help="the questions' language")
     importer.add_argument("--license", default="unknown", help="SPDX license id of a CSV's questions")
     importer.add_argument("--out", type=Path, help="the pack to write (default: questions/LANG/imported/NAME.toml)")
     importer.set_defaults(run=_questions_import)
 
     say = commands.add_parser("say", help="speak a sentence with the quizmaster's voice")
     say.add_argument("text")
-    say.add_argument("--lang", default=None, choices=("de", "en", "fr"), help="default: from config")
+    say.add_argument("--lang", default=None, choices=LANGUAGES, help="default: from config")
     say.add_argument("--out", type=Path, required=True, help="the WAV file to write")
     say.set_defaults(run=_say)
 

@@ -59,19 +59,19 @@ def from_opentdb(path: Path, language: str) -> Imported:
         raise ImportFailed(f"{path}: expected an Open Trivia DB object with a 'results' list")
     imported = Imported()
     per_band: Counter[str] = Counter()
-    for number, item in enumerate(results, 1):
+    for number, item in enumerate(results):
         if not isinstance(item, dict):
-            raise ImportFailed(f"{path}: results[{number - 1}] is not an object")
+            raise ImportFailed(f"{path}: results[{number}] is not an object")
         missing = [k for k in ("category", "type", "difficulty", "question", "correct_answer", "incorrect_answers")
                    if k not in item]  # fmt: skip
         if missing:
-            raise ImportFailed(f"{path}: results[{number - 1}] lacks {', '.join(missing)}")
+            raise ImportFailed(f"{path}: results[{number}] lacks {', '.join(missing)}")
         if item["type"] == "boolean":
             imported.skipped["true/false question"] += 1
             continue
         band = DIFFICULTY_LEVELS.get(str(item["difficulty"]))
         if band is None:
-            raise ImportFailed(f"{path}: results[{number - 1}].difficulty: expected easy, medium or hard")
+            raise ImportFailed(f"{path}: results[{number}].difficulty: expected easy, medium or hard")
         # Spread each difficulty evenly over its five levels, in file order.
         low, high = band
         level = low + per_band[item["difficulty"]] % (high - low + 1)

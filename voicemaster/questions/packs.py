@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from voicemaster.config import LANGUAGES
 from voicemaster.questions.model import Entry, Format, Problem
+from voicemaster.rules import LEVELS
 
-LANGUAGES = ("de", "en", "fr")
 PACK_FIELDS = {"language", "format", "source", "license"}
 ENTRY_FIELDS = {"id", "level", "category", "question", "options", "answer", "explanation", "pin_order", "pronounce"}
 ENTRY_TABLE = {Format.MILLIONAIRE: "question", Format.MONEYDROP: "card"}
@@ -101,8 +102,8 @@ def _entry(
         options = []
     level = raw.get("level")
     if kind is Format.MILLIONAIRE:
-        if not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= 15:
-            wrong("level", f"expected a whole number from 1 to 15, got {level!r}")
+        if not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= LEVELS:
+            wrong("level", f"expected a whole number from 1 to {LEVELS}, got {level!r}")
             level = None
     elif level is not None:
         wrong("level", "money-drop cards have no level")
