@@ -1,0 +1,130 @@
+"""From words to meaning: a transcript matched against the phrases of its listening context.
+
+The rule that keeps the game safe: an utterance means something only when it is close to one whole phrase and
+clearly closer to it than to any phrase of another meaning. Anything else is `unknown`, and the quizmaster asks
+again. Background talk that merely contains a letter or a "ja" never matches a whole phrase.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, process
+
+from voicemaster.rules.letters import Letter
+from voicemaster.speech.phrases import HearPhrases, grammar, normalize, strip_filler
+from voicemaster.speech.recognition import Context, ContextName
+
+SIMILARITY = 85
+"""How close (0-100, rapidfuzz ratio) an utterance must be to a phrase: a slip of one letter in ten words passes."""
+MARGIN = 10
+"""How much closer it must be to its phrase than to any phrase that means something else."""
+
+EUROS_FROM = 1000
+"""A number of money said without a unit is bundles below this, euros from it on."""
+
+
+@dataclass(frozen=True)
+class Understanding:
+    intent: str
+    value: str | None
+    score: float
+    """0-1: how closely the words matched."""
+
+
+UNKNOWN = Understanding("unknown", None, 0.0)
+
+
+def understand(text: str, context: Context, phrases: HearPhrases) -> Understanding:
+    if context.name is ContextName.NUMBER:
+        placement = parse_placement(text, phrases)
+        if placement is not None:
+            return Understanding("placement", placement, 1.0)
+    query = strip_filler(normalize(text, phrases.language), phrases.filler)
+    if not query:
+        return UNKNOWN
+    choices = grammar(context, phrases)
+    best: dict[tuple[str, str | None], float] = {}
+    for _, score, index in process.extract(
+        query, [phrase.text for phrase in choices], scorer=fuzz.ratio, limit=None, score_cutoff=SIMILARITY - MARGIN
+    ):
+        key = (choices[index].intent, choices[index].value)
+        best[key] = max(score, best.get(key, 0.0))
+    ranked = sorted(best.items(), key=lambda item: -item[1])
+    if not ranked or ranked[0][1] < SIMILARITY:
+        return UNKNOWN
+    (intent, value), score = ranked[0]
+    if len(ranked) > 1 and score - ranked[1][1] < MARGIN:
+        return UNKNOWN
+    return Understanding(intent, value, score / 100)
+
+
+def parse_placement(text: str, phrases: HearPhrases) -> str | None:
+    """Money placement in normal form, or None unless every clause is understood.
+
+    The normal form lists letters in order with what goes on them: a number of bundles ("A=10"), an amount in euros
+    ("A=500000€"), the rest ("C=rest") or everything ("B=all"): "zehn auf A, den Rest auf C" is "A=10,C=rest".
+    """
+    words = phrases.placement
+    language = phrases.language
+    # Commas separate clauses, but not inside "500,000": join thousands before splitting.
+    joined = re.sub(r"(?<=\d)[.,'\u202f\u00a0 ](?=\d{3}(?!\d))", "", text)
+    pieces = [normalize(piece, language) for piece in re.split(r"[,;]", joined)]
+    joiners = "|".join(re.escape(normalize(joiner, language)) for joiner in words.joiners)
+    clauses = [c.strip() for piece in pieces for c in re.split(rf"\b(?:{joiners})\b", piece) if c.strip()]
+    if not clauses:
+        return None
+    placed: dict[Letter, str] = {}
+    for clause in clauses:
+        found = _clause(strip_filler(clause, phrases.filler), phrases)
+        if found is None or found[0] in placed:
+            return None
+        placed[found[0]] = found[1]
+    if list(placed.values()).count("rest") > 1 or ("all" in placed.values() and len(placed) > 1):
+        return None
+    return ",".join(f"{letter.value}={placed[letter]}" for letter in sorted(placed))
+
+
+def _clause(clause: str, phrases: HearPhrases) -> tuple[Letter, str] | None:
+    for pattern in _clause_patterns(phrases):
+        match = pattern.fullmatch(clause)
+        if match is None:
+            continue
+        letter = _letter_forms(phrases)[match["letter"]]
+        if "amount" not in pattern.groupindex:
+            return letter, "all" if "all" in pattern.groupindex else "rest"
+        amount = int(match["amount"])
+        if amount <= 0:
+            return None
+        # No game has a thousand bundles: a bare "500000 auf A" is euros.
+        euros = match["unit"] in _euro_words(phrases) or (match["unit"] is None and amount >= EUROS_FROM)
+        return letter, f"{amount}€" if euros else str(amount)
+    return None
+
+
+def _letter_forms(phrases: HearPhrases) -> dict[str, Letter]:
+    return {normalize(form, phrases.language): letter for letter, forms in phrases.letters.items() for form in forms}
+
+
+def _euro_words(phrases: HearPhrases) -> set[str]:
+    return {normalize(word, phrases.language) for word in phrases.placement.euros}
+
+
+def _clause_patterns(phrases: HearPhrases) -> list[re.Pattern[str]]:
+    language = phrases.language
+    letter = "(?P<letter>" + "|".join(sorted(map(re.escape, _letter_forms(phrases)), key=len, reverse=True)) + ")"
+    units = [normalize(word, language) for word in (*phrases.placement.bundles, *phrases.placement.euros)]
+    amount = r"(?P<amount>\d+)(?: (?P<unit>" + "|".join(map(re.escape, units)) + "))?"
+    patterns = []
+    for templates, marker in (
+        (phrases.placement.amount, ""),
+        (phrases.placement.rest, ""),
+        (phrases.placement.everything, "(?P<all>)"),
+    ):
+        for template in templates:
+            # Placeholders survive normalization as words; escape the rest and put the groups in.
+            text = normalize(template.replace("{amount}", " AMOUNTSLOT ").replace("{letter}", " LETTERSLOT "), language)
+            regex = re.escape(text).replace("amountslot", amount).replace("letterslot", letter)
+            patterns.append(re.compile(marker + regex))
+    return patterns

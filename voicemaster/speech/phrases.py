@@ -1,0 +1,189 @@
+"""What players say, per language: `config/phrases/<lang>/hear.toml`, checked on load and expanded per context.
+
+Each listening context allows a set of intents. Expanding the templates gives the whole phrases that count, each
+with its intent and value; the Vosk grammar and the matcher for free transcripts are both built from that one list.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from text_to_num import alpha2digit
+
+from voicemaster.config import REPO_ROOT, ConfigError
+from voicemaster.rules.letters import Letter
+from voicemaster.speech.recognition import Context, ContextName
+
+PHRASES_DIR = REPO_ROOT / "config" / "phrases"
+
+JOKERS = ("fifty_fifty", "audience", "phone", "extra")
+COMMANDS = ("walk_away", "repeat", "help", "pause", "quit", "slower", "faster", "louder", "quieter")
+
+
+@dataclass(frozen=True)
+class Phrase:
+    text: str
+    """Normalized: lower case, no punctuation, numbers as digits."""
+    intent: str
+    value: str | None = None
+
+
+@dataclass(frozen=True)
+class PlacementWords:
+    """The words of money placement: clauses of an amount, the rest, or everything on a letter."""
+
+    joiners: tuple[str, ...]
+    amount: tuple[str, ...]
+    rest: tuple[str, ...]
+    everything: tuple[str, ...]
+    bundles: tuple[str, ...]
+    euros: tuple[str, ...]
+
+
+@dataclass(frozen=True, eq=False)  # compared by identity: loaded once per language, and a key for the grammar cache
+class HearPhrases:
+    language: str
+    filler: tuple[str, ...]
+    expect: Mapping[ContextName, str]
+    """A sentence per context that tells a free recognizer what kind of words to expect."""
+    letters: Mapping[Letter, tuple[str, ...]]
+    answer_letter: tuple[str, ...]
+    answer_option: tuple[str, ...]
+    jokers: Mapping[str, tuple[str, ...]]
+    commands: Mapping[str, tuple[str, ...]]
+    confirm: Mapping[str, tuple[str, ...]]
+    name: tuple[str, ...]
+    placement: PlacementWords
+
+
+def normalize(text: str, language: str) -> str:
+    """The form phrases are compared in: 'Fünfzig-Fünfzig!' and '50:50' both become '50 50'."""
+    text = unicodedata.normalize("NFC", text).lower().replace("’", "'").replace("`", "'")
+    # Thousands separators ("500.000", "1,000", "500 000") would otherwise split one amount into two numbers.
+    text = re.sub(r"(?<=\d)[.,'\u202f\u00a0 ](?=\d{3}(?!\d))", "", text)
+    text = re.sub(r"[^\w'€]+", " ", text).replace("_", " ")
+    text = " ".join(word.strip("'") for word in text.split())
+    return " ".join(alpha2digit(text, language, threshold=0).replace(".", " ").split()) if text else ""
+
+
+def strip_filler(text: str, filler: tuple[str, ...]) -> str:
+    """Drops filler words at either end ("äh B bitte" is "B"); never the whole utterance."""
+    words = text.split()
+    changed = True
+    while changed and words:
+        changed = False
+        for phrase in filler:
+            fill = phrase.split()
+            if len(words) > len(fill) and words[: len(fill)] == fill:
+                words, changed = words[len(fill) :], True
+            if len(words) > len(fill) and words[-len(fill) :] == fill:
+                words, changed = words[: -len(fill)], True
+    return " ".join(words)
+
+
+def grammar(context: Context, phrases: HearPhrases) -> tuple[Phrase, ...]:
+    """Every whole phrase that counts in this context, normalized, with its intent and value."""
+    return _grammar(context, phrases)
+
+
+@cache
+def _grammar(context: Context, phrases: HearPhrases) -> tuple[Phrase, ...]:
+    found: list[tuple[str, str, str | None]] = []
+    if context.name is ContextName.ANSWER:
+        letters = Letter.first(len(context.options) or 4)
+        for letter in letters:
+            for form in phrases.letters[letter]:
+                found += [(t.replace("{letter}", form), "answer", letter.value) for t in phrases.answer_letter]
+        for letter, option in zip(letters, context.options, strict=False):
+            found += [(t.replace("{option}", option), "answer", letter.value) for t in phrases.answer_option]
+        for joker, said in phrases.jokers.items():
+            found += [(text, "joker", joker) for text in said]
+    elif context.name is ContextName.CONFIRM:
+        for intent, said in phrases.confirm.items():
+            found += [(text, intent, None) for text in said]
+    elif context.name is ContextName.NAME:
+        for name in context.names:
+            found += [(t.replace("{name}", name), "name", name) for t in phrases.name]
+    for command, said in phrases.commands.items():
+        found += [(text, command, None) for text in said]
+    unique = {Phrase(normalize(text, phrases.language), intent, value) for text, intent, value in found}
+    return tuple(sorted(unique, key=lambda phrase: (phrase.intent, phrase.value or "", phrase.text)))
+
+
+def load(language: str, folder: Path = PHRASES_DIR) -> HearPhrases:
+    """One language's phrases; a malformed file names the file and the key."""
+    return _load(language, folder)
+
+
+@cache
+def _load(language: str, folder: Path) -> HearPhrases:
+    path = folder / language / "hear.toml"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(path, "(file)", f"no phrase file for language {language!r}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(path, "(file)", f"not valid TOML: {error}") from None
+    table = _Table(path, data)
+    letters = table.table("letters")
+    number = table.table("number")
+    return HearPhrases(
+        language=language,
+        filler=tuple(normalize(text, language) for text in table.texts("filler")),
+        expect={name: table.table("expect").text(name.value) for name in ContextName},
+        letters={letter: letters.texts(letter.value) for letter in Letter},
+        answer_letter=table.table("answer").texts("letter", placeholder="{letter}"),
+        answer_option=table.table("answer").texts("option", placeholder="{option}"),
+        jokers={joker: table.table("joker").texts(joker) for joker in JOKERS},
+        commands={command: table.table("command").texts(command) for command in COMMANDS},
+        confirm={answer: table.table("confirm").texts(answer) for answer in ("yes", "no")},
+        name=table.table("name").texts("phrases", placeholder="{name}"),
+        placement=PlacementWords(
+            joiners=number.texts("joiners"),
+            amount=number.texts("amount", placeholder="{amount}"),
+            rest=number.texts("rest", placeholder="{letter}"),
+            everything=number.texts("all", placeholder="{letter}"),
+            bundles=number.texts("bundles"),
+            euros=number.texts("euros"),
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class _Table:
+    path: Path
+    data: Mapping[str, Any]
+    prefix: str = ""
+
+    def _get(self, key: str) -> Any:
+        if key not in self.data:
+            raise ConfigError(self.path, self.prefix + key, "missing")
+        return self.data[key]
+
+    def table(self, key: str) -> _Table:
+        value = self._get(key)
+        if not isinstance(value, dict):
+            raise ConfigError(self.path, self.prefix + key, "expected a table")
+        return _Table(self.path, value, f"{self.prefix}{key}.")
+
+    def text(self, key: str) -> str:
+        value = self._get(key)
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError(self.path, self.prefix + key, "expected a non-empty string")
+        return value
+
+    def texts(self, key: str, placeholder: str | None = None) -> tuple[str, ...]:
+        value = self._get(key)
+        if not isinstance(value, list) or not value or not all(isinstance(v, str) and v.strip() for v in value):
+            raise ConfigError(self.path, self.prefix + key, "expected a non-empty list of non-empty strings")
+        for index, text in enumerate(value):
+            if placeholder and placeholder not in text:
+                raise ConfigError(self.path, f"{self.prefix}{key}[{index}]", f"{text!r} lacks {placeholder}")
+        return tuple(value)

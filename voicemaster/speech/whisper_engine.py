@@ -1,0 +1,135 @@
+"""Whisper (faster-whisper on CTranslate2) as a recognizer for short commands.
+
+Two things make a general transcriber good at a quiz's few phrases:
+- The encoder sees a window sized to the utterance instead of 30 seconds of padding, which cuts the time per
+  command several-fold (the window is a setting, so `voicemaster bench asr` can measure what it costs in accuracy).
+- The decoder is told what to expect: the listening context's example phrases (and the options on offer) go in as
+  the previous text, so that eSpeak's "B wie Berta" comes out as "B wie Berta" and not "Baby".
+The beam's best transcripts are matched against the context's phrases; an utterance counts only when the best one
+matches clearly and no near-equal transcript means something else.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.intents import understand
+from voicemaster.speech.phrases import HearPhrases, load
+from voicemaster.speech.recognition import Context, ContextName, Heard, RecognizerUnavailable
+
+FRAMES_PER_SECOND = 100
+MAX_FRAMES = 3000
+"""Whisper's full window: 30 s."""
+NO_SPEECH = 0.8
+"""Above this probability of no speech, a short noise is not an utterance."""
+CLOSE = 0.3
+"""Transcripts whose mean log-probability is this close to the best one are taken as equally likely."""
+CONFIDENT = 0.45
+"""Below this confidence (match closeness times the transcript's mean token probability) the player is asked again."""
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    text: str
+    score: float
+    """Mean log-probability per token."""
+
+
+class WhisperEngine:
+    """A loaded model; loading takes about a second, so one engine serves a whole game."""
+
+    def __init__(self, model_dir: Path, *, threads: int = 2, beam: int = 3, min_window_seconds: float = 5.0) -> None:
+        try:
+            from faster_whisper import WhisperModel
+        except ImportError:
+            raise RecognizerUnavailable(
+                "faster-whisper is not installed: run `make demo` or `.venv/bin/pip install 'voicemaster[whisper]'`."
+            ) from None
+        if not (model_dir / "model.bin").is_file():
+            raise RecognizerUnavailable(
+                f"no Whisper model in {model_dir}: run `voicemaster models install whisper-base` (or `make demo`)."
+            )
+        self._model = WhisperModel(str(model_dir), device="cpu", compute_type="int8", cpu_threads=threads)
+        self.beam = beam
+        self.min_window_seconds = min_window_seconds
+
+    def transcribe(self, audio: Audio, language: str, expect: str = "") -> tuple[list[Hypothesis], float]:
+        """The beam's transcripts, best first, and the probability that there was no speech at all."""
+        import ctranslate2
+        import numpy as np
+        from faster_whisper.tokenizer import Tokenizer
+
+        from voicemaster.speech.signal import RECOGNITION_RATE, resample, to_float
+
+        samples = to_float(resample(audio, RECOGNITION_RATE))
+        seconds = max(len(samples) / RECOGNITION_RATE + 0.5, self.min_window_seconds)
+        frames = min(MAX_FRAMES, math.ceil(seconds * FRAMES_PER_SECOND))
+        padding = max(0, frames * 160 - len(samples))
+        features = self._model.feature_extractor(samples, padding=padding)[:, :frames]
+        tokenizer = Tokenizer(self._model.hf_tokenizer, True, task="transcribe", language=language)
+        prompt: list[int] = []
+        if expect:
+            prompt = [tokenizer.sot_prev, *tokenizer.encode(" " + expect.strip())]
+        prompt += [*tokenizer.sot_sequence, tokenizer.no_timestamps]
+        results: Any = self._model.model.generate(
+            ctranslate2.StorageView.from_array(np.ascontiguousarray(features[None], dtype=np.float32)),
+            [prompt],
+            beam_size=self.beam,
+            num_hypotheses=self.beam,
+            max_length=len(prompt) + 40,
+            return_scores=True,
+            return_no_speech_prob=True,
+        )
+        result = results[0]
+        hypotheses = [
+            Hypothesis(tokenizer.decode([t for t in ids if t < tokenizer.eot]).strip(), float(score))
+            for ids, score in zip(result.sequences_ids, result.scores, strict=True)
+        ]
+        return hypotheses, float(result.no_speech_prob)
+
+
+class WhisperRecognizer:
+    def __init__(self, engine: WhisperEngine, phrases: dict[str, HearPhrases] | None = None) -> None:
+        self.engine = engine
+        self._phrases = phrases or {}
+
+    def phrases(self, language: str) -> HearPhrases:
+        if language not in self._phrases:
+            self._phrases[language] = load(language)
+        return self._phrases[language]
+
+    def recognize(self, audio: Audio, context: Context) -> Heard:
+        started = time.perf_counter()
+        phrases = self.phrases(context.language)
+        hypotheses, no_speech = self.engine.transcribe(audio, context.language, expectation(context, phrases))
+        heard = decide(hypotheses, no_speech, context, phrases)
+        return Heard(heard.intent, heard.value, heard.text, heard.confidence, (time.perf_counter() - started) * 1000)
+
+
+def expectation(context: Context, phrases: HearPhrases) -> str:
+    """The previous text the decoder is given: the context's examples, then the options or names of the moment."""
+    extra = context.options if context.name is ContextName.ANSWER else ()
+    if context.name is ContextName.NAME:
+        extra = context.names
+    return " ".join([phrases.expect[context.name], *(f"{text}." for text in extra)])
+
+
+def decide(hypotheses: list[Hypothesis], no_speech: float, context: Context, phrases: HearPhrases) -> Heard:
+    """What the transcripts mean, or `unknown` when they are unclear or disagree."""
+    if not hypotheses or (no_speech > NO_SPEECH and not hypotheses[0].text):
+        return Heard("unknown", None, "", 0.0)
+    best = hypotheses[0]
+    meaning = understand(best.text, context, phrases)
+    confidence = meaning.score * math.exp(best.score)
+    rivals = (understand(other.text, context, phrases) for other in hypotheses[1:] if best.score - other.score < CLOSE)
+    disputed = any(
+        rival.intent != "unknown" and (rival.intent, rival.value) != (meaning.intent, meaning.value) for rival in rivals
+    )
+    if meaning.intent == "unknown" or disputed or confidence < CONFIDENT:
+        return Heard("unknown", None, best.text, round(confidence, 3))
+    return Heard(meaning.intent, meaning.value, best.text, round(confidence, 3))
