@@ -33,7 +33,10 @@ class Audio:
 
     @classmethod
     def read(cls, path: Path) -> Audio:
-        with wave.open(str(path), "rb") as source:
-            if source.getnchannels() != 1 or source.getsampwidth() != 2:
-                raise ValueError(f"{path}: expected 16-bit mono WAV")
-            return cls(source.readframes(source.getnframes()), source.getframerate())
+        try:
+            with wave.open(str(path), "rb") as source:
+                if source.getnchannels() != 1 or source.getsampwidth() != 2:
+                    raise ValueError(f"{path}: expected 16-bit mono WAV")
+                return cls(source.readframes(source.getnframes()), source.getframerate())
+        except (wave.Error, EOFError) as error:
+            raise ValueError(f"{path}: not a WAV file ({error})") from None

@@ -45,6 +45,10 @@ def understand(text: str, context: Context, phrases: HearPhrases) -> Understandi
     if not query:
         return UNKNOWN
     choices = grammar(context, phrases)
+    # Said exactly: phrases never share a text, and "ich nehme B" is one letter away from "ich nehme C".
+    exact = [phrase for phrase in choices if phrase.text == query]
+    if exact:
+        return Understanding(exact[0].intent, exact[0].value, 1.0)
     best: dict[tuple[str, str | None], float] = {}
     for _, score, index in process.extract(
         query, [phrase.text for phrase in choices], scorer=fuzz.ratio, limit=None, score_cutoff=SIMILARITY - MARGIN

@@ -33,6 +33,8 @@ class Phrase:
     """Normalized: lower case, no punctuation, numbers as digits."""
     intent: str
     value: str | None = None
+    said: str = ""
+    """The words as spoken, for a recognizer's grammar: lower case, no punctuation, numbers as words."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,8 @@ class PlacementWords:
     everything: tuple[str, ...]
     bundles: tuple[str, ...]
     euros: tuple[str, ...]
+    numbers: tuple[str, ...]
+    """The number words amounts are said with, for a recognizer that needs every word in its grammar."""
 
 
 @dataclass(frozen=True, eq=False)  # compared by identity: loaded once per language, and a key for the grammar cache
@@ -63,14 +67,19 @@ class HearPhrases:
     placement: PlacementWords
 
 
-def normalize(text: str, language: str) -> str:
-    """The form phrases are compared in: 'Fünfzig-Fünfzig!' and '50:50' both become '50 50'."""
+def spoken(text: str) -> str:
+    """Words only: lower case, no punctuation ('Fünfzig-Fünfzig!' is 'fünfzig fünfzig')."""
     text = unicodedata.normalize("NFC", text).lower().replace("’", "'").replace("`", "'")
     # Thousands separators ("500.000", "1,000", "500 000") would otherwise split one amount into two numbers.
     text = re.sub(r"(?<=\d)[.,'\u202f\u00a0 ](?=\d{3}(?!\d))", "", text)
     text = re.sub(r"[^\w'€]+", " ", text).replace("_", " ")
-    text = " ".join(word.strip("'") for word in text.split())
-    return " ".join(alpha2digit(text, language, threshold=0).replace(".", " ").split()) if text else ""
+    return " ".join(word.strip("'") for word in text.split())
+
+
+def normalize(text: str, language: str) -> str:
+    """The form phrases are compared in: 'Fünfzig-Fünfzig!' and '50:50' both become '50 50'."""
+    words = spoken(text)
+    return " ".join(alpha2digit(words, language, threshold=0).replace(".", " ").split()) if words else ""
 
 
 def strip_filler(text: str, filler: tuple[str, ...]) -> str:
@@ -113,7 +122,7 @@ def _grammar(context: Context, phrases: HearPhrases) -> tuple[Phrase, ...]:
             found += [(t.replace("{name}", name), "name", name) for t in phrases.name]
     for command, said in phrases.commands.items():
         found += [(text, command, None) for text in said]
-    unique = {Phrase(normalize(text, phrases.language), intent, value) for text, intent, value in found}
+    unique = {Phrase(normalize(text, phrases.language), intent, value, spoken(text)) for text, intent, value in found}
     return tuple(sorted(unique, key=lambda phrase: (phrase.intent, phrase.value or "", phrase.text)))
 
 
@@ -152,6 +161,7 @@ def _load(language: str, folder: Path) -> HearPhrases:
             everything=number.texts("all", placeholder="{letter}"),
             bundles=number.texts("bundles"),
             euros=number.texts("euros"),
+            numbers=number.texts("numbers"),
         ),
     )
 

@@ -12,6 +12,7 @@ matches clearly and no near-equal transcript means something else.
 from __future__ import annotations
 
 import math
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,7 @@ NO_SPEECH = 0.8
 """Above this probability of no speech, a short noise is not an utterance."""
 CLOSE = 0.3
 """Transcripts whose mean log-probability is this close to the best one are taken as equally likely."""
-CONFIDENT = 0.45
+CONFIDENT = 0.55
 """Below this confidence (match closeness times the transcript's mean token probability) the player is asked again."""
 
 
@@ -81,22 +82,25 @@ class WhisperEngine:
             [prompt],
             beam_size=self.beam,
             num_hypotheses=self.beam,
-            max_length=len(prompt) + 40,
+            # A command is a few words; a longer transcript is the decoder repeating its prompt.
+            max_length=len(prompt) + 8 + math.ceil(8 * len(samples) / RECOGNITION_RATE),
             return_scores=True,
             return_no_speech_prob=True,
         )
         result = results[0]
         hypotheses = [
-            Hypothesis(tokenizer.decode([t for t in ids if t < tokenizer.eot]).strip(), float(score))
+            Hypothesis(_once(tokenizer.decode([t for t in ids if t < tokenizer.eot]).strip()), float(score))
             for ids, score in zip(result.sequences_ids, result.scores, strict=True)
         ]
         return hypotheses, float(result.no_speech_prob)
 
 
 class WhisperRecognizer:
-    def __init__(self, engine: WhisperEngine, phrases: dict[str, HearPhrases] | None = None) -> None:
+    def __init__(self, engine: WhisperEngine, *, prompted: bool = True) -> None:
         self.engine = engine
-        self._phrases = phrases or {}
+        self.prompted = prompted
+        """Without the context prompt it is plain transcription, the baseline `bench asr` compares with."""
+        self._phrases: dict[str, HearPhrases] = {}
 
     def phrases(self, language: str) -> HearPhrases:
         if language not in self._phrases:
@@ -106,9 +110,19 @@ class WhisperRecognizer:
     def recognize(self, audio: Audio, context: Context) -> Heard:
         started = time.perf_counter()
         phrases = self.phrases(context.language)
-        hypotheses, no_speech = self.engine.transcribe(audio, context.language, expectation(context, phrases))
+        expect = expectation(context, phrases) if self.prompted else ""
+        hypotheses, no_speech = self.engine.transcribe(audio, context.language, expect)
         heard = decide(hypotheses, no_speech, context, phrases)
-        return Heard(heard.intent, heard.value, heard.text, heard.confidence, (time.perf_counter() - started) * 1000)
+        elapsed = round((time.perf_counter() - started) * 1000, 1)
+        return Heard(heard.intent, heard.value, heard.text, heard.confidence, elapsed)
+
+
+def _once(text: str) -> str:
+    """'Ja, endgültig. Ja, endgültig.' is said once: the decoder sometimes repeats a short utterance."""
+    sentences = [part.strip() for part in re.split(r"(?<=[.!?])\s+", text) if part.strip()]
+    if len(sentences) > 1 and len({sentence.lower() for sentence in sentences}) == 1:
+        return sentences[0]
+    return text
 
 
 def expectation(context: Context, phrases: HearPhrases) -> str:
@@ -116,7 +130,9 @@ def expectation(context: Context, phrases: HearPhrases) -> str:
     extra = context.options if context.name is ContextName.ANSWER else ()
     if context.name is ContextName.NAME:
         extra = context.names
-    return " ".join([phrases.expect[context.name], *(f"{text}." for text in extra)])
+    # Every command can be said in every context: its first (most common) phrase is enough to prime the decoder.
+    commands = [said[0][:1].upper() + said[0][1:] for said in phrases.commands.values()]
+    return " ".join([phrases.expect[context.name], *(f"{text}." for text in (*extra, *commands))])
 
 
 def decide(hypotheses: list[Hypothesis], no_speech: float, context: Context, phrases: HearPhrases) -> Heard:

@@ -1,0 +1,51 @@
+"""`voicemaster hear`: the command other tools call, one JSON object per recording, the model loaded once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from voicemaster.cli import main
+from voicemaster.speech.synthesis import DEFAULT_VOICES, Espeak
+
+
+def _record(folder: Path, name: str, text: str, language: str) -> Path:
+    path = folder / f"{name}.wav"
+    Espeak(DEFAULT_VOICES).render(text, language).write(path)
+    return path
+
+
+def test_each_recording_gets_one_json_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files = [
+        _record(tmp_path, "b", "Antwort B", "de"),
+        _record(tmp_path, "joker", "Publikumsjoker", "de"),
+        _record(tmp_path, "radio", "Kannst du das Radio leiser machen?", "de"),
+    ]
+    argv = ["hear", *map(str, files), "--lang", "de", "--context", "answer", "--options", "Berlin|Paris|Rom|Wien"]
+    assert main([*argv, "--engine", "whisper", "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [list(line) for line in lines] == [["intent", "value", "text", "confidence", "decode_ms"]] * 3
+    assert [(line["intent"], line["value"]) for line in lines] == [
+        ("answer", "B"),
+        ("joker", "audience"),
+        ("unknown", None),
+    ]
+    assert all(line["decode_ms"] > 0 for line in lines)
+
+
+def test_a_file_that_is_no_recording_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    broken = tmp_path / "broken.wav"
+    broken.write_text("not audio")
+    assert main(["hear", str(broken), "--lang", "de", "--context", "confirm"]) == 2
+    assert "broken.wav" in capsys.readouterr().err
+
+
+def test_without_a_model_it_says_what_to_install(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VOICEMASTER_MODELS_DIR", str(tmp_path / "no-models"))
+    recording = _record(tmp_path, "ja", "Ja", "de")
+    assert main(["hear", str(recording), "--lang", "de", "--context", "confirm"]) == 2
+    assert "voicemaster models" in capsys.readouterr().err

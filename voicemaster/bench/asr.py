@@ -1,0 +1,171 @@
+"""`voicemaster bench asr`: how well and how fast each recognizer understands the speech corpus.
+
+Figures, never pass/fail: intent accuracy per language and noise level, answers taken for something else (wrong),
+utterances refused (asked again), false accepts on non-command speech, and decode time p50/p95 per engine.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from voicemaster.bench.corpus import Clip, generate, load
+from voicemaster.config import LANGUAGES
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.recognition import Context, Heard, Recognizer, RecognizerUnavailable
+
+
+@dataclass(frozen=True)
+class EngineSetup:
+    name: str
+    describe: str
+    open: Callable[[str], Recognizer]
+    """Opens the recognizer for a language; raises RecognizerUnavailable when its model is missing."""
+
+
+def _whisper(*, min_window_seconds: float, prompted: bool, beam: int) -> Callable[[str], Recognizer]:
+    def open_whisper(language: str) -> Recognizer:
+        from voicemaster.speech.models import ModelMissing, require_model
+        from voicemaster.speech.whisper_engine import WhisperEngine, WhisperRecognizer
+
+        try:
+            path = require_model("whisper", language)
+        except ModelMissing as error:
+            raise RecognizerUnavailable(str(error)) from None
+        engine = WhisperEngine(path, beam=beam, min_window_seconds=min_window_seconds)
+        return WhisperRecognizer(engine, prompted=prompted)
+
+    return open_whisper
+
+
+def _vosk(language: str) -> Recognizer:
+    from voicemaster.speech.engines import open_recognizer
+
+    return open_recognizer("vosk", language)
+
+
+ENGINE_SETUPS = {
+    setup.name: setup
+    for setup in (
+        EngineSetup(
+            "whisper",
+            "Whisper base, window sized to the utterance, context prompt, beam 3",
+            _whisper(min_window_seconds=5.0, prompted=True, beam=3),
+        ),
+        EngineSetup(
+            "whisper-30s",
+            "the same with Whisper's full 30 s window",
+            _whisper(min_window_seconds=30.0, prompted=True, beam=3),
+        ),
+        EngineSetup(
+            "whisper-plain",
+            "plain transcription: 30 s window, no prompt, greedy, then the same matcher",
+            _whisper(min_window_seconds=30.0, prompted=False, beam=1),
+        ),
+        EngineSetup("vosk", "Vosk small model with a grammar per context", _vosk),
+    )
+}
+
+
+def run(
+    corpus: Path, engines: Sequence[str], *, languages: Sequence[str] = LANGUAGES, limit: int | None = None
+) -> dict[str, Any]:
+    manifest = corpus / "manifest.jsonl"
+    if not manifest.exists():
+        generate(corpus)
+    clips = tuple(clip for clip in load(manifest) if clip.language in languages)
+    if limit is not None:
+        clips = clips[:: max(1, len(clips) // limit)][:limit]
+    results = {name: _measure(ENGINE_SETUPS[name], clips, corpus) for name in engines}
+    return {"benchmark": "asr", "corpus": str(corpus), "clips": len(clips), "engines": results}
+
+
+def _measure(setup: EngineSetup, clips: Sequence[Clip], corpus: Path) -> dict[str, Any]:
+    by_language: dict[str, list[Clip]] = defaultdict(list)
+    for clip in clips:
+        by_language[clip.language].append(clip)
+    outcomes: list[tuple[Clip, Heard]] = []
+    missing: dict[str, str] = {}
+    for language, own in sorted(by_language.items()):
+        try:
+            recognizer = setup.open(language)
+        except RecognizerUnavailable as error:
+            missing[language] = str(error)
+            continue
+        for clip in own:
+            context = Context(clip.context, clip.language, clip.options, clip.names)
+            outcomes.append((clip, recognizer.recognize(Audio.read(corpus / clip.file), context)))
+    return {"describe": setup.describe, **summarize(outcomes), "not_installed": missing}
+
+
+def summarize(outcomes: Sequence[tuple[Clip, Heard]]) -> dict[str, Any]:
+    commands = [(clip, heard) for clip, heard in outcomes if clip.intent != "unknown"]
+    talk = [(clip, heard) for clip, heard in outcomes if clip.intent == "unknown"]
+
+    def right(clip: Clip, heard: Heard) -> bool:
+        return (heard.intent, heard.value) == (clip.intent, clip.value)
+
+    cells: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    for clip, heard in commands:
+        condition = "clean" if clip.snr_db is None else f"car {clip.snr_db:g} dB"
+        cells[clip.language][condition].append(right(clip, heard))
+    times = [heard.decode_ms for _, heard in outcomes]
+    return {
+        "utterances": len(outcomes),
+        "accuracy": _share([right(clip, heard) for clip, heard in commands]),
+        "accuracy_by_language": {
+            language: {condition: _share(marks) for condition, marks in sorted(row.items())}
+            for language, row in sorted(cells.items())
+        },
+        "asked_again": _share([heard.intent == "unknown" for _, heard in commands]),
+        "wrong": sum(1 for clip, heard in commands if heard.intent != "unknown" and not right(clip, heard)),
+        "non_command_utterances": len(talk),
+        "false_accepts": sum(1 for _, heard in talk if heard.intent != "unknown"),
+        "decode_ms": {
+            "p50": round(statistics.median(times), 1) if times else None,
+            "p95": round(statistics.quantiles(times, n=20)[-1], 1) if len(times) > 1 else None,
+        },
+        "mistakes": [
+            {
+                "file": clip.file,
+                "said": clip.text,
+                "expected": _meaning(clip.intent, clip.value),
+                "heard": heard.text,
+                "understood": _meaning(heard.intent, heard.value),
+            }
+            for clip, heard in outcomes
+            if not right(clip, heard)
+        ],
+    }
+
+
+def _meaning(intent: str, value: str | None) -> str:
+    return intent + (f" {value}" if value else "")
+
+
+def _share(marks: Sequence[bool]) -> dict[str, float | int] | None:
+    return {"share": round(sum(marks) / len(marks), 4), "n": len(marks)} if marks else None
+
+
+def report(figures: dict[str, Any]) -> str:
+    lines = [f"speech corpus {figures['corpus']}: {figures['clips']} utterances"]
+    for name, result in figures["engines"].items():
+        lines.append(f"\n{name}: {result['describe']}")
+        for language, reason in result["not_installed"].items():
+            lines.append(f"  {language}: not measured: {reason}")
+        if not result["utterances"]:
+            continue
+        accuracy = result["accuracy"]
+        lines.append(f"  intent accuracy {accuracy['share']:.1%} of {accuracy['n']} commands" if accuracy else "")
+        for language, row in result["accuracy_by_language"].items():
+            cells = ", ".join(f"{condition} {cell['share']:.1%} ({cell['n']})" for condition, cell in row.items())
+            lines.append(f"    {language}: {cells}")
+        asked = result["asked_again"]
+        lines.append(f"  asked again {asked['share']:.1%}, taken for something else {result['wrong']}" if asked else "")
+        lines.append(f"  false accepts {result['false_accepts']} of {result['non_command_utterances']} non-commands")
+        lines.append(f"  decode p50 {result['decode_ms']['p50']} ms, p95 {result['decode_ms']['p95']} ms")
+    return "\n".join(line for line in lines if line)
