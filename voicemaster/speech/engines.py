@@ -59,21 +59,14 @@ def _speakable(text: str) -> bool:
 
 
 def open_recognizer(engine: EngineName, language: str) -> Recognizer:
-    from voicemaster.speech.models import find_model
+    from voicemaster.speech.models import ModelMissing, find_model, require_model
     from voicemaster.speech.whisper_engine import WhisperEngine, WhisperRecognizer
 
     if engine in ("auto", "vosk"):
         path = find_model("vosk", language)
         if path is not None:
             return VoskRecognizer(path)
-        if engine == "vosk":
-            raise RecognizerUnavailable(
-                f"no Vosk model for {language!r} is installed: `voicemaster models list` shows the ones to download."
-            )
-    path = find_model("whisper", language)
-    if path is None:
-        raise RecognizerUnavailable(
-            "no speech recognition model is installed: run `voicemaster models install whisper-base` "
-            "(set-up does it: `make demo`), or download a Vosk model with `voicemaster models download NAME`."
-        )
-    return WhisperRecognizer(WhisperEngine(path))
+    try:
+        return WhisperRecognizer(WhisperEngine(require_model(engine if engine == "vosk" else "whisper", language)))
+    except ModelMissing as error:
+        raise RecognizerUnavailable(str(error)) from None
