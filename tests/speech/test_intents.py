@@ -42,6 +42,8 @@ NAME = Context(ContextName.NAME, "de", names=("Anna", "Jonas"))
         ("Noch einmal, bitte.", "repeat", None),
         ("Langsamer!", "slower", None),
         ("Was kann ich sagen?", "help", None),
+        ("Wie bitte?", "repeat", None),  # not "Wien" once "bitte" is dropped as filler
+        ("Noch mal", "repeat", None),
     ],
 )
 def test_an_answer_is_understood_however_it_is_said(said: str, intent: str, value: str | None) -> None:
@@ -102,6 +104,7 @@ def test_only_a_clear_yes_locks_an_answer(said: str, intent: str) -> None:
         ("500.000 auf A und 500.000 auf D.", "A=500000€,D=500000€"),
         ("fünfhunderttausend Euro auf C", "C=500000€"),
         ("zwanzig auf D, zwanzig auf A", "A=20,D=20"),
+        ("Also, alles auf B.", "B=all"),
     ],
 )
 def test_money_placement_comes_in_one_normal_form(said: str, value: str) -> None:

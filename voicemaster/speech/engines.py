@@ -50,7 +50,8 @@ def vocabulary(context: Context, phrases: HearPhrases) -> list[str]:
         words = phrases.placement
         said = [*words.joiners, *words.bundles, *words.euros, *words.numbers, *words.amount, *words.rest]
         said += [*words.everything, *(form for forms in phrases.letters.values() for form in forms)]
-        texts += [word for text in said for word in spoken(text).split() if _speakable(word)]
+        templates = (text.replace("{amount}", " ").replace("{letter}", " ") for text in said)
+        texts += [word for text in templates for word in spoken(text).split() if _speakable(word)]
     return sorted(set(texts))
 
 

@@ -20,6 +20,8 @@ SIMILARITY = 85
 """How close (0-100, rapidfuzz ratio) an utterance must be to a phrase: a slip of one letter in ten words passes."""
 MARGIN = 10
 """How much closer it must be to its phrase than to any phrase that means something else."""
+FUZZY_FROM = 6
+"""Shorter utterances must match exactly: one letter makes "wie" into "Wien" or "ja" into "da"."""
 
 EUROS_FROM = 1000
 """A number of money said without a unit is bundles below this, euros from it on."""
@@ -41,14 +43,18 @@ def understand(text: str, context: Context, phrases: HearPhrases) -> Understandi
         placement = parse_placement(text, phrases)
         if placement is not None:
             return Understanding("placement", placement, 1.0)
-    query = strip_filler(normalize(text, phrases.language), phrases.filler)
+    said = normalize(text, phrases.language)
+    query = strip_filler(said, phrases.filler)
     if not query:
         return UNKNOWN
     choices = grammar(context, phrases)
-    # Said exactly: phrases never share a text, and "ich nehme B" is one letter away from "ich nehme C".
-    exact = [phrase for phrase in choices if phrase.text == query]
+    # Said exactly: phrases never share a text, and "ich nehme B" is one letter away from "ich nehme C". A phrase
+    # may end in a filler word ("wie bitte"), so the words as said are tried too.
+    exact = [phrase for phrase in choices if phrase.text in (said, query)]
     if exact:
         return Understanding(exact[0].intent, exact[0].value, 1.0)
+    if len(query) < FUZZY_FROM:
+        return UNKNOWN
     best: dict[tuple[str, str | None], float] = {}
     for _, score, index in process.extract(
         query, [phrase.text for phrase in choices], scorer=fuzz.ratio, limit=None, score_cutoff=SIMILARITY - MARGIN
@@ -77,15 +83,15 @@ def parse_placement(text: str, phrases: HearPhrases) -> str | None:
     pieces = [normalize(piece, language) for piece in re.split(r"[,;]", joined)]
     joiners = "|".join(re.escape(normalize(joiner, language)) for joiner in words.joiners)
     clauses = [c.strip() for piece in pieces for c in re.split(rf"\b(?:{joiners})\b", piece) if c.strip()]
-    if not clauses:
-        return None
     placed: dict[Letter, str] = {}
     for clause in clauses:
+        if clause in phrases.filler:  # "Also, alles auf B": the filler stands alone before the comma
+            continue
         found = _clause(strip_filler(clause, phrases.filler), phrases)
         if found is None or found[0] in placed:
             return None
         placed[found[0]] = found[1]
-    if list(placed.values()).count("rest") > 1 or ("all" in placed.values() and len(placed) > 1):
+    if not placed or list(placed.values()).count("rest") > 1 or ("all" in placed.values() and len(placed) > 1):
         return None
     return ",".join(f"{letter.value}={placed[letter]}" for letter in sorted(placed))
 

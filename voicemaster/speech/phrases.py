@@ -72,7 +72,7 @@ def spoken(text: str) -> str:
     text = unicodedata.normalize("NFC", text).lower().replace("’", "'").replace("`", "'")
     # Thousands separators ("500.000", "1,000", "500 000") would otherwise split one amount into two numbers.
     text = re.sub(r"(?<=\d)[.,'\u202f\u00a0 ](?=\d{3}(?!\d))", "", text)
-    text = re.sub(r"[^\w'€]+", " ", text).replace("_", " ")
+    text = re.sub(r"[^\w'€]+", " ", text.replace("€", " € ")).replace("_", " ")
     return " ".join(word.strip("'") for word in text.split())
 
 
