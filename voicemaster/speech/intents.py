@@ -10,16 +10,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rapidfuzz import fuzz, process
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
 
 from voicemaster.rules.letters import Letter
 from voicemaster.speech.phrases import HearPhrases, grammar, normalize, strip_filler
 from voicemaster.speech.recognition import Context, ContextName
 
 SIMILARITY = 85
-"""How close (0-100, rapidfuzz ratio) an utterance must be to a phrase: a slip of one letter in ten words passes."""
-MARGIN = 10
-"""How much closer it must be to its phrase than to any phrase that means something else."""
+"""How close (in per cent of its letters) an utterance must be to a phrase: a slip of one letter in seven passes."""
+MARGIN = 2
+"""How many more edits it must take to reach any phrase that means something else."""
 FUZZY_FROM = 6
 """Shorter utterances must match exactly: one letter makes "wie" into "Wien" or "ja" into "da"."""
 
@@ -55,19 +56,26 @@ def understand(text: str, context: Context, phrases: HearPhrases) -> Understandi
         return Understanding(exact[0].intent, exact[0].value, 1.0)
     if len(query) < FUZZY_FROM:
         return UNKNOWN
-    best: dict[tuple[str, str | None], float] = {}
-    for _, score, index in process.extract(
-        query, [phrase.text for phrase in choices], scorer=fuzz.ratio, limit=None, score_cutoff=SIMILARITY - MARGIN
+    # Closeness counts in edits, not in a share of the whole: "ich nehme pavis" is one edit from "ich nehme
+    # paris" and four from "ich nehme a", though both share "ich nehme".
+    allowed = int(len(query) * (1 - SIMILARITY / 100))
+    nearest: dict[tuple[str, str | None], int] = {}
+    for _, edits, index in process.extract(
+        query,
+        [phrase.text for phrase in choices],
+        scorer=Levenshtein.distance,
+        limit=None,
+        score_cutoff=allowed + MARGIN,
     ):
         key = (choices[index].intent, choices[index].value)
-        best[key] = max(score, best.get(key, 0.0))
-    ranked = sorted(best.items(), key=lambda item: -item[1])
-    if not ranked or ranked[0][1] < SIMILARITY:
+        nearest[key] = min(edits, nearest.get(key, edits))
+    ranked = sorted(nearest.items(), key=lambda item: item[1])
+    if not ranked or ranked[0][1] > allowed:
         return UNKNOWN
-    (intent, value), score = ranked[0]
-    if len(ranked) > 1 and score - ranked[1][1] < MARGIN:
+    (intent, value), edits = ranked[0]
+    if len(ranked) > 1 and ranked[1][1] - edits < MARGIN:
         return UNKNOWN
-    return Understanding(intent, value, score / 100)
+    return Understanding(intent, value, round(1 - edits / len(query), 3))
 
 
 def parse_placement(text: str, phrases: HearPhrases) -> str | None:
@@ -80,7 +88,7 @@ def parse_placement(text: str, phrases: HearPhrases) -> str | None:
     language = phrases.language
     # Commas separate clauses, but not inside "500,000": join thousands before splitting.
     joined = re.sub(r"(?<=\d)[.,'\u202f\u00a0 ](?=\d{3}(?!\d))", "", text)
-    pieces = [normalize(piece, language) for piece in re.split(r"[,;]", joined)]
+    pieces = [normalize(piece, language) for piece in re.split(r"[,;.!?]", joined)]
     joiners = "|".join(re.escape(normalize(joiner, language)) for joiner in words.joiners)
     clauses = [c.strip() for piece in pieces for c in re.split(rf"\b(?:{joiners})\b", piece) if c.strip()]
     placed: dict[Letter, str] = {}
