@@ -18,9 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rapidfuzz import fuzz
+
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.intents import understand
-from voicemaster.speech.phrases import HearPhrases, load
+from voicemaster.speech.phrases import HearPhrases, load, normalize
 from voicemaster.speech.recognition import Context, ContextName, Heard, RecognizerUnavailable
 
 FRAMES_PER_SECOND = 100
@@ -28,9 +30,11 @@ MAX_FRAMES = 3000
 """Whisper's full window: 30 s."""
 NO_SPEECH = 0.8
 """Above this probability of no speech, a short noise is not an utterance."""
-CLOSE = 0.3
+CLOSE = 0.15
 """Transcripts whose mean log-probability is this close to the best one are taken as equally likely."""
-CONFIDENT = 0.55
+AGREEMENT = 50
+"""How alike (rapidfuzz ratio, 0-100) the prompted and the plain transcript must be."""
+CONFIDENT = 0.3
 """Below this confidence (match closeness times the transcript's mean token probability) the player is asked again."""
 
 
@@ -59,8 +63,8 @@ class WhisperEngine:
         self.beam = beam
         self.min_window_seconds = min_window_seconds
 
-    def transcribe(self, audio: Audio, language: str, expect: str = "") -> tuple[list[Hypothesis], float]:
-        """The beam's transcripts, best first, and the probability that there was no speech at all."""
+    def transcribe(self, audio: Audio, language: str, expect: str = "") -> Transcripts:
+        """The beam's transcripts with the context prompt, best first, and a plain one without it."""
         import ctranslate2
         import numpy as np
         from faster_whisper.tokenizer import Tokenizer
@@ -73,26 +77,45 @@ class WhisperEngine:
         padding = max(0, frames * 160 - len(samples))
         features = self._model.feature_extractor(samples, padding=padding)[:, :frames]
         tokenizer = Tokenizer(self._model.hf_tokenizer, True, task="transcribe", language=language)
-        prompt: list[int] = []
-        if expect:
-            prompt = [tokenizer.sot_prev, *tokenizer.encode(" " + expect.strip())]
-        prompt += [*tokenizer.sot_sequence, tokenizer.no_timestamps]
-        results: Any = self._model.model.generate(
-            ctranslate2.StorageView.from_array(np.ascontiguousarray(features[None], dtype=np.float32)),
-            [prompt],
-            beam_size=self.beam,
-            num_hypotheses=self.beam,
-            # A command is a few words; a longer transcript is the decoder repeating its prompt.
-            max_length=len(prompt) + 8 + math.ceil(8 * len(samples) / RECOGNITION_RATE),
-            return_scores=True,
-            return_no_speech_prob=True,
+        plain = [*tokenizer.sot_sequence, tokenizer.no_timestamps]
+        prompted = [tokenizer.sot_prev, *tokenizer.encode(" " + expect.strip()), *plain] if expect else plain
+        # The encoder runs once; both decodings read its output.
+        encoded = self._model.model.encode(
+            ctranslate2.StorageView.from_array(np.ascontiguousarray(features[None], dtype=np.float32))
         )
-        result = results[0]
+        # A command is a few words; a longer transcript is the decoder repeating its prompt.
+        words = 8 + math.ceil(8 * len(samples) / RECOGNITION_RATE)
+
+        def decode(prompt: list[int], beam: int) -> Any:
+            return self._model.model.generate(
+                encoded,
+                [prompt],
+                beam_size=beam,
+                num_hypotheses=beam,
+                max_length=len(prompt) + words,
+                return_scores=True,
+                return_no_speech_prob=True,
+            )[0]
+
+        def text(ids: list[int]) -> str:
+            return _once(tokenizer.decode([t for t in ids if t < tokenizer.eot]).strip())
+
+        result = decode(prompted, self.beam)
         hypotheses = [
-            Hypothesis(_once(tokenizer.decode([t for t in ids if t < tokenizer.eot]).strip()), float(score))
-            for ids, score in zip(result.sequences_ids, result.scores, strict=True)
+            Hypothesis(text(ids), float(score)) for ids, score in zip(result.sequences_ids, result.scores, strict=True)
         ]
-        return hypotheses, float(result.no_speech_prob)
+        unprompted = text(decode(plain, 1).sequences_ids[0]) if expect else hypotheses[0].text
+        return Transcripts(hypotheses, unprompted, float(result.no_speech_prob))
+
+
+@dataclass(frozen=True)
+class Transcripts:
+    prompted: list[Hypothesis]
+    """The beam's transcripts with the context prompt, best first."""
+    plain: str
+    """The transcript without a prompt: what the audio says when the decoder expects nothing."""
+    no_speech: float
+    """The probability that there was no speech at all."""
 
 
 class WhisperRecognizer:
@@ -111,8 +134,7 @@ class WhisperRecognizer:
         started = time.perf_counter()
         phrases = self.phrases(context.language)
         expect = expectation(context, phrases) if self.prompted else ""
-        hypotheses, no_speech = self.engine.transcribe(audio, context.language, expect)
-        heard = decide(hypotheses, no_speech, context, phrases)
+        heard = decide(self.engine.transcribe(audio, context.language, expect), context, phrases)
         elapsed = round((time.perf_counter() - started) * 1000, 1)
         return Heard(heard.intent, heard.value, heard.text, heard.confidence, elapsed)
 
@@ -135,17 +157,21 @@ def expectation(context: Context, phrases: HearPhrases) -> str:
     return " ".join([phrases.expect[context.name], *(f"{text}." for text in (*extra, *commands))])
 
 
-def decide(hypotheses: list[Hypothesis], no_speech: float, context: Context, phrases: HearPhrases) -> Heard:
-    """What the transcripts mean, or `unknown` when they are unclear or disagree."""
-    if not hypotheses or (no_speech > NO_SPEECH and not hypotheses[0].text):
+def decide(transcripts: Transcripts, context: Context, phrases: HearPhrases) -> Heard:
+    """What the transcripts mean, or `unknown` when they are unclear, disagree, or only the prompt speaks."""
+    hypotheses = transcripts.prompted
+    if not hypotheses or (transcripts.no_speech > NO_SPEECH and not hypotheses[0].text):
         return Heard("unknown", None, "", 0.0)
     best = hypotheses[0]
     meaning = understand(best.text, context, phrases)
     confidence = meaning.score * math.exp(best.score)
     rivals = (understand(other.text, context, phrases) for other in hypotheses[1:] if best.score - other.score < CLOSE)
-    disputed = any(
-        rival.intent != "unknown" and (rival.intent, rival.value) != (meaning.intent, meaning.value) for rival in rivals
-    )
-    if meaning.intent == "unknown" or disputed or confidence < CONFIDENT:
+    # A near-equal reading that means something else, or nothing, leaves the meaning in doubt.
+    disputed = any((rival.intent, rival.value) != (meaning.intent, meaning.value) for rival in rivals)
+    # The prompt makes short commands legible, but it can also put its own words into the decoder's mouth ("Je
+    # m'arrête" for "Je vais dire C"): the plain transcript must sound roughly like what was understood.
+    language = context.language
+    echoed = fuzz.ratio(normalize(best.text, language), normalize(transcripts.plain, language)) < AGREEMENT
+    if meaning.intent == "unknown" or disputed or echoed or confidence < CONFIDENT:
         return Heard("unknown", None, best.text, round(confidence, 3))
     return Heard(meaning.intent, meaning.value, best.text, round(confidence, 3))
