@@ -1,0 +1,188 @@
+"""Through the real sounddevice path, in real time: a private PulseAudio daemon's virtual microphone and speaker.
+
+What is played into the virtual microphone is heard, cut at the end of speech; what the program says arrives at the
+virtual speaker complete; with the speaker looped back into the microphone (as in a car), the program does not hear
+itself, and a player talking over it stops it. Devices that vanish mid-game give a clear error.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.speech.conftest import Pulse, matches, start_pulse
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.devices import AudioUnavailable, Microphone, Speaker
+from voicemaster.speech.endpoint import EndpointSettings
+from voicemaster.speech.signal import resample
+from voicemaster.speech.synthesis import Espeak
+
+SETTINGS = EndpointSettings()
+
+
+def sound_span(audio: Audio, level: int = 300) -> tuple[float, float]:
+    """Seconds from the start of `audio` to its first and last sample above a whisper."""
+    loud = np.nonzero(np.abs(np.frombuffer(audio.samples, dtype="<i2")) > level)[0]
+    assert len(loud), "no sound at all"
+    return loud[0] / audio.rate, (loud[-1] + 1) / audio.rate
+
+
+@dataclass(frozen=True)
+class MicrophoneCapture:
+    """One utterance played into the virtual microphone and what the microphone made of it.
+
+    `heard` is the Audio a recognizer would be given (16 kHz); the recognition test uses it as it is.
+    """
+
+    text: str
+    language: str
+    spoken: Audio
+    heard: Audio | None
+    decided_after: float
+    """Seconds from the end of the spoken sound to `listen` returning, as a player would wait (upper bound: it
+    includes the player process starting)."""
+
+
+@pytest.fixture(scope="module")
+def microphone_capture(pulse: Pulse, espeak: Espeak) -> MicrophoneCapture:
+    text, language = "Ich nehme Antwort B, Berlin.", "de"
+    spoken = resample(espeak.render(text, language))  # at the virtual microphone's rate: no resampling in between
+    with Microphone() as microphone:
+        started = time.monotonic()
+        player = pulse.feed_microphone(spoken)
+        heard = microphone.listen(timeout=3)
+        returned = time.monotonic()
+        player.wait(timeout=5)
+    return MicrophoneCapture(text, language, spoken, heard, returned - started - sound_span(spoken)[1])
+
+
+def test_the_microphone_hears_an_utterance_played_into_it(microphone_capture: MicrophoneCapture) -> None:
+    capture = microphone_capture
+    assert capture.heard is not None and capture.heard.rate == 16_000
+    assert matches(capture.heard, capture.spoken) > 0.999  # sample for sample: nothing lost, nothing added
+    begin, end = sound_span(capture.spoken)
+    assert capture.heard.seconds < end - begin + SETTINGS.pre_roll_seconds + SETTINGS.post_roll_seconds + 0.1
+    assert SETTINGS.silence_seconds < capture.decided_after < SETTINGS.silence_seconds + 0.5
+
+
+def test_the_speaker_plays_a_sentence_complete_and_knows_when_it_ends(pulse: Pulse, espeak: Espeak) -> None:
+    sentence = espeak.render("Frage sieben, um zweitausend Euro.", "de")
+    with pulse.record_speaker() as recording:
+        started = time.monotonic()
+        playback = Speaker().play(sentence)
+        assert not playback.done()
+        assert playback.wait(timeout=sentence.seconds + 2)
+        took = time.monotonic() - started
+    assert sentence.seconds - 0.02 < took < sentence.seconds + 0.4
+    assert playback.position() == pytest.approx(sentence.seconds)
+    assert matches(recording.audio, sentence) > 0.99  # resampled by PulseAudio, so not bit-exact
+    begin, end = sound_span(recording.audio)
+    spoken_begin, spoken_end = sound_span(sentence)
+    assert end - begin == pytest.approx(spoken_end - spoken_begin, abs=0.02)
+
+
+def test_the_speaker_stops_at_once_when_told(pulse: Pulse, espeak: Espeak) -> None:
+    sentence = espeak.render("Welche Stadt ist die Hauptstadt von Deutschland? Berlin, Paris, Rom oder Wien?", "de")
+    with pulse.record_speaker() as recording:
+        playback = Speaker().play(sentence)
+        time.sleep(0.8)
+        playback.stop()
+        assert playback.done()
+        time.sleep(0.5)
+    _, end = sound_span(recording.audio)
+    begin, _ = sound_span(recording.audio)
+    assert end - begin < 0.8 + 0.15  # what was buffered is dropped, not played out
+    assert playback.position() < 1.2
+
+
+def test_the_program_does_not_hear_its_own_voice(pulse: Pulse, espeak: Espeak) -> None:
+    question = espeak.render("Ist das Ihre endgültige Antwort? Ja oder nein?", "de")
+    with pulse.echo(), Microphone() as microphone:
+        playback = Speaker().play(question)
+        heard = microphone.listen(timeout=0.5, during=playback)
+        assert microphone.last is None
+    assert heard is None
+    assert playback.position() == pytest.approx(question.seconds)  # played to the end: it never interrupted itself
+
+
+def test_a_player_talking_over_the_program_stops_it_and_is_heard(pulse: Pulse, espeak: Espeak) -> None:
+    # The loudspeakers at the back at 30 % of the level the player reaches the microphone with.
+    quiet = Espeak({"de": replace(espeak.voices["de"], volume=30)})
+    question = quiet.render("Welche Stadt ist die Hauptstadt von Deutschland? Berlin, Paris, Rom oder Wien?", "de")
+    answer = resample(espeak.render("Stopp! Antwort B.", "de"))
+    players: list[subprocess.Popen[bytes]] = []
+    with pulse.echo(), Microphone() as microphone:
+        playback = Speaker().play(question)
+        interrupt = threading.Timer(1.0, lambda: players.append(pulse.feed_microphone(answer)))
+        interrupt.start()
+        heard = microphone.listen(timeout=2, during=playback)
+        interrupt.join()
+        players[0].wait(timeout=5)
+    assert playback.done() and playback.position() < 2.0  # stopped soon after the player began at about 1.1 s
+    assert heard is not None
+    assert matches(heard, answer) > 0.9  # the start of the echo is mixed in
+
+
+@pytest.fixture
+def second_daemon(monkeypatch: pytest.MonkeyPatch) -> Iterator[Pulse]:
+    """Another daemon that the test may stop, pointed at by PULSE_SERVER; the session's daemon stays up."""
+    daemon = start_pulse(Path(tempfile.mkdtemp(prefix="vm-pulse-")))
+    monkeypatch.setenv("PULSE_SERVER", daemon.server)
+    try:
+        yield daemon
+    finally:
+        daemon.stop()
+
+
+def test_a_microphone_that_disappears_mid_game_gives_a_clear_error(second_daemon: Pulse) -> None:
+    with Microphone() as microphone:
+        threading.Timer(0.5, second_daemon.stop).start()
+        started = time.monotonic()
+        with pytest.raises(AudioUnavailable, match=r"microphone stopped delivering sound .*unplugged"):
+            microphone.listen(timeout=5)
+        assert time.monotonic() - started < 3
+
+
+def test_a_speaker_that_disappears_mid_sentence_gives_a_clear_error(second_daemon: Pulse, espeak: Espeak) -> None:
+    sentence = espeak.render("Welche Stadt ist die Hauptstadt von Deutschland? Berlin, Paris, Rom oder Wien?", "de")
+    playback = Speaker().play(sentence)
+    threading.Timer(0.5, second_daemon.stop).start()
+    with pytest.raises(AudioUnavailable, match=r"speaker .*unplugged"):
+        playback.wait(timeout=sentence.seconds + 3)
+
+
+def run_cli(pulse: Pulse, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "voicemaster.cli", *args],
+        env={**os.environ, **pulse.env},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+
+
+def test_say_without_a_file_speaks_through_the_speaker(pulse: Pulse, espeak: Espeak) -> None:
+    text = "Herzlichen Glückwunsch!"
+    with pulse.record_speaker() as recording:
+        shown = run_cli(pulse, "say", text, "--lang", "de")
+    assert shown.returncode == 0, shown.stderr
+    assert matches(recording.audio, espeak.render(text, "de")) > 0.99
+
+
+def test_the_devices_command_lists_the_virtual_devices(pulse: Pulse) -> None:
+    shown = run_cli(pulse, "devices")
+    assert shown.returncode == 0, shown.stderr
+    microphones, speakers = shown.stdout.split("Speakers (output):")
+    assert "default (ALSA)" in microphones and "default (ALSA)" in speakers
+    assert "* " in microphones and "* " in speakers
