@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib.abc
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -122,20 +123,19 @@ def test_with_no_device_listening_and_speaking_say_what_to_plug_in(no_sound_serv
         Speaker().play(Audio(bytes(3200), 16_000))
 
 
-def test_the_devices_command_with_no_device_says_so_without_a_traceback(no_sound_server: dict[str, str]) -> None:
-    import os
+def test_the_commands_with_no_device_say_so_without_a_traceback(no_sound_server: dict[str, str]) -> None:
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "voicemaster.cli", *args]
+        env = {**os.environ, **no_sound_server}
+        return subprocess.run(command, env=env, capture_output=True, text=True, check=False, timeout=60)
 
-    shown = subprocess.run(
-        [sys.executable, "-m", "voicemaster.cli", "devices"],
-        env={**os.environ, **no_sound_server},
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
-    assert shown.returncode == 1
-    assert "Microphones (input): none" in shown.stdout and "Speakers (output): none" in shown.stdout
-    assert "plug in a headset" in shown.stderr and "Traceback" not in shown.stderr
+    listed = run("devices")
+    assert listed.returncode == 1
+    assert "Microphones (input): none" in listed.stdout and "Speakers (output): none" in listed.stdout
+    assert "plug in a headset" in listed.stderr and "Traceback" not in listed.stderr
+    said = run("say", "Hallo", "--lang", "de")
+    assert said.returncode == 2
+    assert "No usable speaker" in said.stderr and "Traceback" not in said.stderr
 
 
 def test_the_devices_command_lists_inputs_and_outputs_with_the_defaults(

@@ -55,7 +55,7 @@ class MicrophoneCapture:
 
 @pytest.fixture(scope="module")
 def microphone_capture(pulse: Pulse, espeak: Espeak) -> MicrophoneCapture:
-    text, language = "Ich nehme Antwort B, Berlin.", "de"
+    text, language = "Antwort B", "de"
     spoken = resample(espeak.render(text, language))  # at the virtual microphone's rate: no resampling in between
     with Microphone() as microphone:
         started = time.monotonic()
@@ -73,6 +73,18 @@ def test_the_microphone_hears_an_utterance_played_into_it(microphone_capture: Mi
     begin, end = sound_span(capture.spoken)
     assert capture.heard.seconds < end - begin + SETTINGS.pre_roll_seconds + SETTINGS.post_roll_seconds + 0.1
     assert SETTINGS.silence_seconds < capture.decided_after < SETTINGS.silence_seconds + 0.5
+
+
+def test_what_the_microphone_heard_is_recognized(microphone_capture: MicrophoneCapture) -> None:
+    from voicemaster.speech.models import require_model
+    from voicemaster.speech.recognition import Context, ContextName
+    from voicemaster.speech.whisper_engine import WhisperEngine, WhisperRecognizer
+
+    assert microphone_capture.heard is not None
+    recognizer = WhisperRecognizer(WhisperEngine(require_model("whisper", "de")))
+    context = Context(ContextName.ANSWER, "de", ("Berlin", "Paris", "Rom", "Wien"))
+    heard = recognizer.recognize(microphone_capture.heard, context)
+    assert (heard.intent, heard.value) == ("answer", "B"), heard
 
 
 def test_the_speaker_plays_a_sentence_complete_and_knows_when_it_ends(pulse: Pulse, espeak: Espeak) -> None:

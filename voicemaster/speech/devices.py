@@ -26,6 +26,7 @@ from voicemaster.speech.audio import Audio
 from voicemaster.speech.endpoint import (
     FRAME_BYTES,
     FRAME_SAMPLES,
+    FRAME_SECONDS,
     EndpointSettings,
     SileroVad,
     UtteranceDetector,
@@ -182,6 +183,7 @@ class _SpeakerPlayback:
         self._last_fill = time.monotonic()
         self._first_fill: float | None = None
         self._lock = threading.Lock()
+        self._closed = False
         try:
             self._stream: Any = sd.RawOutputStream(
                 samplerate=rate,
@@ -192,10 +194,13 @@ class _SpeakerPlayback:
                 callback=self._fill,
                 finished_callback=self._finished.set,
             )
-            self._stream.start()
         except sd.PortAudioError as error:
             raise _unavailable("speaker", error) from None
-        self._closed = False
+        try:
+            self._stream.start()
+        except sd.PortAudioError as error:
+            self._close()
+            raise _unavailable("speaker", error) from None
 
     def _device_rate(self, wanted: int, device: int | str | None) -> int:
         """The audio's own rate if the device takes it (no resampling), else the device's default rate."""
@@ -302,9 +307,10 @@ class Microphone:
         self.settings = settings or EndpointSettings()
         self._vad = vad
         self._stream: Any = None
-        self._frames: collections.deque[bytes] = collections.deque(maxlen=round(10 / 0.032))
+        # Between two `listen` calls nobody reads: keep a few seconds, enough for any pre-roll, and no more.
+        self._frames: collections.deque[bytes] = collections.deque(maxlen=round(10 / FRAME_SECONDS))
         self._arrived = threading.Condition()
-        self._finished = threading.Event()
+        self._ended = False
         self._last: Audio | None = None
 
     @property
@@ -358,7 +364,7 @@ class Microphone:
         if self._stream is not None:
             return
         sd = _sounddevice()
-        self._finished.clear()
+        self._ended = False
         self._frames.clear()
         try:
             self._stream = sd.RawInputStream(
@@ -368,11 +374,14 @@ class Microphone:
                 blocksize=FRAME_SAMPLES,
                 device=self.device,
                 callback=self._arrive,
-                finished_callback=self._finished.set,
+                finished_callback=self._end,
             )
+        except sd.PortAudioError as error:
+            raise _unavailable("microphone", error) from None
+        try:
             self._stream.start()
         except sd.PortAudioError as error:
-            self._stream = None
+            self.close()
             raise _unavailable("microphone", error) from None
 
     def _arrive(self, data: Any, frames: int, at: Any, status: Any) -> None:
@@ -381,9 +390,15 @@ class Microphone:
             self._frames.append(bytes(data))
             self._arrived.notify()
 
+    def _end(self) -> None:
+        # PortAudio ends an input stream on its own only when its device has gone.
+        with self._arrived:
+            self._ended = True
+            self._arrived.notify()
+
     def _live_frames(self) -> Iterator[bytes]:
         """The pre-roll kept from before, then frames as they arrive, cut to exactly one VAD frame each."""
-        pre_roll = round(self.settings.pre_roll_seconds / 0.032)
+        pre_roll = round(self.settings.pre_roll_seconds / FRAME_SECONDS)
         with self._arrived:
             kept = list(self._frames)[-pre_roll:] if pre_roll else []
             self._frames.clear()
@@ -396,12 +411,12 @@ class Microphone:
 
     def _next_block(self) -> bytes:
         with self._arrived:
-            if not self._frames:
+            if not self._frames and not self._ended:
                 self._arrived.wait(STALL_SECONDS)
             if self._frames:
                 return self._frames.popleft()
-        # No sound for a second from a stream that should deliver every 32 ms: the device is gone (PortAudio ends
-        # such a stream, or leaves it hanging). Closing lets the next `listen` try again, perhaps on a new device.
+        # The stream ended, or gave no sound for a second where it should every 32 ms (a device can also vanish
+        # leaving the stream hanging). Closing lets the next `listen` try again, perhaps on a new device.
         self.close()
         raise AudioUnavailable(f"The microphone stopped delivering sound (was it unplugged?): {NO_DEVICE_HINT}.")
 
