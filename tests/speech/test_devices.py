@@ -41,10 +41,9 @@ def test_the_file_sink_records_the_session_with_where_each_sound_starts(espeak: 
     assert playback.done() and playback.wait() and playback.position() == welcome.seconds
     sink.pause(1.5)
     sink.play(resample(question))  # a sound at another rate is converted, not sped up
-    assert sink.played == [
-        Played(0.0, welcome.seconds),
-        Played(pytest.approx(welcome.seconds + 1.5, abs=1e-4), pytest.approx(question.seconds, abs=1e-4)),
-    ]
+    assert sink.played[0] == Played(0.0, welcome.seconds)
+    assert sink.played[1].start == pytest.approx(welcome.seconds + 1.5, abs=1e-4)
+    assert sink.played[1].seconds == pytest.approx(question.seconds, abs=1e-4)
     sink.write(tmp_path / "session.wav")
     session = Audio.read(tmp_path / "session.wav")
     assert session.rate == 22_050

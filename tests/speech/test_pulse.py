@@ -8,6 +8,7 @@ itself, and a player talking over it stops it. Devices that vanish mid-game give
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -141,7 +142,8 @@ def test_a_player_talking_over_the_program_stops_it_and_is_heard(pulse: Pulse, e
         heard = microphone.listen(timeout=2, during=playback)
         interrupt.join()
         players[0].wait(timeout=5)
-    assert playback.done() and playback.position() < 2.0  # stopped soon after the player began at about 1.1 s
+    # Stopped soon after the player began at about 1.1 s (about 0.4 s later on an idle machine), long before the end.
+    assert playback.done() and playback.position() < min(3.0, question.seconds - 2)
     assert heard is not None
     assert matches(heard, answer) > 0.9  # the start of the echo is mixed in
 
@@ -155,6 +157,7 @@ def second_daemon(monkeypatch: pytest.MonkeyPatch) -> Iterator[Pulse]:
         yield daemon
     finally:
         daemon.stop()
+        shutil.rmtree(daemon.folder, ignore_errors=True)
 
 
 def test_a_microphone_that_disappears_mid_game_gives_a_clear_error(second_daemon: Pulse) -> None:
