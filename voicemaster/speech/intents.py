@@ -8,13 +8,15 @@ again. Background talk that merely contains a letter or a "ja" never matches a w
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from voicemaster.rules.letters import Letter
-from voicemaster.speech.phrases import HearPhrases, grammar, normalize, strip_filler
+from voicemaster.speech.phrases import HearPhrases, grammar, join_thousands, normalize, strip_filler
 from voicemaster.speech.recognition import Context, ContextName
 
 SIMILARITY = 85
@@ -87,8 +89,7 @@ def parse_placement(text: str, phrases: HearPhrases) -> str | None:
     words = phrases.placement
     language = phrases.language
     # Commas separate clauses, but not inside "500,000": join thousands before splitting.
-    joined = re.sub(r"(?<=\d)[.,'\u202f\u00a0 ](?=\d{3}(?!\d))", "", text)
-    pieces = [normalize(piece, language) for piece in re.split(r"[,;.!?]", joined)]
+    pieces = [normalize(piece, language) for piece in re.split(r"[,;.!?]", join_thousands(text))]
     joiners = "|".join(re.escape(normalize(joiner, language)) for joiner in words.joiners)
     clauses = [c.strip() for piece in pieces for c in re.split(rf"\b(?:{joiners})\b", piece) if c.strip()]
     placed: dict[Letter, str] = {}
@@ -121,15 +122,19 @@ def _clause(clause: str, phrases: HearPhrases) -> tuple[Letter, str] | None:
     return None
 
 
-def _letter_forms(phrases: HearPhrases) -> dict[str, Letter]:
+# The tables below are derived from one language's phrases: built once, not for every clause heard.
+@cache
+def _letter_forms(phrases: HearPhrases) -> Mapping[str, Letter]:
     return {normalize(form, phrases.language): letter for letter, forms in phrases.letters.items() for form in forms}
 
 
-def _euro_words(phrases: HearPhrases) -> set[str]:
-    return {normalize(word, phrases.language) for word in phrases.placement.euros}
+@cache
+def _euro_words(phrases: HearPhrases) -> frozenset[str]:
+    return frozenset({normalize(word, phrases.language) for word in phrases.placement.euros})
 
 
-def _clause_patterns(phrases: HearPhrases) -> list[re.Pattern[str]]:
+@cache
+def _clause_patterns(phrases: HearPhrases) -> tuple[re.Pattern[str], ...]:
     language = phrases.language
     letter = "(?P<letter>" + "|".join(sorted(map(re.escape, _letter_forms(phrases)), key=len, reverse=True)) + ")"
     units = [normalize(word, language) for word in (*phrases.placement.bundles, *phrases.placement.euros)]
@@ -145,4 +150,4 @@ def _clause_patterns(phrases: HearPhrases) -> list[re.Pattern[str]]:
             text = normalize(template.replace("{amount}", " AMOUNTSLOT ").replace("{letter}", " LETTERSLOT "), language)
             regex = re.escape(text).replace("amountslot", amount).replace("letterslot", letter)
             patterns.append(re.compile(marker + regex))
-    return patterns
+    return tuple(patterns)

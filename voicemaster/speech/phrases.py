@@ -67,11 +67,14 @@ class HearPhrases:
     placement: PlacementWords
 
 
+def join_thousands(text: str) -> str:
+    """'500.000', '1,000' and '500 000' as one number: a thousands separator would otherwise split the amount."""
+    return re.sub(r"(?<=\d)[.,'\u202f\u00a0 ](?=\d{3}(?!\d))", "", text)
+
+
 def spoken(text: str) -> str:
     """Words only: lower case, no punctuation ('Fünfzig-Fünfzig!' is 'fünfzig fünfzig')."""
-    text = unicodedata.normalize("NFC", text).lower().replace("’", "'").replace("`", "'")
-    # Thousands separators ("500.000", "1,000", "500 000") would otherwise split one amount into two numbers.
-    text = re.sub(r"(?<=\d)[.,'\u202f\u00a0 ](?=\d{3}(?!\d))", "", text)
+    text = join_thousands(unicodedata.normalize("NFC", text).lower().replace("’", "'").replace("`", "'"))
     text = re.sub(r"[^\w'€]+", " ", text.replace("€", " € ")).replace("_", " ")
     return " ".join(word.strip("'") for word in text.split())
 

@@ -123,16 +123,10 @@ class WhisperRecognizer:
         self.engine = engine
         self.prompted = prompted
         """Without the context prompt it is plain transcription, the baseline `bench asr` compares with."""
-        self._phrases: dict[str, HearPhrases] = {}
-
-    def phrases(self, language: str) -> HearPhrases:
-        if language not in self._phrases:
-            self._phrases[language] = load(language)
-        return self._phrases[language]
 
     def recognize(self, audio: Audio, context: Context) -> Heard:
         started = time.perf_counter()
-        phrases = self.phrases(context.language)
+        phrases = load(context.language)
         expect = expectation(context, phrases) if self.prompted else ""
         heard = decide(self.engine.transcribe(audio, context.language, expect), context, phrases)
         elapsed = round((time.perf_counter() - started) * 1000, 1)
