@@ -6,9 +6,17 @@ import pytest
 
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.models import require_model
+from voicemaster.speech.phrases import load
 from voicemaster.speech.recognition import Context, ContextName
 from voicemaster.speech.synthesis import DEFAULT_VOICES, Espeak
-from voicemaster.speech.whisper_engine import WhisperEngine, WhisperRecognizer
+from voicemaster.speech.whisper_engine import (
+    Hypothesis,
+    Transcripts,
+    WhisperEngine,
+    WhisperRecognizer,
+    decide,
+    said_once,
+)
 
 OPTIONS = {
     "de": ("Berlin", "Paris", "Rom", "Wien"),
@@ -88,3 +96,19 @@ def test_background_talk_is_never_an_answer_or_a_yes(
 def test_silence_is_not_an_utterance(recognizer: WhisperRecognizer) -> None:
     silence = Audio(bytes(2 * 16_000), 16_000)
     assert recognizer.recognize(silence, _context("de", ContextName.CONFIRM)).intent == "unknown"
+
+
+@pytest.mark.parametrize(
+    ("transcript", "intent"),
+    [
+        ("Ja, endgültig. Ja, endgültig.", "yes"),
+        ("Ja, endgültig. Ja, endgültig. Ja, end", "yes"),  # repeated until the length ran out
+        ("Ja, endgültig. Nein.", "unknown"),  # two different things said: never collapsed into one
+        ("Ja. Nein, warte.", "unknown"),
+        ("Ja. Endgültig. Ja. Endgültig. Ja.", "yes"),  # a repeated utterance of two sentences
+    ],
+)
+def test_a_transcript_the_decoder_repeated_counts_once(transcript: str, intent: str) -> None:
+    transcripts = Transcripts([Hypothesis(said_once(transcript), -0.1)], plain=said_once(transcript), no_speech=0.0)
+    heard = decide(transcripts, _context("de", ContextName.CONFIRM), load("de"))
+    assert heard.intent == intent

@@ -53,13 +53,13 @@ ENGINE_SETUPS = {
     for setup in (
         EngineSetup(
             "whisper",
-            "Whisper base, window sized to the utterance, context prompt, beam 3",
-            _whisper(min_window_seconds=5.0, prompted=True, beam=3),
+            "Whisper base, window sized to the utterance, context prompt, beam 2",
+            _whisper(min_window_seconds=5.0, prompted=True, beam=2),
         ),
         EngineSetup(
             "whisper-30s",
             "the same with Whisper's full 30 s window",
-            _whisper(min_window_seconds=30.0, prompted=True, beam=3),
+            _whisper(min_window_seconds=30.0, prompted=True, beam=2),
         ),
         EngineSetup(
             "whisper-plain",

@@ -48,7 +48,7 @@ class Hypothesis:
 class WhisperEngine:
     """A loaded model; loading takes about a second, so one engine serves a whole game."""
 
-    def __init__(self, model_dir: Path, *, threads: int = 2, beam: int = 3, min_window_seconds: float = 5.0) -> None:
+    def __init__(self, model_dir: Path, *, threads: int = 2, beam: int = 2, min_window_seconds: float = 5.0) -> None:
         try:
             from faster_whisper import WhisperModel
         except ImportError:
@@ -98,7 +98,7 @@ class WhisperEngine:
             )[0]
 
         def text(ids: list[int]) -> str:
-            return _once(tokenizer.decode([t for t in ids if t < tokenizer.eot]).strip())
+            return said_once(tokenizer.decode([t for t in ids if t < tokenizer.eot]).strip())
 
         result = decode(prompted, self.beam)
         hypotheses = [
@@ -133,11 +133,16 @@ class WhisperRecognizer:
         return Heard(heard.intent, heard.value, heard.text, heard.confidence, elapsed)
 
 
-def _once(text: str) -> str:
-    """'Ja, endgültig. Ja, endgültig.' is said once: the decoder sometimes repeats a short utterance."""
+def said_once(text: str) -> str:
+    """'Ja, endgültig. Ja, endgültig. Ja, end' is said once: the decoder sometimes repeats a short utterance (of one
+    sentence or several) until it runs out of length, so the last repetition may be cut off."""
     sentences = [part.strip() for part in re.split(r"(?<=[.!?])\s+", text) if part.strip()]
-    if len(sentences) > 1 and len({sentence.lower() for sentence in sentences}) == 1:
-        return sentences[0]
+    said = [sentence.lower() for sentence in sentences]
+    for period in range(1, len(said) // 2 + 1):
+        unit, last = said[:period], len(said) - 1
+        repeated = all(said[index] == unit[index % period] for index in range(period, last))
+        if repeated and unit[last % period].startswith(said[last]):
+            return " ".join(sentences[:period])
     return text
 
 
