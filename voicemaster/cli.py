@@ -49,6 +49,10 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--players", type=int, default=3, help="how many simulated players or teams (1-6)")
     demo.add_argument("--rounds", type=int, default=2, help="how many rounds to play")
     demo.add_argument("--seed", type=int, default=None, help="the same seed plays the same game")
+    demo.add_argument("--lang", default=None, choices=LANGUAGES, help="default: from config")
+    demo.add_argument("--out", type=Path, default=REPO_ROOT / "out" / "demo", help="where session.wav goes")
+    demo.add_argument("--engine", default="auto", choices=ENGINES, help="the recognizer that hears the players")
+    demo.add_argument("--text", action="store_true", help="no speech: the rules engine alone, narrated as text")
     demo.set_defaults(run=_demo)
 
     questions = commands.add_parser("questions", help="check, count and import question packs")
@@ -128,19 +132,54 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from voicemaster import tabletop
-    from voicemaster.rules.moneydrop import MoneyDropSettings
-
     settings = _settings(args)
     seed = random.randrange(10_000) if args.seed is None else args.seed
     names = ("Anna", "Ben", "Cem", "Dana", "Emil", "Fatma")[: args.players]
+    if args.variant:
+        settings = replace(settings, game=replace(settings.game, variant=args.variant))
+    settings = replace(settings, game=replace(settings.game, rounds=args.rounds))
+    if args.format == "moneydrop" or args.text:
+        return _demo_text(args, settings, names, seed)
+    from voicemaster.host.demo import run_demo
+    from voicemaster.questions.model import Entry
+    from voicemaster.speech.engines import open_recognizer
+    from voicemaster.speech.recognition import RecognizerUnavailable
+    from voicemaster.speech.synthesis import SpeechUnavailable
+
+    language = args.lang or settings.game.language
+    entries, problems = _load_bank(None)
+    if problems:
+        print(f"voicemaster: the question bank has {len(problems)} problem(s); run `voicemaster questions validate`.")
+        return 2
+    try:
+        recognizer = open_recognizer(args.engine, language)
+        print(f"Playing a {language} game, seed {seed}: {', '.join(names)}. This takes a few minutes.", flush=True)
+        result = run_demo(
+            settings.game_settings(names, seed),
+            language=language,
+            entries=tuple(e for e in entries if isinstance(e, Entry)),
+            recognizer=recognizer,
+            voices=settings.speech,
+            out=args.out,
+        )
+    except (RecognizerUnavailable, SpeechUnavailable) as error:
+        print(f"voicemaster: {error}", file=sys.stderr)
+        return 2
+    print(
+        f"{result.seconds / 60:.1f} minutes of game in {result.session}; every step in {result.transcript}. "
+        f"{result.understood} of {result.utterances} player utterances understood, the rest asked again."
+    )
+    return 0
+
+
+def _demo_text(args: argparse.Namespace, settings: Settings, names: tuple[str, ...], seed: int) -> int:
+    from voicemaster import tabletop
+    from voicemaster.rules.moneydrop import MoneyDropSettings
+
     if args.format == "moneydrop":
         time_limit = settings.moneydrop.time_limit_seconds or None
         lines = tabletop.play_money_drop(MoneyDropSettings(teams=names, time_limit_seconds=time_limit), seed)
     else:
-        if args.variant:
-            settings = replace(settings, game=replace(settings.game, variant=args.variant))
-        settings = replace(settings, game=replace(settings.game, rounds=args.rounds))
         lines = tabletop.play_millionaire(settings.game_settings(names, seed), seed)
     for line in lines:
         print(line)

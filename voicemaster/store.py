@@ -1,4 +1,4 @@
-"""SQLite in the user's data directory: what each player profile has heard (later: games, score sheets, resume)."""
+"""SQLite in the user's data directory: what each player profile has heard, and every game, stored after each step."""
 
 from __future__ import annotations
 
@@ -13,6 +13,12 @@ CREATE TABLE IF NOT EXISTS heard (
     question_id TEXT NOT NULL,
     times INTEGER NOT NULL DEFAULT 1,
     PRIMARY KEY (profile, question_id)
+);
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    steps INTEGER NOT NULL DEFAULT 1,
+    updated TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP
 );
 """
 
@@ -51,3 +57,16 @@ class Store:
                 "ON CONFLICT (profile, question_id) DO UPDATE SET times = times + 1",
                 [(profile, question_id) for profile in profiles],
             )
+
+    def save_game(self, game_id: str, state: str) -> None:
+        """Stores where a game stands; committed before the quizmaster announces it."""
+        with self._db:
+            self._db.execute(
+                "INSERT INTO games (id, state) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET state = excluded.state, "
+                "steps = steps + 1, updated = CURRENT_TIMESTAMP",
+                (game_id, state),
+            )
+
+    def load_game(self, game_id: str) -> str | None:
+        row = self._db.execute("SELECT state FROM games WHERE id = ?", (game_id,)).fetchone()
+        return None if row is None else str(row[0])

@@ -24,7 +24,7 @@ from voicemaster.speech.recognition import Context, ContextName
 PHRASES_DIR = REPO_ROOT / "config" / "phrases"
 
 JOKERS = ("fifty_fifty", "audience", "phone", "extra")
-COMMANDS = ("walk_away", "repeat", "help", "pause", "quit", "slower", "faster", "louder", "quieter")
+COMMANDS = ("walk_away", "repeat", "help", "pause", "resume", "score", "quit", "slower", "faster", "louder", "quieter")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,273 @@
+"""The quizmaster hosts whole games: scripted players answer with text observations, every line is rendered."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from voicemaster.cli import REPO_ROOT
+from voicemaster.host.lines import load as load_lines
+from voicemaster.host.millionaire import Quizmaster, Session
+from voicemaster.host.runner import Runner, Transcript, drive
+from voicemaster.host.turns import Effect, Listen, Observation, Record, Say, Silence
+from voicemaster.questions.packs import load, pack_files
+from voicemaster.questions.selection import Bank
+from voicemaster.rules import GameSettings, new_game, variant
+from voicemaster.rules.variants import AudienceForm, PhoneForm
+from voicemaster.speech.devices import FileSink
+from voicemaster.speech.earcons import earcon
+from voicemaster.speech.recognition import ContextName, Heard
+from voicemaster.speech.synthesis import DEFAULT_VOICES, Espeak
+
+
+@pytest.fixture(scope="module")
+def bank() -> Bank:
+    return Bank(tuple(load(pack_files(REPO_ROOT / "questions")).entries))
+
+
+Script = Callable[["Table", Listen, str], Observation]
+
+
+@dataclass
+class Table:
+    """A game at a table of scripted players: what the quizmaster said (rendered) and recorded, in order."""
+
+    quizmaster: Quizmaster
+    script: Script
+    said: list[tuple[str, str]] = field(default_factory=list)
+    """(key, text) of every line."""
+    records: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    states: list[str] = field(default_factory=list)
+
+    @property
+    def last_key(self) -> str:
+        return self.said[-1][0] if self.said else ""
+
+    def perform(self, effect: Effect) -> Observation | None:
+        lines = load_lines(self.quizmaster.language)
+        match effect:
+            case Say(key, params):
+                self.said.append((key, lines.render(key, params)))
+            case Listen() as listen:
+                return self.script(self, listen, self.last_key)
+            case Record(event, data, state):
+                if state is not None:
+                    self.states.append(state)
+                else:
+                    self.records.append((event, dict(data)))
+        return None
+
+    def play(self) -> Table:
+        drive(self.quizmaster.run(), self.perform)
+        return self
+
+    def events(self, name: str) -> list[dict[str, Any]]:
+        return [data for event, data in self.records if event == name]
+
+    def correct(self) -> str:
+        current = self.quizmaster.game.round
+        assert current is not None and current.question is not None
+        return current.question.correct.value
+
+
+def heard(intent: str, value: str | None = None) -> Heard:
+    return Heard(intent, value, f"{intent} {value or ''}".strip(), 0.9)
+
+
+def always_right(table: Table, listen: Listen, last_key: str) -> Observation:  # noqa: ARG001 - a Script
+    """Knows every answer, says yes to "final answer?" and to playing on."""
+    if listen.context.name is ContextName.ANSWER:
+        return heard("answer", table.correct())
+    return heard("yes")
+
+
+def table(bank: Bank, script: Script) -> Table:
+    """One German player, classic rules, one round."""
+    settings = GameSettings(variant("classic"), ("Anna",), rounds=1, seed=11)
+    return Table(Quizmaster(Session(new_game(settings)), bank, "de"), script)
+
+
+@pytest.mark.parametrize("language", ["de", "en", "fr"])
+def test_a_player_who_knows_everything_wins_the_million(bank: Bank, language: str) -> None:
+    settings = GameSettings(variant("classic"), ("Anna",), rounds=1, seed=11)
+    played = Table(Quizmaster(Session(new_game(settings)), bank, language), always_right).play()
+    assert [q["level"] for q in played.events("question")] == list(range(1, 16))
+    assert played.events("game_over") == [{"totals": {"Anna": 1_000_000}, "winners": ["Anna"]}]
+    spoken = dict(played.said)
+    assert spoken["question_intro"]  # every line rendered from the language's phrase file
+    million = {"de": "eine Million Euro", "en": "one million euros", "fr": "un million d'euros"}[language]
+    assert million in spoken["top_prize"]
+    assert len({q["question_id"] for q in played.events("question")}) == 15
+
+
+def test_no_answer_is_locked_without_a_clear_yes(bank: Bank) -> None:
+    replies = iter(
+        [heard("answer", "B"), heard("unknown"), heard("answer", "B"), Silence(), heard("answer", "B"), heard("no")]
+    )
+
+    def hesitant(table: Table, listen: Listen, last_key: str) -> Observation:
+        reply = next(replies, None)
+        if reply is not None:
+            return reply
+        return always_right(table, listen, last_key)
+
+    played = table(bank, hesitant).play()
+    keys = [key for key, _ in played.said]
+    first_lock = next(i for i, (event, _) in enumerate(played.records) if event == "locked")
+    heard_before = [data for event, data in played.records[:first_lock] if event == "heard"]
+    # Three times "final answer?" without a yes (unclear, silence, no): each goes back to asking, nothing locked.
+    assert keys.count("final_answer") >= 4
+    assert [h["intent"] for h in heard_before][:6] == ["answer", "unknown", "answer", "answer", "no", "answer"]
+    assert played.events("locked")[0] == {"player": "Anna", "option": played.events("question")[0]["correct"]}
+
+
+def test_a_wrong_answer_pays_the_safety_level(bank: Bank) -> None:
+    def wrong_at_seven(table: Table, listen: Listen, last_key: str) -> Observation:
+        current = table.quizmaster.game.round
+        if listen.context.name is ContextName.ANSWER and current is not None and current.level == 7:
+            return heard("answer", next(x for x in "ABCD" if x != table.correct()))
+        return always_right(table, listen, last_key)
+
+    played = table(bank, wrong_at_seven).play()
+    assert played.events("result")[-1] == {"player": "Anna", "correct": False, "level": 7}
+    assert played.events("payout") == [{"player": "Anna", "amount": 500}]
+    assert played.events("game_over")[0]["totals"] == {"Anna": 500}
+
+
+def test_walking_away_takes_what_was_won_and_needs_a_second_yes(bank: Bank) -> None:
+    def leaves_before_eight(table: Table, listen: Listen, last_key: str) -> Observation:
+        current = table.quizmaster.game.round
+        if last_key == "play_on" and current is not None and current.level == 8:
+            return heard("no")
+        return always_right(table, listen, last_key)
+
+    played = table(bank, leaves_before_eight).play()
+    # Before question 8 (4 000 €), walking away keeps question 7's 2 000 €.
+    assert played.events("walk_away") == [{"player": "Anna", "amount": 2_000}]
+    assert dict(played.said)["walked_away"] == "Anna steigt aus und nimmt zweitausend Euro mit."
+    assert played.events("game_over")[0]["totals"] == {"Anna": 2_000}
+
+
+def test_jokers_by_voice_and_a_clear_answer_when_one_is_spent(bank: Bank) -> None:
+    asked: list[str] = []
+
+    def joker_fan(table: Table, listen: Listen, last_key: str) -> Observation:
+        current = table.quizmaster.game.round
+        if listen.context.name is ContextName.ANSWER and current is not None and current.level == 2:
+            for joker in ("fifty_fifty", "fifty_fifty", "extra", "audience"):
+                if asked.count(joker) < (2 if joker == "fifty_fifty" else 1):
+                    asked.append(joker)
+                    return heard("joker", joker)
+        return always_right(table, listen, last_key)
+
+    played = table(bank, joker_fan).play()
+    keys = [key for key, _ in played.said]
+    fifty = keys.index("fifty_fifty")
+    assert keys[fifty + 1 : fifty + 3] == ["option", "option"]  # the two options left, read again
+    assert "joker_used_up" in keys  # the second 50:50
+    assert "joker_not_in_variant" in keys  # no Zusatzjoker in the classic variant
+    assert keys.count("audience_percent") in (2, 4)
+    assert [j["joker"] for j in played.events("joker")] == ["fifty_fifty", "audience"]
+
+
+def test_the_phone_call_runs_thirty_seconds_of_game_time(bank: Bank) -> None:
+    def calls_at_three(table: Table, listen: Listen, last_key: str) -> Observation:
+        current = table.quizmaster.game.round
+        seat = current.seat("Anna") if current else None
+        at_three = listen.context.name is ContextName.ANSWER and current and current.level == 3
+        if at_three and seat and "phone" not in seat.jokers_used:
+            return heard("joker", "phone")
+        return always_right(table, listen, last_key)
+
+    settings = GameSettings(variant("classic"), ("Anna",), rounds=1, seed=11, phone_form=PhoneForm.CALL)
+    quizmaster = Quizmaster(Session(new_game(settings)), bank, "de")
+    scripted = Table(quizmaster, calls_at_three)
+    out = io.StringIO()
+    sink = FileSink()
+    runner = Runner(
+        load_lines("de"),
+        Espeak(DEFAULT_VOICES),
+        sink,
+        lambda listen, said: (scripted.script(scripted, listen, said.key if said else ""), None),
+        Transcript(out),
+        earcons=earcon,
+    )
+    drive(quizmaster.run(), runner.perform)
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    start = next(line["t"] for line in lines if line["event"] == "timer")
+    end = next(line["t"] for line in lines if line.get("earcon") == "timer_end")
+    assert end - start == pytest.approx(30.0, abs=0.01)
+    during = [line["text"] for line in lines if line["event"] == "say" and start <= line["t"] < end]
+    assert during == ["Noch zehn Sekunden.", "fünf", "vier", "drei", "zwei", "eins"]
+
+
+def test_a_stored_game_resumes_on_the_same_question(bank: Bank) -> None:
+    class Crash(Exception):
+        pass
+
+    def crashes_at_four(table: Table, listen: Listen, last_key: str) -> Observation:
+        current = table.quizmaster.game.round
+        if current is not None and current.level == 4 and current.question is not None:
+            raise Crash
+        return always_right(table, listen, last_key)
+
+    first = table(bank, crashes_at_four)
+    with pytest.raises(Crash):
+        first.play()
+    asked_before = first.events("question")[-1]["question_id"]
+    resumed = Table(Quizmaster(Session.from_json(first.states[-1]), bank, "de"), always_right).play()
+    assert resumed.said[0][0] == "resumed"
+    assert resumed.quizmaster.session.asked[3] == asked_before
+    assert resumed.events("question")[0]["level"] == 5  # question 4 was continued, not asked again
+    assert resumed.events("game_over")[0]["totals"] == {"Anna": 1_000_000}
+
+
+def test_players_vote_as_the_audience_and_a_partner_takes_the_call(bank: Bank) -> None:
+    def team(table: Table, listen: Listen, last_key: str) -> Observation:
+        current = table.quizmaster.game.round
+        seat = current.seat(listen.player or "") if current else None
+        if last_key in ("who_to_call", "who_helps"):
+            return heard("name", "Ben")
+        if listen.context.name is ContextName.ANSWER and current and current.level == 2 and seat:
+            for joker in ("audience", "phone"):
+                if joker not in seat.jokers_used and current.to_act == "Anna" == listen.player:
+                    return heard("joker", joker)
+        return always_right(table, listen, last_key)
+
+    settings = GameSettings(
+        variant("classic"),
+        ("Anna", "Ben"),
+        rounds=1,
+        seed=11,
+        audience_form=AudienceForm.PLAYERS,
+        phone_form=PhoneForm.PARTNER,
+    )
+    played = Table(Quizmaster(Session(new_game(settings)), bank, "de"), team).play()
+    keys = [key for key, _ in played.said]
+    assert "your_vote" in keys and "audience_votes" in keys
+    assert "partner_letters" in keys
+    assert played.events("game_over")[0]["winners"] == ["Anna", "Ben"]
+
+
+def test_a_player_misheard_three_times_is_offered_the_options_one_by_one(bank: Bank) -> None:
+    def mumbles(table: Table, listen: Listen, last_key: str) -> Observation:
+        current = table.quizmaster.game.round
+        if listen.context.name is ContextName.ANSWER:
+            return heard("unknown") if current and current.level == 1 else heard("answer", table.correct())
+        if last_key == "scan_option":
+            offered = table.said[-1][1][0]  # "B, Paris?"
+            return heard("yes" if offered == table.correct() else "no")
+        return heard("yes")
+
+    played = table(bank, mumbles).play()
+    keys = [key for key, _ in played.said]
+    scan = keys.index("scan_intro")
+    assert keys[scan - 6 : scan].count("your_answer_again") == 2
+    # The scan ends at the right option; it still has to be confirmed as the final answer.
+    assert keys[keys.index("final_answer", scan) - 1] == "scan_option"
+    assert played.events("locked")[0]["option"] == played.events("question")[0]["correct"]

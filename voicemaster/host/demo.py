@@ -1,0 +1,87 @@
+"""`voicemaster demo`: a whole game by voice with simulated players, heard through the real recognizer.
+
+The players' words are synthesized in another voice and decoded like a microphone's; the quizmaster's speech and
+the players' go into `session.wav`, every step into `transcript.jsonl`.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+from voicemaster.host import lines as host_lines
+from voicemaster.host.millionaire import Quizmaster, Session
+from voicemaster.host.runner import Runner, Transcript, drive
+from voicemaster.host.simulated import SimulatedPlayers
+from voicemaster.host.turns import Listen, Observation, Say, Silence
+from voicemaster.questions.model import Entry
+from voicemaster.questions.selection import Bank
+from voicemaster.rules import GameSettings, new_game
+from voicemaster.speech import phrases
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.devices import FileSink
+from voicemaster.speech.earcons import earcon
+from voicemaster.speech.recognition import Recognizer
+from voicemaster.speech.synthesis import Espeak, Voice
+from voicemaster.store import Store
+
+
+def player_voice(language: str) -> Voice:
+    """The simulated players speak with another voice than the quizmaster, so a listener tells them apart."""
+    return Voice({"de": "de+m3", "en": "en-us", "fr": "fr+m3"}[language], rate=150)
+
+
+@dataclass(frozen=True)
+class DemoResult:
+    session: Path
+    transcript: Path
+    seconds: float
+    utterances: int
+    understood: int
+
+
+def run_demo(
+    settings: GameSettings,
+    *,
+    language: str,
+    entries: tuple[Entry, ...],
+    recognizer: Recognizer,
+    voices: dict[str, Voice],
+    out: Path,
+) -> DemoResult:
+    out.mkdir(parents=True, exist_ok=True)
+    quizmaster = Quizmaster(Session(new_game(settings)), Bank(entries), language)
+    players = SimulatedPlayers(quizmaster, phrases.load(language), random.Random(settings.seed))
+    player_speech = Espeak({language: player_voice(language)})
+    counts = {"utterances": 0, "understood": 0}
+    transcript_path = out / "transcript.jsonl"
+    with transcript_path.open("w", encoding="utf-8") as transcript_file, Store(out / "demo.db") as store:
+        transcript = Transcript(transcript_file)
+        sink = FileSink()
+
+        def hear(listen: Listen, said: Say | None) -> tuple[Observation, Audio | None]:
+            text = players.respond(listen, said)
+            if not text:
+                return Silence(), None
+            audio = player_speech.render(text, language)
+            transcript.write(sink.seconds, "player", {"player": listen.player, "speaker": "player", "text": text})
+            heard = recognizer.recognize(audio, listen.context)
+            counts["utterances"] += 1
+            counts["understood"] += heard.intent != "unknown"
+            return heard, audio
+
+        runner = Runner(
+            host_lines.load(language),
+            Espeak(voices),
+            sink,
+            hear,
+            transcript,
+            store=store,
+            game_id=f"demo-{settings.seed}",
+            earcons=earcon,
+        )
+        drive(quizmaster.run(), runner.perform)
+    session = out / "session.wav"
+    sink.write(session)
+    return DemoResult(session, transcript_path, sink.seconds, counts["utterances"], counts["understood"])

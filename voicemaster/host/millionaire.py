@@ -1,0 +1,513 @@
+"""The quizmaster of a Millionaire game: a dialogue that drives the rules engine by voice (RULES.md §1).
+
+The flow is derived from the stored game at every step: what to do next follows from the rules state alone (no
+round: start one; no question: offer walking away, then ask; someone to act: their turn; else reveal). So a game
+resumed from the store continues exactly where it was, and there is no second state machine to keep in step.
+Every rules transition is recorded (and stored) before it is announced.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from voicemaster.host.lines import Money
+from voicemaster.host.turns import (
+    Dialogue,
+    Effect,
+    Listen,
+    Observation,
+    Play,
+    Record,
+    Say,
+    Silence,
+    StartTimer,
+    Voice,
+    WaitUntil,
+)
+from voicemaster.questions.selection import Bank, Presented
+from voicemaster.rules import events, millionaire
+from voicemaster.rules.actions import (
+    Action,
+    AskAudience,
+    AskQuestion,
+    ConfirmAnswer,
+    GiveAnswer,
+    PhoneAFriend,
+    Reveal,
+    StartRound,
+    StopGame,
+    UseExtraJoker,
+    UseFiftyFifty,
+    WalkAway,
+)
+from voicemaster.rules.codec import dumps, loads
+from voicemaster.rules.letters import Letter
+from voicemaster.rules.state import Game, Seat
+from voicemaster.rules.variants import AudienceForm, Joker, PhoneForm
+from voicemaster.speech.recognition import Context, ContextName, Heard
+
+LISTEN_SECONDS = 8.0
+"""How long the quizmaster waits for a player to start speaking."""
+SILENCES_BEFORE_PAUSE = 2
+"""Re-prompts after silence; one more silence pauses the game until someone says "weiter"."""
+TRIES_FOR_HELPERS = 3
+"""How often a voter, phone partner or helper is asked before the joker is given back."""
+COUNTDOWN_FROM = 5
+MISHEARD_BEFORE_SCAN = 3
+"""After this many answers in a row that could not be understood, the quizmaster offers the options one by one,
+each to be taken with a yes: a yes is far easier to hear in a noisy car than a letter."""
+
+
+@dataclass(frozen=True)
+class Session:
+    """Everything needed to continue a game: the rules state and the questions as this game reads them."""
+
+    game: Game
+    asked: tuple[str, ...] = ()
+    """Question ids asked in this game, in order."""
+    options: tuple[str, ...] = ()
+    """The current question's options in the order they were read."""
+
+    def to_json(self) -> str:
+        return json.dumps({"game": dumps(self.game), "asked": self.asked, "options": self.options}, ensure_ascii=False)
+
+    @staticmethod
+    def from_json(text: str) -> Session:
+        data = json.loads(text)
+        return Session(loads(Game, data["game"]), tuple(data["asked"]), tuple(data["options"]))
+
+
+class Quizmaster:
+    """Hosts one game. `run()` is the dialogue; `session` is where the game stands."""
+
+    def __init__(self, session: Session, bank: Bank, language: str, heard: dict[str, int] | None = None) -> None:
+        self.session = session
+        self.bank = bank
+        self.language = language
+        self.heard = heard or {}
+        """How often each question was heard by these players before; fresh questions come first."""
+        self._level = 0
+        """The level of the question the last action was taken on, for announcing its results."""
+
+    # The game
+
+    @property
+    def game(self) -> Game:
+        return self.session.game
+
+    @property
+    def currency(self) -> str:
+        return self.game.settings.variant.ladder.currency
+
+    def money(self, amount: int) -> Money:
+        return Money(amount, self.currency)
+
+    def run(self) -> Dialogue:
+        fresh = self.game.round is None and not self.game.sheet
+        if fresh:
+            yield Say("welcome", {"players": list(self.game.settings.players)})
+            yield Say("how_to_get_help")
+        else:
+            yield Say("resumed")
+        while self.game.outcome is None:
+            current = self.game.round
+            if current is None:
+                if self.game.sheet and self.game.settings.rounds is None:
+                    another = yield from self._ask_yes_no("another_round", {}, None)
+                    if not another:
+                        yield from self._apply(StopGame())
+                        continue
+                yield from self._apply(StartRound())
+            elif current.question is None:
+                yield from self._offer_walk_away()
+                if self.game.round is not None and not self.game.round.over:
+                    yield from self._ask_question()
+            elif current.to_act is not None:
+                yield from self._turn(current.to_act)
+            else:
+                yield Say("reveal_suspense")
+                yield Play("suspense")
+                yield from self._apply(Reveal())
+
+    def _apply(self, action: Action) -> Generator[Effect, Observation | None, tuple[events.Event, ...]]:
+        """Carry out an action, store the game, then announce what happened."""
+        self._level = self.game.round.level if self.game.round else 0
+        game, happened = millionaire.apply(self.game, action)
+        self.session = replace(self.session, game=game)
+        if isinstance(action, AskQuestion):
+            self.session = replace(self.session, asked=(*self.session.asked, action.question_id))
+        yield Record("state", {"action": type(action).__name__}, state=self.session.to_json())
+        for event in happened:
+            yield from self._announce(event)
+        return happened
+
+    # Questions
+
+    def _presented(self) -> Presented:
+        current = self.game.round
+        assert current is not None
+        return self.bank.next_question(
+            self.language, current.level, seed=self.game.settings.seed, asked=self.session.asked, heard=self.heard
+        )
+
+    def _ask_question(self) -> Dialogue:
+        current = self.game.round
+        assert current is not None
+        presented = self._presented()
+        self.session = replace(self.session, options=presented.options)
+        yield from self._apply(AskQuestion(presented.entry.id, presented.correct))
+        yield Record(
+            "question",
+            {
+                "level": current.level,
+                "amount": self.game.settings.variant.ladder.amount(current.level),
+                "question_id": presented.entry.id,
+                "options": list(presented.options),
+                "correct": presented.correct.value,
+            },
+        )
+        yield from self._read_question()
+
+    def _entry_text(self) -> tuple[str, str]:
+        entry = next(e for e in self.bank.entries if e.id == self.session.asked[-1])
+        return entry.question, entry.explanation
+
+    def _read_question(self, letters: Sequence[Letter] | None = None) -> Dialogue:
+        question, _ = self._entry_text()
+        yield Say("question", {"text": question})
+        for letter in letters or Letter.first(len(self.session.options)):
+            yield Say("option", {"letter": letter.value, "text": self._option(letter)})
+
+    def _option(self, letter: Letter) -> str:
+        return self.session.options[Letter.first(4).index(letter)]
+
+    # Before a question
+
+    def _offer_walk_away(self) -> Dialogue:
+        current = self.game.round
+        assert current is not None
+        if current.level == 1:
+            return
+        ladder = self.game.settings.variant.ladder
+        for seat in current.seats:
+            if not seat.playing:
+                continue
+            params = {
+                "player": seat.player,
+                "amount": self.money(ladder.walk_away_payout(current.level)),
+                "next": self.money(ladder.amount(current.level)),
+            }
+            go_on = yield from self._ask_yes_no("play_on", params, seat.player, silence_means=True)
+            if go_on:
+                continue
+            sure = yield from self._ask_yes_no("confirm_walk_away", params, seat.player)
+            if sure:
+                yield from self._apply(WalkAway(seat.player))
+
+    # A player's turn
+
+    def _answer_context(self, player: str) -> Context:
+        seat = self._seat(player)
+        options = tuple(
+            self._option(letter) if letter in seat.available else ""
+            for letter in Letter.first(len(self.session.options))
+        )
+        return Context(ContextName.ANSWER, self.language, options)
+
+    def _seat(self, player: str) -> Seat:
+        current = self.game.round
+        assert current is not None
+        seat = current.seat(player)
+        assert seat is not None
+        return seat
+
+    def _turn(self, player: str) -> Dialogue:
+        silences = misheard = 0
+        prompt: tuple[str, dict[str, Any]] = ("your_answer", {"player": player})
+        while self.game.round is not None and self.game.round.to_act == player:
+            yield Say(*prompt)
+            heard = yield from self._listen(self._answer_context(player), player)
+            prompt = ("your_answer_again", {"player": player})
+            if isinstance(heard, Silence):
+                silences += 1
+                if silences > SILENCES_BEFORE_PAUSE:
+                    yield from self._pause()
+                    silences = 0
+                continue
+            silences = 0
+            misheard = misheard + 1 if heard.intent == "unknown" else 0
+            if misheard < MISHEARD_BEFORE_SCAN:
+                yield from self._act(player, heard)
+                continue
+            misheard = 0
+            letter = yield from self._scan_options(player)
+            if letter is not None:
+                yield from self._act(player, Heard("answer", letter.value, heard.text, heard.confidence))
+
+    def _scan_options(self, player: str) -> Generator[Effect, Observation | None, Letter | None]:
+        yield Say("scan_intro", {"player": player})
+        for letter in self._seat(player).available:
+            said = {"letter": letter.value, "text": self._option(letter)}
+            if (yield from self._ask_yes_no("scan_option", said, player)):
+                return letter
+        return None
+
+    def _act(self, player: str, heard: Heard) -> Dialogue:
+        seat = self._seat(player)
+        match heard.intent:
+            case "answer" if heard.value is not None:
+                letter = Letter(heard.value)
+                if letter not in seat.available:
+                    yield Say("option_gone", {"letter": letter.value})
+                    return
+                yield from self._apply(GiveAnswer(player, letter))
+                said = {"player": player, "letter": letter.value, "text": self._option(letter)}
+                final = yield from self._ask_yes_no("final_answer", said, player)
+                yield from self._apply(ConfirmAnswer(player, final))
+            case "joker" if heard.value is not None:
+                yield from self._joker(player, Joker(heard.value))
+            case "walk_away":
+                ladder = self.game.settings.variant.ladder
+                level = self.game.round.level if self.game.round else 1
+                params: dict[str, Any] = {"player": player, "amount": self.money(ladder.walk_away_payout(level))}
+                if (yield from self._ask_yes_no("confirm_walk_away", params, player)):
+                    yield from self._apply(WalkAway(player))
+            case _:
+                yield from self._command(heard.intent, player)
+
+    def _command(self, intent: str, player: str | None) -> Dialogue:
+        match intent:
+            case "repeat":
+                seat = self._seat(player) if player else None
+                yield from self._read_question(seat.available if seat else None)
+            case "help":
+                yield Say("help_answer")
+            case "pause":
+                yield from self._pause()
+            case "score":
+                yield from self._score()
+            case "quit":
+                if (yield from self._ask_yes_no("confirm_quit", {}, player)):
+                    yield from self._apply(StopGame())
+            case "slower" | "faster":
+                yield Voice("rate", -1 if intent == "slower" else 1)
+                yield Say("voice_changed")
+            case "louder" | "quieter":
+                yield Voice("volume", 1 if intent == "louder" else -1)
+                yield Say("voice_changed")
+
+    def _pause(self) -> Dialogue:
+        yield Say("paused")
+        while True:
+            heard = yield from self._listen(Context(ContextName.CONFIRM, self.language), None, record_silence=False)
+            if isinstance(heard, Heard) and heard.intent in ("resume", "yes"):
+                yield Say("resumed")
+                return
+
+    def _score(self) -> Dialogue:
+        current = self.game.round
+        totals = self.game.totals()
+        for player in self.game.settings.players:
+            seat = current.seat(player) if current else None
+            level = current.level - 1 if current and seat and seat.playing else 0
+            yield Say("score_line", {"player": player, "total": self.money(totals[player]), "level": level})
+
+    # Jokers
+
+    def _joker(self, player: str, joker: Joker) -> Dialogue:
+        seat = self._seat(player)
+        name = {"joker": f"joker_{joker.value}"}
+        if joker not in self.game.settings.variant.jokers:
+            yield Say("joker_not_in_variant", name)
+            return
+        if joker in seat.jokers_used:
+            yield Say("joker_used_up", name)
+            return
+        yield Record("joker", {"player": player, "joker": joker.value})
+        settings = self.game.settings
+        if joker is Joker.FIFTY_FIFTY:
+            yield from self._apply(UseFiftyFifty(player))
+        elif joker is Joker.AUDIENCE:
+            if settings.audience_form is AudienceForm.PLAYERS:
+                votes = yield from self._votes(player)
+                if votes is None:
+                    yield Say("joker_given_back", name)
+                    return
+                yield from self._apply(AskAudience(player, votes))
+            else:
+                yield from self._apply(AskAudience(player))
+        elif joker is Joker.PHONE:
+            if settings.phone_form is PhoneForm.PARTNER:
+                answer = yield from self._helper_answer(player, "who_to_call")
+                if answer is None:
+                    yield Say("joker_given_back", name)
+                    return
+                yield from self._apply(PhoneAFriend(player, *answer))
+            else:
+                yield from self._apply(PhoneAFriend(player))
+        else:
+            others = [p for p in settings.players if p != player]
+            answer = (yield from self._helper_answer(player, "who_helps")) if others else None
+            if answer is None:
+                yield from self._apply(UseExtraJoker(player))
+            else:
+                yield from self._apply(UseExtraJoker(player, *answer))
+
+    def _votes(self, player: str) -> Generator[Effect, Observation | None, tuple[tuple[str, Letter], ...] | None]:
+        votes: list[tuple[str, Letter]] = []
+        for voter in self.game.settings.players:
+            if voter == player:
+                continue
+            letter = yield from self._letter_from(voter, "your_vote")
+            if letter is None:
+                return None
+            votes.append((voter, letter))
+        return tuple(votes)
+
+    def _helper_answer(
+        self, player: str, question: str
+    ) -> Generator[Effect, Observation | None, tuple[str, Letter] | None]:
+        others = tuple(p for p in self.game.settings.players if p != player)
+        context = Context(ContextName.NAME, self.language, names=others)
+        for _ in range(TRIES_FOR_HELPERS):
+            yield Say(question, {"player": player, "names": list(others)})
+            heard = yield from self._listen(context, player)
+            if isinstance(heard, Heard) and heard.intent == "name" and heard.value in others:
+                letter = yield from self._letter_from(heard.value, "helper_answer")
+                return None if letter is None else (heard.value, letter)
+        return None
+
+    def _letter_from(self, who: str, key: str) -> Generator[Effect, Observation | None, Letter | None]:
+        player = self.game.round.to_act if self.game.round else None
+        context = self._answer_context(player) if player else Context(ContextName.ANSWER, self.language)
+        for _ in range(TRIES_FOR_HELPERS):
+            yield Say(key, {"player": who})
+            heard = yield from self._listen(context, who)
+            if isinstance(heard, Heard) and heard.intent == "answer" and heard.value:
+                return Letter(heard.value)
+        return None
+
+    def _phone_call(self, seconds: int) -> Dialogue:
+        """The call runs in game time: announced, "ten seconds left", the last five counted, a sound at the end."""
+        yield Say("phone_start", {"seconds": seconds})
+        yield StartTimer(seconds)
+        yield WaitUntil(seconds - 10)
+        yield Say("phone_ten_left")
+        for left in range(COUNTDOWN_FROM, 0, -1):
+            yield WaitUntil(seconds - left)
+            yield Say("count", {"n": left})
+        yield WaitUntil(seconds)
+        yield Play("timer_end")
+        yield Say("phone_over")
+
+    # Listening
+
+    def _listen(
+        self, context: Context, player: str | None, *, record_silence: bool = True
+    ) -> Generator[Effect, Observation | None, Observation]:
+        observation = yield Listen(context, player, LISTEN_SECONDS)
+        if isinstance(observation, Heard):
+            yield Record(
+                "heard",
+                {
+                    "player": player,
+                    "context": context.name.value,
+                    "intent": observation.intent,
+                    "value": observation.value,
+                    "text": observation.text,
+                },
+            )
+            if observation.intent == "unknown":
+                yield Say("not_understood")
+        elif record_silence:
+            yield Record("silence", {"player": player, "context": context.name.value})
+        return observation if observation is not None else Silence()
+
+    def _ask_yes_no(
+        self, key: str, params: dict[str, Any], player: str | None, *, silence_means: bool = False
+    ) -> Generator[Effect, Observation | None, bool]:
+        """A clear yes is True, a clear no False; anything else is a no, except silence where `silence_means`."""
+        yield Say(key, params)
+        heard = yield from self._listen(Context(ContextName.CONFIRM, self.language), player)
+        if isinstance(heard, Silence):
+            return silence_means
+        if heard.intent in ("yes", "no"):
+            return heard.intent == "yes"
+        if heard.intent == "resume":
+            return key == "play_on"
+        return False
+
+    # Announcements
+
+    def _announce(self, event: events.Event) -> Dialogue:
+        options = self._option
+        match event:
+            case events.RoundStarted(number, candidates):
+                yield Say("round_started", {"number": number, "players": list(candidates)})
+            case events.QuestionAsked(level, amount, _):
+                yield Say("question_intro", {"level": level, "amount": self.money(amount)})
+            case events.WalkedAway(player, amount):
+                yield Record("walk_away", {"player": player, "amount": amount})
+                yield Say("walked_away", {"player": player, "amount": self.money(amount)})
+            case events.FiftyFiftyUsed(player, _, remaining):
+                yield Say("fifty_fifty", {"player": player})
+                for letter in remaining:
+                    yield Say("option", {"letter": letter.value, "text": options(letter)})
+            case events.AudiencePolled(_, percentages) | events.AudienceVoted(_, percentages):
+                unit = "percent" if isinstance(event, events.AudiencePolled) else "votes"
+                yield Say(f"audience_{unit}_intro")
+                for letter, share in percentages:
+                    yield Say(f"audience_{unit}", {"letter": letter.value, "n": share})
+            case events.SecondChanceGranted(player, _, tries):
+                yield Say("second_chance", {"player": player, "tries": tries})
+            case events.PhoneCallStarted(_, seconds):
+                yield from self._phone_call(seconds)
+            case events.PartnerAnswered(_, partner, letters):
+                yield Say("partner_letters", {"partner": partner, "letters": [letter.value for letter in letters]})
+            case events.ExtraJokerUsed(player, helper, letter):
+                if helper is None or letter is None:
+                    yield Say("extra_joker_alone", {"player": player})
+                else:
+                    yield Say("extra_joker_helper", {"helper": helper, "letter": letter.value})
+            case events.AnswerGiven():
+                pass
+            case events.AnswerWithdrawn(player, _):
+                yield Say("not_locked", {"player": player})
+            case events.AnswerLocked(player, letter):
+                yield Record("locked", {"player": player, "option": letter.value})
+                yield Say("locked", {"player": player, "letter": letter.value})
+            case events.TryFailed(player, letter, tries):
+                yield Say("try_failed", {"player": player, "letter": letter.value, "tries": tries})
+            case events.Revealed(correct):
+                _, explanation = self._entry_text()
+                yield Say("correct_answer", {"letter": correct.value, "text": options(correct)})
+                if explanation:
+                    yield Say("explanation", {"text": explanation})
+            case events.AnsweredCorrectly(player, level, amount):
+                yield Record("result", {"player": player, "correct": True, "level": level})
+                yield Say("right", {"player": player, "amount": self.money(amount)})
+            case events.AnsweredWrongly(player, _, payout):
+                yield Record("result", {"player": player, "correct": False, "level": self._level})
+                yield Record("payout", {"player": player, "amount": payout})
+                yield Say("wrong", {"player": player, "amount": self.money(payout)})
+            case events.TopPrizeWon(player, amount):
+                yield Record("result", {"player": player, "correct": True, "level": 15})
+                yield Record("payout", {"player": player, "amount": amount})
+                yield Say("top_prize", {"player": player, "amount": self.money(amount)})
+            case events.HelperRewarded(helper, amount):
+                yield Say("helper_rewarded", {"helper": helper, "amount": self.money(amount)})
+            case events.RoundEnded(result):
+                yield Say("round_over", {"number": result.number})
+                for line in result.results:
+                    yield Say("round_total", {"player": line.player, "total": self.money(line.total)})
+            case events.GameEnded(outcome):
+                totals = dict(outcome.totals)
+                yield Record("game_over", {"totals": totals, "winners": list(outcome.winners)})
+                for player, total in outcome.totals:
+                    yield Say("game_total", {"player": player, "total": self.money(total)})
+                key = "winner" if len(outcome.winners) == 1 else "winners"
+                yield Say(key, {"players": list(outcome.winners)})
+                yield Say("goodbye")

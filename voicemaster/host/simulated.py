@@ -1,0 +1,161 @@
+"""Simulated players for the demo: a seeded policy decides, and says it in words from the language's phrase file.
+
+Mostly right on low levels and less so higher up, sometimes a joker, sometimes walking away, sometimes a "no" at
+"final answer?". What they say is text; the demo speaks it and the real recognizer hears it.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.turns import Listen, Say
+from voicemaster.rules.letters import Letter
+from voicemaster.rules.variants import Joker
+from voicemaster.speech.phrases import HearPhrases
+from voicemaster.speech.recognition import ContextName
+
+SAYS_NO_FIRST = 0.15
+"""How often a player hesitates at "final answer?" and says no before answering again."""
+JOKER_WHEN_UNSURE = 0.6
+WALKS_AWAY_WHEN_UNSURE = 0.35
+WALKS_FROM_LEVEL = 6
+GIVES_UP_AFTER = 3
+
+
+@dataclass(frozen=True)
+class Intention:
+    intent: str
+    """answer, joker or walk_away."""
+    value: str | None = None
+
+
+@dataclass
+class SimulatedPlayers:
+    quizmaster: Quizmaster
+    phrases: HearPhrases
+    rng: random.Random
+    _intentions: dict[tuple[str, str, int], Intention] = field(default_factory=dict)
+    _hesitated: set[tuple[str, str]] = field(default_factory=set)
+    _attempt: int = 0
+    _tries: dict[tuple[str | None, str], int] = field(default_factory=dict)
+    """How often each player has been asked the same thing running: after a misunderstanding they rephrase."""
+
+    def respond(self, listen: Listen, said: Say | None) -> str | None:
+        """What the player says after the quizmaster's line `said`, or None for silence."""
+        last_key = said.key if said else ""
+        player = listen.player
+        asked = (player, last_key.removesuffix("_again"))
+        self._attempt = self._tries.get(asked, -1) + 1 if last_key.endswith("_again") else 0
+        self._tries = {asked: self._attempt}
+        match listen.context.name:
+            case ContextName.ANSWER if player is not None and self._on_turn(player):
+                return self._say_intention(self._intention(player))
+            case ContextName.ANSWER:
+                return self._letter(self._guess(0.7))
+            case ContextName.CONFIRM if last_key == "scan_option" and said is not None and player is not None:
+                meant = self._intention(player)
+                offered = said.params.get("letter")
+                return self._pick(self.phrases.confirm["yes" if meant.value == offered else "no"])
+            case ContextName.CONFIRM:
+                return self._confirm(player, last_key)
+            case ContextName.NAME:
+                return self._name([name for name in listen.context.names if name != player])
+        return None
+
+    # Deciding
+
+    def _on_turn(self, player: str) -> bool:
+        current = self.quizmaster.game.round
+        return current is not None and current.to_act == player
+
+    def _key(self, player: str) -> tuple[str, str, int]:
+        current = self.quizmaster.game.round
+        assert current is not None and current.question is not None
+        seat = current.seat(player)
+        assert seat is not None
+        # A new decision after each joker: the key counts the jokers used on this question.
+        return player, current.question.id, len(seat.jokers_used)
+
+    def _intention(self, player: str) -> Intention:
+        key = self._key(player)
+        if key not in self._intentions:
+            self._intentions[key] = self._decide(player)
+        intention = self._intentions[key]
+        if intention.intent != "answer" and self._attempt >= GIVES_UP_AFTER:
+            # Nobody asks for a joker ten times: a player who is not understood answers instead.
+            intention = self._intentions[key] = self._answer(player, knows=False)
+        return intention
+
+    def _decide(self, player: str) -> Intention:
+        current = self.quizmaster.game.round
+        assert current is not None and current.question is not None
+        seat = current.seat(player)
+        assert seat is not None
+        knows = self.rng.random() < 0.97 - 0.055 * (current.level - 1)
+        if not knows:
+            unused = [j for j in self.quizmaster.game.settings.variant.jokers if j not in seat.jokers_used]
+            if unused and self.rng.random() < JOKER_WHEN_UNSURE:
+                return Intention("joker", self.rng.choice(unused).value)
+            if current.level >= WALKS_FROM_LEVEL and self.rng.random() < WALKS_AWAY_WHEN_UNSURE:
+                return Intention("walk_away")
+        return self._answer(player, knows)
+
+    def _answer(self, player: str, knows: bool) -> Intention:
+        current = self.quizmaster.game.round
+        assert current is not None and current.question is not None
+        seat = current.seat(player)
+        assert seat is not None
+        letter = current.question.correct if knows else self.rng.choice(seat.available)
+        return Intention("answer", letter.value)
+
+    def _guess(self, right: float) -> Letter:
+        current = self.quizmaster.game.round
+        assert current is not None and current.question is not None
+        if self.rng.random() < right:
+            return current.question.correct
+        return self.rng.choice(Letter.first(4))
+
+    # Saying it
+
+    def _say_intention(self, intention: Intention) -> str:
+        if intention.intent == "answer":
+            assert intention.value is not None
+            return self._letter(Letter(intention.value))
+        if intention.intent == "joker":
+            assert intention.value is not None
+            return self._pick(self.phrases.jokers[Joker(intention.value).value])
+        return self._pick(self.phrases.commands["walk_away"])
+
+    def _letter(self, letter: Letter) -> str:
+        """ "Antwort B" first (a word before the letter is easier to hear), then the option's text, then other ways."""
+        worded = [t.replace("{letter}", self.phrases.letters[letter][0]) for t in self.phrases.answer_letter[1:]]
+        current = self.quizmaster.session.options
+        option = current[Letter.first(4).index(letter)] if len(current) > Letter.first(4).index(letter) else ""
+        by_text = [t.replace("{option}", option) for t in self.phrases.answer_option] if option else []
+        spelled = self.phrases.letters[letter][1:3]
+        return self._pick((worded[0], *by_text[1:2], *spelled, *worded[1:3]))
+
+    def _confirm(self, player: str | None, last_key: str) -> str:
+        phrases = self.phrases.confirm
+        if last_key == "final_answer" and player is not None:
+            current = self.quizmaster.game.round
+            question = current.question.id if current and current.question else ""
+            if (player, question) not in self._hesitated and self.rng.random() < SAYS_NO_FIRST:
+                self._hesitated.add((player, question))
+                return self._pick(phrases["no"])
+            return self._pick(phrases["yes"])
+        if last_key in ("confirm_quit", "another_round"):
+            return self._pick(phrases["no"])
+        if last_key == "paused":
+            return self._pick(self.phrases.commands["resume"])
+        return self._pick(phrases["yes"])
+
+    def _name(self, names: list[str]) -> str:
+        template = self.phrases.name[0]
+        return template.replace("{name}", self.rng.choice(names)) if names else ""
+
+    def _pick(self, said: tuple[str, ...]) -> str:
+        """The common phrase first; after each misunderstanding the next one, as a person would rephrase."""
+        return said[self._attempt % len(said)]

@@ -1,0 +1,28 @@
+"""Sounds without words: a rising figure before a reveal, two beeps when a timer runs out."""
+
+from __future__ import annotations
+
+import array
+import math
+
+from voicemaster.speech.audio import Audio
+
+# (frequency in Hz, seconds) per note; 0 Hz is a rest.
+FIGURES = {
+    "suspense": ((392.0, 0.18), (0.0, 0.05), (523.3, 0.18), (0.0, 0.05), (659.3, 0.18), (0.0, 0.05), (784.0, 0.5)),
+    "timer_end": ((880.0, 0.25), (0.0, 0.1), (880.0, 0.5)),
+}
+LOUDNESS = 0.3
+"""Of full scale: clearly heard, never louder than the voice."""
+
+
+def earcon(name: str, rate: int) -> Audio:
+    samples = array.array("h")
+    for frequency, seconds in FIGURES[name]:
+        count = round(seconds * rate)
+        fade = max(1, round(0.01 * rate))  # 10 ms ramps: no clicks
+        for i in range(count):
+            envelope = min(1.0, i / fade, (count - i) / fade)
+            value = math.sin(2 * math.pi * frequency * i / rate) if frequency else 0.0
+            samples.append(round(32767 * LOUDNESS * envelope * value))
+    return Audio(samples.tobytes(), rate)
