@@ -169,8 +169,9 @@ def test_jokers_by_voice_and_a_clear_answer_when_one_is_spent(bank: Bank) -> Non
     keys = [key for key, _ in played.said]
     fifty = keys.index("fifty_fifty")
     assert keys[fifty + 1 : fifty + 3] == ["option", "option"]  # the two options left, read again
-    assert "joker_used_up" in keys  # the second 50:50
-    assert "joker_not_in_variant" in keys  # no Zusatzjoker in the classic variant
+    spoken = dict(played.said)
+    assert spoken["joker_used_up"] == "Den Fünfzig-fünfzig-Joker hast du schon benutzt."  # the second 50:50
+    assert spoken["joker_not_in_variant"] == "Den Zusatzjoker gibt es in dieser Spielvariante nicht."
     assert keys.count("audience_percent") in (2, 4)
     assert [j["joker"] for j in played.events("joker")] == ["fifty_fifty", "audience"]
 

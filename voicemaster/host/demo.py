@@ -69,6 +69,7 @@ def run_demo(
             heard = recognizer.recognize(audio, listen.context)
             counts["utterances"] += 1
             counts["understood"] += heard.intent != "unknown"
+            players.understood(heard.intent != "unknown")
             return heard, audio
 
         runner = Runner(

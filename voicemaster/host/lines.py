@@ -30,6 +30,13 @@ class Money:
 
 
 @dataclass(frozen=True)
+class Line:
+    """Another line of the file, spoken in place of a placeholder: the name of a joker, say."""
+
+    key: str
+
+
+@dataclass(frozen=True)
 class Unit:
     one: str
     many: str
@@ -61,6 +68,8 @@ class Lines:
         match value:
             case Money(amount, currency):
                 return self.money(amount, currency)
+            case Line(key):
+                return self.render(key, {})
             case bool():
                 return str(value)
             case int():

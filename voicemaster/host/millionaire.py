@@ -13,7 +13,7 @@ from collections.abc import Generator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from voicemaster.host.lines import Money
+from voicemaster.host.lines import Line, Money
 from voicemaster.host.turns import (
     Dialogue,
     Effect,
@@ -319,42 +319,38 @@ class Quizmaster:
 
     def _joker(self, player: str, joker: Joker) -> Dialogue:
         seat = self._seat(player)
-        name = {"joker": f"joker_{joker.value}"}
+        name = {"joker": Line(f"joker_{joker.value}")}
         if joker not in self.game.settings.variant.jokers:
             yield Say("joker_not_in_variant", name)
             return
         if joker in seat.jokers_used:
             yield Say("joker_used_up", name)
             return
-        yield Record("joker", {"player": player, "joker": joker.value})
         settings = self.game.settings
+        action: Action
         if joker is Joker.FIFTY_FIFTY:
-            yield from self._apply(UseFiftyFifty(player))
+            action = UseFiftyFifty(player)
+        elif joker is Joker.AUDIENCE and settings.audience_form is AudienceForm.PLAYERS:
+            votes = yield from self._votes(player)
+            if votes is None:
+                yield Say("joker_given_back", name)
+                return
+            action = AskAudience(player, votes)
         elif joker is Joker.AUDIENCE:
-            if settings.audience_form is AudienceForm.PLAYERS:
-                votes = yield from self._votes(player)
-                if votes is None:
-                    yield Say("joker_given_back", name)
-                    return
-                yield from self._apply(AskAudience(player, votes))
-            else:
-                yield from self._apply(AskAudience(player))
-        elif joker is Joker.PHONE:
-            if settings.phone_form is PhoneForm.PARTNER:
-                answer = yield from self._helper_answer(player, "who_to_call")
-                if answer is None:
-                    yield Say("joker_given_back", name)
-                    return
-                yield from self._apply(PhoneAFriend(player, *answer))
-            else:
-                yield from self._apply(PhoneAFriend(player))
-        else:
-            others = [p for p in settings.players if p != player]
-            answer = (yield from self._helper_answer(player, "who_helps")) if others else None
+            action = AskAudience(player)
+        elif joker is Joker.PHONE and settings.phone_form is PhoneForm.PARTNER:
+            answer = yield from self._helper_answer(player, "who_to_call")
             if answer is None:
-                yield from self._apply(UseExtraJoker(player))
-            else:
-                yield from self._apply(UseExtraJoker(player, *answer))
+                yield Say("joker_given_back", name)
+                return
+            action = PhoneAFriend(player, *answer)
+        elif joker is Joker.PHONE:
+            action = PhoneAFriend(player)
+        else:
+            helped = (yield from self._helper_answer(player, "who_helps")) if len(settings.players) > 1 else None
+            action = UseExtraJoker(player) if helped is None else UseExtraJoker(player, *helped)
+        yield Record("joker", {"player": player, "joker": joker.value})
+        yield from self._apply(action)
 
     def _votes(self, player: str) -> Generator[Effect, Observation | None, tuple[tuple[str, Letter], ...] | None]:
         votes: list[tuple[str, Letter]] = []

@@ -38,17 +38,13 @@ class SimulatedPlayers:
     rng: random.Random
     _intentions: dict[tuple[str, str, int], Intention] = field(default_factory=dict)
     _hesitated: set[tuple[str, str]] = field(default_factory=set)
-    _attempt: int = 0
-    _tries: dict[tuple[str | None, str], int] = field(default_factory=dict)
-    """How often each player has been asked the same thing running: after a misunderstanding they rephrase."""
+    misheard: int = 0
+    """How many utterances in a row the quizmaster did not understand: a player rephrases, and gives up a joker."""
 
     def respond(self, listen: Listen, said: Say | None) -> str | None:
         """What the player says after the quizmaster's line `said`, or None for silence."""
         last_key = said.key if said else ""
         player = listen.player
-        asked = (player, last_key.removesuffix("_again"))
-        self._attempt = self._tries.get(asked, -1) + 1 if last_key.endswith("_again") else 0
-        self._tries = {asked: self._attempt}
         match listen.context.name:
             case ContextName.ANSWER if player is not None and self._on_turn(player):
                 return self._say_intention(self._intention(player))
@@ -63,6 +59,9 @@ class SimulatedPlayers:
             case ContextName.NAME:
                 return self._name([name for name in listen.context.names if name != player])
         return None
+
+    def understood(self, clearly: bool) -> None:
+        self.misheard = 0 if clearly else self.misheard + 1
 
     # Deciding
 
@@ -83,7 +82,7 @@ class SimulatedPlayers:
         if key not in self._intentions:
             self._intentions[key] = self._decide(player)
         intention = self._intentions[key]
-        if intention.intent != "answer" and self._attempt >= GIVES_UP_AFTER:
+        if intention.intent != "answer" and self.misheard >= GIVES_UP_AFTER:
             # Nobody asks for a joker ten times: a player who is not understood answers instead.
             intention = self._intentions[key] = self._answer(player, knows=False)
         return intention
@@ -135,7 +134,7 @@ class SimulatedPlayers:
         option = current[Letter.first(4).index(letter)] if len(current) > Letter.first(4).index(letter) else ""
         by_text = [t.replace("{option}", option) for t in self.phrases.answer_option] if option else []
         spelled = self.phrases.letters[letter][1:3]
-        return self._pick((worded[0], *by_text[1:2], *spelled, *worded[1:3]))
+        return self._pick((worded[0], *by_text[1:2], *spelled, *worded[1:3]), variety=5)
 
     def _confirm(self, player: str | None, last_key: str) -> str:
         phrases = self.phrases.confirm
@@ -156,6 +155,7 @@ class SimulatedPlayers:
         template = self.phrases.name[0]
         return template.replace("{name}", self.rng.choice(names)) if names else ""
 
-    def _pick(self, said: tuple[str, ...]) -> str:
-        """The common phrase first; after each misunderstanding the next one, as a person would rephrase."""
-        return said[self._attempt % len(said)]
+    def _pick(self, said: tuple[str, ...], variety: int = 2) -> str:
+        """The common phrase first; after each misunderstanding the next of the first `variety`, as a person would
+        rephrase (and come back to the plain "ja")."""
+        return said[self.misheard % min(variety, len(said))]

@@ -169,8 +169,11 @@ def decide(transcripts: Transcripts, context: Context, phrases: HearPhrases) -> 
     disputed = any((rival.intent, rival.value) != (meaning.intent, meaning.value) for rival in rivals)
     # The prompt makes short commands legible, but it can also put its own words into the decoder's mouth ("Je
     # m'arrête" for "Je vais dire C"): the plain transcript must sound roughly like what was understood.
+    # Naming who helps is the one choice the quizmaster says back before it matters, and short names are where the
+    # plain transcript is least reliable ("Anna" heard as "Ja"), so names need no agreement.
     language = context.language
-    echoed = fuzz.ratio(normalize(best.text, language), normalize(transcripts.plain, language)) < AGREEMENT
+    checked = context.name is not ContextName.NAME
+    echoed = checked and fuzz.ratio(normalize(best.text, language), normalize(transcripts.plain, language)) < AGREEMENT
     if meaning.intent == "unknown" or disputed or echoed or confidence < CONFIDENT:
         return Heard("unknown", None, best.text, round(confidence, 3))
     return Heard(meaning.intent, meaning.value, best.text, round(confidence, 3))
