@@ -29,12 +29,12 @@ def test_help_and_version() -> None:
 
 
 @pytest.mark.parametrize("variant", ["jumbo-2002", "classic", "risiko", "qvgdm", "uk"])
-def test_the_demo_plays_a_whole_game(variant: str) -> None:
-    shown = run("demo", "--variant", variant, "--players", "3", "--seed", "5")
+def test_the_text_demo_plays_a_whole_game(variant: str) -> None:
+    shown = run("demo", "--text", "--variant", variant, "--players", "3", "--seed", "5")
     assert shown.returncode == 0, shown.stderr
     assert "Question 1 for" in shown.stdout
     assert "Game over" in shown.stdout and "Winner" in shown.stdout
-    assert run("demo", "--variant", variant, "--players", "3", "--seed", "5").stdout == shown.stdout
+    assert run("demo", "--text", "--variant", variant, "--players", "3", "--seed", "5").stdout == shown.stdout
 
 
 def test_the_money_drop_demo_ranks_the_teams() -> None:

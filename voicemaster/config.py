@@ -104,13 +104,14 @@ def default_paths() -> list[Path]:
 def load_settings(paths: list[Path] | None = None) -> Settings:
     merged: dict[str, Any] = {}
     for path in default_paths() if paths is None else paths:
-        data = _read(path)
+        data = read_toml(path)
         merged = _merge(merged, data)
         _check(path, data, known_ladders=set(merged.get("ladders", {})))
     return from_data(Settings, merged)
 
 
-def _read(path: Path) -> dict[str, Any]:
+def read_toml(path: Path) -> dict[str, Any]:
+    """A TOML file's tables; a missing or malformed file is a ConfigError naming it."""
     try:
         with path.open("rb") as file:
             return tomllib.load(file)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import string
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -17,7 +16,7 @@ from typing import Any
 
 from num2words import num2words
 
-from voicemaster.config import ConfigError
+from voicemaster.config import ConfigError, read_toml
 from voicemaster.speech.phrases import PHRASES_DIR
 
 
@@ -112,12 +111,7 @@ def load(language: str, folder: Path = PHRASES_DIR) -> Lines:
 @cache
 def _load(language: str, folder: Path) -> Lines:
     path = folder / language / "say.toml"
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(path, "", "missing: the quizmaster's lines for this language") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(path, "", f"not valid TOML: {error}") from None
+    data = read_toml(path)
     texts = data.get("lines")
     if not isinstance(texts, dict) or not all(isinstance(v, str) for v in texts.values()):
         raise ConfigError(path, "lines", 'expected a table of key = "text"')

@@ -7,7 +7,6 @@ with its intent and value; the Vosk grammar and the matcher for free transcripts
 from __future__ import annotations
 
 import re
-import tomllib
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ from typing import Any
 
 from text_to_num import alpha2digit
 
-from voicemaster.config import REPO_ROOT, ConfigError
+from voicemaster.config import REPO_ROOT, ConfigError, read_toml
 from voicemaster.rules.letters import Letter
 from voicemaster.speech.recognition import Context, ContextName
 
@@ -137,13 +136,7 @@ def load(language: str, folder: Path = PHRASES_DIR) -> HearPhrases:
 @cache
 def _load(language: str, folder: Path) -> HearPhrases:
     path = folder / language / "hear.toml"
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(path, "(file)", f"no phrase file for language {language!r}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(path, "(file)", f"not valid TOML: {error}") from None
-    table = _Table(path, data)
+    table = _Table(path, read_toml(path))
     letters = table.table("letters")
     number = table.table("number")
     return HearPhrases(
