@@ -112,6 +112,8 @@ class Quizmaster:
             yield Say("how_to_get_help")
         else:
             yield Say("resumed")
+            if self.game.round is not None and self.game.round.question is not None:
+                yield from self._read_question()
         while self.game.outcome is None:
             current = self.game.round
             if current is None:
