@@ -153,7 +153,7 @@ def _demo(args: argparse.Namespace) -> int:
         return 2
     try:
         recognizer = open_recognizer(args.engine, language)
-        print(f"Playing a {language} game, seed {seed}: {', '.join(names)}. This takes a few minutes.", flush=True)
+        print(f"Language {language}, seed {seed}, players {', '.join(names)}: this takes a few minutes.", flush=True)
         result = run_demo(
             settings.game_settings(names, seed),
             language=language,

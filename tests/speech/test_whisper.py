@@ -14,6 +14,7 @@ from voicemaster.speech.whisper_engine import (
     Transcripts,
     WhisperEngine,
     WhisperRecognizer,
+    complete_tokenizer,
     decide,
     said_once,
 )
@@ -112,3 +113,11 @@ def test_a_transcript_the_decoder_repeated_counts_once(transcript: str, intent: 
     transcripts = Transcripts([Hypothesis(said_once(transcript), -0.1)], plain=said_once(transcript), no_speech=0.0)
     heard = decide(transcripts, _context("de", ContextName.CONFIRM), load("de"))
     assert heard.intent == intent
+
+
+def test_the_tokenizer_splits_words_as_the_model_learned_them() -> None:
+    # The packaged tokenizer lacks GPT-2's first merge: " the" came out as " " + "the", and the prompted decoder
+    # copied such odd spellings ("Say  that again").
+    tokenizer = complete_tokenizer(require_model("whisper", "en") / "tokenizer.json")
+    encoded = tokenizer.encode(" Ask the audience. Je vais tout dire.", add_special_tokens=False)
+    assert encoded.tokens == ["ĠAsk", "Ġthe", "Ġaudience", ".", "ĠJe", "Ġvais", "Ġtout", "Ġdire", "."]

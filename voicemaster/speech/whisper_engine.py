@@ -33,7 +33,10 @@ NO_SPEECH = 0.8
 CLOSE = 0.15
 """Transcripts whose mean log-probability is this close to the best one are taken as equally likely."""
 AGREEMENT = 50
-"""How alike (rapidfuzz ratio, 0-100) the prompted and the plain transcript must be."""
+"""How alike (rapidfuzz ratio, 0-100) the prompted and the plain transcript are when they agree."""
+UNPROMPTED_SLACK = 1.5
+"""How much less likely (mean log-probability per token) the prompted transcript may be than the decoder's own best
+reading without the prompt: more, and the prompt put its words into the player's mouth."""
 CONFIDENT = 0.3
 """Below this confidence (match closeness times the transcript's mean token probability) the player is asked again."""
 
@@ -60,6 +63,7 @@ class WhisperEngine:
                 f"no Whisper model in {model_dir}: run `voicemaster models install whisper-base` (or `make demo`)."
             )
         self._model = WhisperModel(str(model_dir), device="cpu", compute_type="int8", cpu_threads=threads)
+        self._model.hf_tokenizer = complete_tokenizer(model_dir / "tokenizer.json")
         self.beam = beam
         self.min_window_seconds = min_window_seconds
 
@@ -98,14 +102,66 @@ class WhisperEngine:
             )[0]
 
         def text(ids: list[int]) -> str:
-            return said_once(tokenizer.decode([t for t in ids if t < tokenizer.eot]).strip())
+            return said_once(" ".join(tokenizer.decode([t for t in ids if t < tokenizer.eot]).split()))
 
         result = decode(prompted, self.beam)
         hypotheses = [
             Hypothesis(text(ids), float(score)) for ids, score in zip(result.sequences_ids, result.scores, strict=True)
         ]
-        unprompted = text(decode(plain, 1).sequences_ids[0]) if expect else hypotheses[0].text
-        return Transcripts(hypotheses, unprompted, float(result.no_speech_prob))
+        no_speech = float(result.no_speech_prob)
+        if not expect:
+            return Transcripts(hypotheses, hypotheses[0].text, no_speech)
+        # Without the prompt: the decoder's own best reading, and how likely it finds the prompted one. Both in one
+        # batch; `suppress_blank` would hide the end of text right after the forced words.
+        # The text, tokenized afresh: the prompted decoder sometimes spells it oddly (" Ask", " ", "the").
+        best = tokenizer.encode(" " + hypotheses[0].text)
+        greedy, forced = self._model.model.generate(
+            ctranslate2.StorageView.from_array(np.ascontiguousarray(np.repeat(np.array(encoded), 2, axis=0))),
+            [plain, plain + best],
+            beam_size=1,
+            max_length=len(plain) + max(words, 2 * len(best) + 4),
+            return_logits_vocab=True,
+            suppress_blank=False,
+        )
+        own = [t for t in greedy.sequences_ids[0] if t < tokenizer.eot]
+        return Transcripts(
+            hypotheses,
+            text(own),
+            no_speech,
+            plain_best=_mean_logprob(greedy.logits[0], [*own, tokenizer.eot]),
+            plain_fit=_mean_logprob(forced.logits[0], [*best, tokenizer.eot]),
+        )
+
+
+FIRST_MERGE = "Ġ t"
+"""GPT-2's first byte-pair merge, which the packaged `tokenizer.json` lacks (49 999 merges instead of 50 000; a
+converter took the first line of merges.txt for its header)."""
+
+
+def complete_tokenizer(path: Path) -> Any:
+    """The model's tokenizer with its first merge restored. Without it every word after a space that starts with a
+    lower-case "t" is split ("the" as " " + "the"): the prompt read oddly, and the decoder copied double spaces."""
+    import json
+
+    import tokenizers
+
+    spec = json.loads(path.read_text(encoding="utf-8"))
+    merges = spec["model"]["merges"]
+    if FIRST_MERGE not in merges[:1] and ["Ġ", "t"] not in merges[:1]:
+        merges.insert(0, FIRST_MERGE if isinstance(merges[0], str) else FIRST_MERGE.split())
+    return tokenizers.Tokenizer.from_str(json.dumps(spec))
+
+
+def _mean_logprob(steps: Any, tokens: list[int]) -> float:
+    """Mean log-probability per token of `tokens`, read from the decoder's scores at each step."""
+    import numpy as np
+
+    logprobs = []
+    for step, token in zip(steps, tokens, strict=False):
+        scores = np.asarray(step, dtype=np.float64)
+        top = scores.max()
+        logprobs.append(float(scores[token] - top - np.log(np.exp(scores - top).sum())))
+    return sum(logprobs) / len(logprobs) if logprobs else -math.inf
 
 
 @dataclass(frozen=True)
@@ -116,6 +172,10 @@ class Transcripts:
     """The transcript without a prompt: what the audio says when the decoder expects nothing."""
     no_speech: float
     """The probability that there was no speech at all."""
+    plain_best: float = 0.0
+    """Mean log-probability per token of the plain transcript, without the prompt."""
+    plain_fit: float = 0.0
+    """Mean log-probability per token of the best prompted transcript, read by the decoder without the prompt."""
 
 
 class WhisperRecognizer:
@@ -167,13 +227,16 @@ def decide(transcripts: Transcripts, context: Context, phrases: HearPhrases) -> 
     rivals = (understand(other.text, context, phrases) for other in hypotheses[1:] if best.score - other.score < CLOSE)
     # A near-equal reading that means something else, or nothing, leaves the meaning in doubt.
     disputed = any((rival.intent, rival.value) != (meaning.intent, meaning.value) for rival in rivals)
-    # The prompt makes short commands legible, but it can also put its own words into the decoder's mouth ("Je
-    # m'arrête" for "Je vais dire C"): the plain transcript must sound roughly like what was understood.
-    # Naming who helps is the one choice the quizmaster says back before it matters, and short names are where the
-    # plain transcript is least reliable ("Anna" heard as "Ja"), so names need no agreement.
+    # The prompt makes short commands legible, but it can also put its own words into the decoder's mouth ("Ich
+    # höre auf" for "Ich nehme Wien"). So what was understood must also stand without the prompt: its text like the
+    # plain transcript's, or nearly as likely to the plain decoder as its own reading. Either alone refused clear
+    # answers: "B wie Berta" is unlikely unprompted, and "Yes." came out plain as "df.".
     language = context.language
-    checked = context.name is not ContextName.NAME
-    echoed = checked and fuzz.ratio(normalize(best.text, language), normalize(transcripts.plain, language)) < AGREEMENT
+    alike = fuzz.ratio(normalize(best.text, language), normalize(transcripts.plain, language)) >= AGREEMENT
+    likely = transcripts.plain_best - transcripts.plain_fit <= UNPROMPTED_SLACK
+    # Naming who helps is the one choice the quizmaster says back before it matters, and short names are where the
+    # plain transcript is least reliable ("Anna" heard as "Ja").
+    echoed = context.name is not ContextName.NAME and not (alike or likely)
     if meaning.intent == "unknown" or disputed or echoed or confidence < CONFIDENT:
         return Heard("unknown", None, best.text, round(confidence, 3))
     return Heard(meaning.intent, meaning.value, best.text, round(confidence, 3))
