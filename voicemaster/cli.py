@@ -14,6 +14,7 @@ from typing import Any
 
 from voicemaster import __version__
 from voicemaster.config import LANGUAGES, REPO_ROOT, ConfigError, Settings, default_paths, load_settings
+from voicemaster.questions.model import Entry
 from voicemaster.rules import VARIANTS
 from voicemaster.rules.errors import IllegalAction
 from voicemaster.speech.engines import ENGINES
@@ -42,6 +43,14 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"voicemaster {__version__}")
     parser.add_argument("--config", type=Path, help="a TOML file with your own settings (see config/default.toml)")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    play = commands.add_parser("play", help="play a game by voice through the microphone and the speaker")
+    play.add_argument("--lang", default=None, choices=LANGUAGES, help="default: from config")
+    play.add_argument("--variant", choices=tuple(VARIANTS), help="the rules to play by (default: from config)")
+    play.add_argument("--players", default="", help='who plays, e.g. "Anna,Ben" (default: from config)')
+    play.add_argument("--engine", default="auto", choices=ENGINES, help="auto: Vosk if its model is installed")
+    play.add_argument("--log", type=Path, help="append every step of the game to this JSON-lines file")
+    play.set_defaults(run=_play)
 
     demo = commands.add_parser("demo", help="watch a complete game played by simulated players")
     demo.add_argument("--format", choices=("millionaire", "moneydrop"), default="millionaire")
@@ -141,7 +150,6 @@ def _demo(args: argparse.Namespace) -> int:
     if args.format == "moneydrop" or args.text:
         return _demo_text(args, settings, names, seed)
     from voicemaster.host.demo import run_demo
-    from voicemaster.questions.model import Entry
     from voicemaster.speech.engines import open_recognizer
     from voicemaster.speech.recognition import RecognizerUnavailable
     from voicemaster.speech.synthesis import SpeechUnavailable
@@ -169,6 +177,43 @@ def _demo(args: argparse.Namespace) -> int:
         f"{result.seconds / 60:.1f} minutes of game in {result.session}; every step in {result.transcript}. "
         f"{result.understood} of {result.utterances} player utterances understood, the rest asked again."
     )
+    return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    from voicemaster.host.live import play
+    from voicemaster.speech.devices import AudioUnavailable
+    from voicemaster.speech.engines import open_recognizer
+    from voicemaster.speech.recognition import RecognizerUnavailable
+    from voicemaster.speech.synthesis import SpeechUnavailable
+
+    settings = _settings(args)
+    if args.variant:
+        settings = replace(settings, game=replace(settings.game, variant=args.variant))
+    names = tuple(name.strip() for name in args.players.split(",") if name.strip()) or tuple(settings.game.players)
+    if not names:
+        print('voicemaster: say who plays: `voicemaster play --players "Anna,Ben"` (or players in your config).')
+        return 2
+    language = args.lang or settings.game.language
+    entries, problems = _load_bank(None)
+    if problems:
+        print(f"voicemaster: the question bank has {len(problems)} problem(s); run `voicemaster questions validate`.")
+        return 2
+    try:
+        play(
+            settings.game_settings(names, random.SystemRandom().randrange(1_000_000)),
+            language=language,
+            entries=tuple(e for e in entries if isinstance(e, Entry)),
+            recognizer=open_recognizer(args.engine, language),
+            voices=settings.speech,
+            log=args.log,
+        )
+    except (RecognizerUnavailable, SpeechUnavailable, AudioUnavailable) as error:
+        print(f"voicemaster: {error} The game so far is stored; `voicemaster play` continues it.", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("voicemaster: stopped. The game is stored; `voicemaster play` offers to continue it.", file=sys.stderr)
+        return 130
     return 0
 
 

@@ -17,6 +17,7 @@ CREATE TABLE IF NOT EXISTS heard (
 CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY,
     state TEXT NOT NULL,
+    finished INTEGER NOT NULL DEFAULT 0,
     steps INTEGER NOT NULL DEFAULT 1,
     updated TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP
 );
@@ -50,6 +51,14 @@ class Store:
         rows = self._db.execute("SELECT question_id, times FROM heard WHERE profile = ?", (profile,))
         return dict(rows.fetchall())
 
+    def heard_by(self, profiles: Iterable[str]) -> dict[str, int]:
+        """How often each question was asked to any of these profiles: a question one player heard is stale for all."""
+        counts: dict[str, int] = {}
+        for profile in profiles:
+            for question_id, times in self.heard(profile).items():
+                counts[question_id] = counts.get(question_id, 0) + times
+        return counts
+
     def mark_heard(self, profiles: Iterable[str], question_id: str) -> None:
         with self._db:
             self._db.executemany(
@@ -58,14 +67,21 @@ class Store:
                 [(profile, question_id) for profile in profiles],
             )
 
-    def save_game(self, game_id: str, state: str) -> None:
+    def save_game(self, game_id: str, state: str, *, finished: bool = False) -> None:
         """Stores where a game stands; committed before the quizmaster announces it."""
         with self._db:
             self._db.execute(
-                "INSERT INTO games (id, state) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET state = excluded.state, "
-                "steps = steps + 1, updated = CURRENT_TIMESTAMP",
-                (game_id, state),
+                "INSERT INTO games (id, state, finished) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
+                "state = excluded.state, finished = excluded.finished, steps = steps + 1, updated = CURRENT_TIMESTAMP",
+                (game_id, state, int(finished)),
             )
+
+    def unfinished_game(self) -> tuple[str, str] | None:
+        """The most recent game that did not end, as (id, state): a crash, a power cut or Ctrl-C left it."""
+        row = self._db.execute(
+            "SELECT id, state FROM games WHERE finished = 0 ORDER BY updated DESC, rowid DESC LIMIT 1"
+        ).fetchone()
+        return None if row is None else (str(row[0]), str(row[1]))
 
     def load_game(self, game_id: str) -> str | None:
         row = self._db.execute("SELECT state FROM games WHERE id = ?", (game_id,)).fetchone()

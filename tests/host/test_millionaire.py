@@ -13,7 +13,7 @@ import pytest
 from voicemaster.cli import REPO_ROOT
 from voicemaster.host.lines import load as load_lines
 from voicemaster.host.millionaire import Quizmaster, Session
-from voicemaster.host.runner import Runner, Transcript, drive
+from voicemaster.host.runner import Runner, SessionClock, Transcript, drive
 from voicemaster.host.turns import Effect, Listen, Observation, Record, Say, Silence
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
@@ -194,7 +194,8 @@ def test_the_phone_call_runs_thirty_seconds_of_game_time(bank: Bank) -> None:
         load_lines("de"),
         Espeak(DEFAULT_VOICES),
         sink,
-        lambda listen, said: (scripted.script(scripted, listen, said.key if said else ""), None),
+        SessionClock(sink),
+        lambda listen, said: scripted.script(scripted, listen, said.key if said else ""),
         Transcript(out),
         earcons=earcon,
     )

@@ -12,14 +12,13 @@ from pathlib import Path
 
 from voicemaster.host import lines as host_lines
 from voicemaster.host.millionaire import Quizmaster, Session
-from voicemaster.host.runner import Runner, Transcript, drive
+from voicemaster.host.runner import Runner, SessionClock, Transcript, drive
 from voicemaster.host.simulated import SimulatedPlayers
 from voicemaster.host.turns import Listen, Observation, Say, Silence
 from voicemaster.questions.model import Entry
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game
 from voicemaster.speech import phrases
-from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices import FileSink
 from voicemaster.speech.earcons import earcon
 from voicemaster.speech.recognition import Recognizer
@@ -60,22 +59,25 @@ def run_demo(
         transcript = Transcript(transcript_file)
         sink = FileSink()
 
-        def hear(listen: Listen, said: Say | None) -> tuple[Observation, Audio | None]:
+        def hear(listen: Listen, said: Say | None) -> Observation:
             text = players.respond(listen, said)
             if not text:
-                return Silence(), None
+                sink.pause(listen.timeout_seconds)
+                return Silence()
             audio = player_speech.render(text, language)
             transcript.write(sink.seconds, "player", {"player": listen.player, "speaker": "player", "text": text})
+            sink.play(audio)
             heard = recognizer.recognize(audio, listen.context)
             counts["utterances"] += 1
             counts["understood"] += heard.intent != "unknown"
             players.understood(heard.intent != "unknown")
-            return heard, audio
+            return heard
 
         runner = Runner(
             host_lines.load(language),
             Espeak(voices),
             sink,
+            SessionClock(sink),
             hear,
             transcript,
             store=store,

@@ -141,7 +141,8 @@ class Quizmaster:
         self.session = replace(self.session, game=game)
         if isinstance(action, AskQuestion):
             self.session = replace(self.session, asked=(*self.session.asked, action.question_id))
-        yield Record("state", {"action": type(action).__name__}, state=self.session.to_json())
+        finished = game.outcome is not None
+        yield Record("state", {"action": type(action).__name__, "finished": finished}, state=self.session.to_json())
         for event in happened:
             yield from self._announce(event)
         return happened

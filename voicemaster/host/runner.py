@@ -1,19 +1,20 @@
-"""Carrying out the quizmaster's effects: speech to an audio sink, listening to a recognizer, steps to a transcript.
+"""Carrying out the quizmaster's effects: speech to a speaker or a session file, listening, steps to a transcript.
 
-The dialogue never sees a device or a clock. The runner keeps the game's time: the length of everything said and
-heard, so that the phone call's 30 seconds are 30 seconds of session, whatever machine plays it.
+The dialogue never sees a device or a clock; the runner keeps the game's time. Playing live it is the wall clock.
+Writing a session it is the length of everything said and heard, so that the phone call's 30 seconds are 30 seconds
+of session, whatever machine renders it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field, replace
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO, TypeVar
 
 from voicemaster.host.lines import Lines
 from voicemaster.host.turns import (
-    Dialogue,
     Effect,
     Listen,
     Observation,
@@ -26,14 +27,46 @@ from voicemaster.host.turns import (
 )
 from voicemaster.speech import voices
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices import FileSink
+from voicemaster.speech.devices import AudioOut, FileSink
 from voicemaster.speech.synthesis import Espeak
 from voicemaster.store import Store
 
-Hear = Callable[[Listen, Say | None], tuple[Observation, Audio | None]]
-"""What a player says when the quizmaster listens, given the last line said: what was understood, and the audio
-heard (None for silence), which goes into the session recording."""
+Hear = Callable[[Listen, Say | None], Observation]
+"""What came of listening, given the last line said: the microphone and the recognizer, or a simulated player."""
 
+
+class Clock(Protocol):
+    def now(self) -> float: ...
+
+    def wait(self, seconds: float) -> None: ...
+
+
+@dataclass
+class SessionClock:
+    """Time as the length of a session recording: waiting adds silence to it."""
+
+    sink: FileSink
+
+    def now(self) -> float:
+        return self.sink.seconds
+
+    def wait(self, seconds: float) -> None:
+        self.sink.pause(seconds)
+
+
+@dataclass
+class WallClock:
+    started: float = field(default_factory=time.monotonic)
+
+    def now(self) -> float:
+        return time.monotonic() - self.started
+
+    def wait(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+
+T = TypeVar("T")
+EARCON_RATE = 22_050
 _VOICE_STEPS = {
     ("rate", 1): voices.faster,
     ("rate", -1): voices.slower,
@@ -42,14 +75,16 @@ _VOICE_STEPS = {
 }
 
 
-def drive(dialogue: Dialogue, perform: Callable[[Effect], Observation | None]) -> None:
-    """Run a dialogue to its end: each effect is performed, and what came of it is sent back."""
+def drive(dialogue: Generator[Effect, Observation | None, T], perform: Callable[[Effect], Observation | None]) -> T:
+    """Run a dialogue to its end: each effect is performed, and what came of it is sent back. Returns what the
+    dialogue returns."""
     try:
         effect = next(dialogue)
         while True:
             effect = dialogue.send(perform(effect))
-    except StopIteration:
-        return
+    except StopIteration as ended:
+        result: T = ended.value
+        return result
 
 
 @dataclass
@@ -66,8 +101,9 @@ class Transcript:
 @dataclass
 class Runner:
     lines: Lines
-    speaker: Espeak
-    sink: FileSink
+    voice: Espeak
+    out: AudioOut
+    clock: Clock
     hear: Hear
     transcript: Transcript
     store: Store | None = None
@@ -75,11 +111,10 @@ class Runner:
     earcons: Callable[[str, int], Audio] | None = None
     last_said: Say | None = None
     _timer_start: float = 0.0
-    _log: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def now(self) -> float:
-        return self.sink.seconds
+        return self.clock.now()
 
     def perform(self, effect: Effect) -> Observation | None:
         match effect:
@@ -87,34 +122,30 @@ class Runner:
                 text = self.lines.render(said.key, said.params)
                 self.last_said = said
                 start = self.now
-                self.sink.play(self.speaker.render(text, self.lines.language))
+                self.out.play(self.voice.render(text, self.lines.language)).wait()
                 self.transcript.write(start, "say", {"speaker": "host", "text": text, "start": start, "end": self.now})
             case Listen() as listen:
-                start = self.now
-                observation, reply = self.hear(listen, self.last_said)
-                if reply is None:
-                    self.sink.pause(listen.timeout_seconds)
-                else:
-                    self.sink.play(reply)
-                self.transcript.write(start, "listen", {"player": listen.player, "context": listen.context.name.value})
-                return observation
+                self.transcript.write(
+                    self.now, "listen", {"player": listen.player, "context": listen.context.name.value}
+                )
+                return self.hear(listen, self.last_said)
             case StartTimer(seconds):
                 self._timer_start = self.now
                 self.transcript.write(self.now, "timer", {"seconds": seconds})
             case WaitUntil(elapsed):
-                self.sink.pause(max(0.0, self._timer_start + elapsed - self.now))
+                self.clock.wait(max(0.0, self._timer_start + elapsed - self.now))
             case Play(earcon):
                 self.transcript.write(self.now, "earcon", {"earcon": earcon})
                 if self.earcons is not None:
-                    self.sink.play(self.earcons(earcon, self.sink.rate))
+                    self.out.play(self.earcons(earcon, EARCON_RATE)).wait()
             case Voice(setting, steps):
                 language = self.lines.language
-                changed = _VOICE_STEPS[(setting, 1 if steps > 0 else -1)](self.speaker.voices[language])
-                self.speaker = replace(self.speaker, voices={**self.speaker.voices, language: changed})
+                changed = _VOICE_STEPS[(setting, 1 if steps > 0 else -1)](self.voice.voices[language])
+                self.voice = replace(self.voice, voices={**self.voice.voices, language: changed})
             case Record(event, data, state):
                 if state is not None:
                     if self.store is not None:
-                        self.store.save_game(self.game_id, state)
+                        self.store.save_game(self.game_id, state, finished=bool(data.get("finished")))
                     return None
                 self.transcript.write(self.now, event, dict(data))
         return None
