@@ -36,6 +36,14 @@ class Store:
         self._db = sqlite3.connect(self.path)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(SCHEMA)
+        self._migrate()
+
+    def _migrate(self) -> None:
+        """Brings a file written by an earlier version up to this schema; its games and history stay."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(games)")}
+        if "finished" not in columns:
+            with self._db:
+                self._db.execute("ALTER TABLE games ADD COLUMN finished INTEGER NOT NULL DEFAULT 0")
 
     def close(self) -> None:
         self._db.close()
