@@ -79,10 +79,13 @@ def heard(intent: str, value: str | None = None) -> Heard:
     return Heard(intent, value, f"{intent} {value or ''}".strip(), 0.9)
 
 
-def always_right(table: Table, listen: Listen, last_key: str) -> Observation:  # noqa: ARG001 - a Script
-    """Knows every answer, says yes to "final answer?" and to playing on."""
+def always_right(table: Table, listen: Listen, last_key: str) -> Observation:
+    """Knows every answer, says yes to "final answer?" and to playing on, and yes only to the right option read."""
     if listen.context.name is ContextName.ANSWER:
         return heard("answer", table.correct())
+    if last_key == "scan_option":
+        offered = table.said[-1][1][0]  # "B, Paris?"
+        return heard("yes" if offered == table.correct() else "no")
     return heard("yes")
 
 
@@ -124,6 +127,8 @@ def test_no_answer_is_locked_without_a_clear_yes(bank: Bank) -> None:
     assert keys.count("final_answer") >= 4
     assert [h["intent"] for h in heard_before][:6] == ["answer", "unknown", "answer", "answer", "no", "answer"]
     assert played.events("locked")[0] == {"player": "Anna", "option": played.events("question")[0]["correct"]}
+    # Three readings refused in a row: the options are then offered one by one.
+    assert keys.index("scan_intro") < keys.index("locked")
 
 
 def test_a_wrong_answer_pays_the_safety_level(bank: Bank) -> None:
@@ -259,12 +264,9 @@ def test_players_vote_as_the_audience_and_a_partner_takes_the_call(bank: Bank) -
 def test_a_player_misheard_three_times_is_offered_the_options_one_by_one(bank: Bank) -> None:
     def mumbles(table: Table, listen: Listen, last_key: str) -> Observation:
         current = table.quizmaster.game.round
-        if listen.context.name is ContextName.ANSWER:
-            return heard("unknown") if current and current.level == 1 else heard("answer", table.correct())
-        if last_key == "scan_option":
-            offered = table.said[-1][1][0]  # "B, Paris?"
-            return heard("yes" if offered == table.correct() else "no")
-        return heard("yes")
+        if listen.context.name is ContextName.ANSWER and current and current.level == 1:
+            return heard("unknown")
+        return always_right(table, listen, last_key)
 
     played = table(bank, mumbles).play()
     keys = [key for key, _ in played.said]

@@ -57,8 +57,9 @@ TRIES_FOR_HELPERS = 3
 """How often a voter, phone partner or helper is asked before the joker is given back."""
 COUNTDOWN_FROM = 5
 MISHEARD_BEFORE_SCAN = 3
-"""After this many answers in a row that could not be understood, the quizmaster offers the options one by one,
-each to be taken with a yes: a yes is far easier to hear in a noisy car than a letter."""
+"""After this many answers in a row that could not be understood, or were heard and then refused at "final
+answer?", the quizmaster offers the options one by one, each to be taken with a yes: a yes is far easier to hear in
+a noisy car than a letter."""
 
 
 @dataclass(frozen=True)
@@ -230,7 +231,7 @@ class Quizmaster:
     def _turn(self, player: str) -> Dialogue:
         silences = misheard = 0
         prompt: tuple[str, dict[str, Any]] = ("your_answer", {"player": player})
-        while self.game.round is not None and self.game.round.to_act == player:
+        while self._still_deciding(player):
             yield Say(*prompt)
             heard = yield from self._listen(self._answer_context(player), player)
             prompt = ("your_answer_again", {"player": player})
@@ -241,14 +242,22 @@ class Quizmaster:
                     silences = 0
                 continue
             silences = 0
-            misheard = misheard + 1 if heard.intent == "unknown" else 0
+            if heard.intent == "unknown":
+                misheard += 1
+            elif heard.intent != "answer":
+                misheard = 0
             if misheard < MISHEARD_BEFORE_SCAN:
                 yield from self._act(player, heard)
+                if heard.intent == "answer" and self._still_deciding(player):
+                    misheard += 1  # an answer heard, then refused at "final answer?": perhaps misheard
                 continue
             misheard = 0
             letter = yield from self._scan_options(player)
             if letter is not None:
                 yield from self._act(player, Heard("answer", letter.value, heard.text, heard.confidence))
+
+    def _still_deciding(self, player: str) -> bool:
+        return self.game.round is not None and self.game.round.to_act == player
 
     def _scan_options(self, player: str) -> Generator[Effect, Observation | None, Letter | None]:
         yield Say("scan_intro", {"player": player})

@@ -54,6 +54,10 @@ class SimulatedPlayers:
                 meant = self._intention(player)
                 offered = said.params.get("letter")
                 return self._pick(self.phrases.confirm["yes" if meant.value == offered else "no"])
+            case ContextName.CONFIRM if last_key == "final_answer" and said is not None and player is not None:
+                if said.params.get("letter") != self._intention(player).value:
+                    return self._pick(self.phrases.confirm["no"])  # the quizmaster heard another letter
+                return self._confirm(player, last_key)
             case ContextName.CONFIRM:
                 return self._confirm(player, last_key)
             case ContextName.NAME:
