@@ -155,9 +155,8 @@ def _demo(args: argparse.Namespace) -> int:
     from voicemaster.speech.synthesis import SpeechUnavailable
 
     language = args.lang or settings.game.language
-    entries, problems = _load_bank(None)
-    if problems:
-        print(f"voicemaster: the question bank has {len(problems)} problem(s); run `voicemaster questions validate`.")
+    entries = _playable_questions()
+    if entries is None:
         return 2
     try:
         recognizer = open_recognizer(args.engine, language)
@@ -165,7 +164,7 @@ def _demo(args: argparse.Namespace) -> int:
         result = run_demo(
             settings.game_settings(names, seed),
             language=language,
-            entries=tuple(e for e in entries if isinstance(e, Entry)),
+            entries=entries,
             recognizer=recognizer,
             voices=settings.speech,
             out=args.out,
@@ -195,15 +194,14 @@ def _play(args: argparse.Namespace) -> int:
         print('voicemaster: say who plays: `voicemaster play --players "Anna,Ben"` (or players in your config).')
         return 2
     language = args.lang or settings.game.language
-    entries, problems = _load_bank(None)
-    if problems:
-        print(f"voicemaster: the question bank has {len(problems)} problem(s); run `voicemaster questions validate`.")
+    entries = _playable_questions()
+    if entries is None:
         return 2
     try:
         play(
             settings.game_settings(names, random.SystemRandom().randrange(1_000_000)),
             language=language,
-            entries=tuple(e for e in entries if isinstance(e, Entry)),
+            entries=entries,
             recognizer=open_recognizer(args.engine, language),
             voices=settings.speech,
             log=args.log,
@@ -229,6 +227,15 @@ def _demo_text(args: argparse.Namespace, settings: Settings, names: tuple[str, .
     for line in lines:
         print(line)
     return 0
+
+
+def _playable_questions() -> tuple[Entry, ...] | None:
+    """The question bank for a game, or None (and why, printed) if it has problems."""
+    entries, problems = _load_bank(None)
+    if problems:
+        print(f"voicemaster: the question bank has {len(problems)} problem(s); run `voicemaster questions validate`.")
+        return None
+    return tuple(entry for entry in entries if isinstance(entry, Entry))
 
 
 def _bank_path(path: Path | None) -> Path:

@@ -11,7 +11,7 @@ from collections.abc import Generator
 from pathlib import Path
 
 from voicemaster.host import lines as host_lines
-from voicemaster.host.millionaire import Quizmaster, Session
+from voicemaster.host.millionaire import LISTEN_SECONDS, Quizmaster, Session
 from voicemaster.host.runner import Runner, Transcript, WallClock, drive
 from voicemaster.host.turns import Effect, Listen, Observation, Say, Silence
 from voicemaster.questions.model import Entry
@@ -22,8 +22,6 @@ from voicemaster.speech.earcons import earcon
 from voicemaster.speech.recognition import Context, ContextName, Heard, Recognizer
 from voicemaster.speech.synthesis import Espeak, Voice
 from voicemaster.store import Store
-
-LISTEN_SECONDS = 8.0
 
 
 def offer_resume(language: str) -> Generator[Effect, Observation | None, bool]:
