@@ -50,6 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--players", default="", help='who plays, e.g. "Anna,Ben" (default: from config)')
     play.add_argument("--engine", default="auto", choices=ENGINES, help="auto: Vosk if its model is installed")
     play.add_argument("--log", type=Path, help="append every step of the game to this JSON-lines file")
+    play.add_argument("--seed", type=int, default=None, help="the same seed asks the same questions")
     play.set_defaults(run=_play)
 
     demo = commands.add_parser("demo", help="watch a complete game played by simulated players")
@@ -199,7 +200,7 @@ def _play(args: argparse.Namespace) -> int:
         return 2
     try:
         play(
-            settings.game_settings(names, random.SystemRandom().randrange(1_000_000)),
+            settings.game_settings(names, _seed(args.seed)),
             language=language,
             entries=entries,
             recognizer=open_recognizer(args.engine, language),
@@ -227,6 +228,10 @@ def _demo_text(args: argparse.Namespace, settings: Settings, names: tuple[str, .
     for line in lines:
         print(line)
     return 0
+
+
+def _seed(given: int | None) -> int:
+    return random.SystemRandom().randrange(1_000_000) if given is None else given
 
 
 def _playable_questions() -> tuple[Entry, ...] | None:

@@ -1,15 +1,21 @@
-"""A whole game through sounddevice in real time: `voicemaster play`'s code on the virtual microphone and speaker.
+"""Whole games through sounddevice in real time: `voicemaster play` on the virtual microphone and speaker.
 
-A player thread listens to the game's log; whenever the quizmaster starts listening, it speaks into the virtual
+A player thread follows the game's log; whenever the quizmaster starts listening, it speaks into the virtual
 microphone. The player answers question 1, then walks away before question 2: a complete game in about a minute.
+Once more with the process killed after question 1 and started again, as after a power cut.
 """
 
 from __future__ import annotations
 
 import _thread
 import json
+import os
+import signal
+import subprocess
+import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -25,6 +31,7 @@ from voicemaster.speech.engines import open_recognizer
 from voicemaster.speech.signal import resample
 from voicemaster.speech.synthesis import DEFAULT_VOICES, Espeak
 
+Event = dict[str, object]
 MOST_LISTENS = 12
 """More than the script needs: a game that keeps asking has misheard, and is stopped."""
 
@@ -44,7 +51,7 @@ def test_a_whole_game_is_played_through_the_virtual_devices(pulse: Pulse, espeak
     # The answer, "final answer?", "play on for 100 €?" ("nein" alone is heard as "Ein."), "take 50 € home?".
     replies = iter(["Antwort B", "ja", "Ich höre auf", "ja"])
     done = threading.Event()
-    listens: list[dict[str, object]] = []
+    listens: list[Event] = []
 
     def player() -> None:
         seen = 0
@@ -89,3 +96,99 @@ def test_a_whole_game_is_played_through_the_virtual_devices(pulse: Pulse, espeak
     assert [event["totals"] for event in events if event["event"] == "game_over"] == [{"Anna": 50}]
     said = [event["text"] for event in events if event["event"] == "say"]
     assert said[-1] == "Danke fürs Spielen. Bis zum nächsten Mal!"
+
+
+def _follow(log: Path, act: Callable[[Event], bool], stop: threading.Event) -> threading.Thread:
+    """Calls `act` on each new event of the log until it returns False or `stop` is set."""
+
+    def run() -> None:
+        seen = 0
+        while not stop.is_set():
+            lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+            for line in lines[seen:]:
+                if not act(json.loads(line)):
+                    return
+            seen = len(lines)
+            time.sleep(0.05)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def _events(log: Path) -> list[Event]:
+    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.fixture
+def voicemaster_play(pulse: Pulse, tmp_path: Path) -> Iterator[Callable[[int, Path], subprocess.Popen[bytes]]]:
+    started: list[subprocess.Popen[bytes]] = []
+    command = [str(Path(sys.executable).parent / "voicemaster"), "play", "--players", "Anna", "--variant", "classic"]
+    env = {**pulse.env, "XDG_DATA_HOME": str(tmp_path / "data")}
+
+    def start(seed: int, log: Path) -> subprocess.Popen[bytes]:
+        process = subprocess.Popen(
+            [*command, "--lang", "de", "--engine", "whisper", "--seed", str(seed), "--log", str(log)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def test_a_game_killed_mid_way_is_resumed_where_it_was(
+    pulse: Pulse, espeak: Espeak, tmp_path: Path, voicemaster_play: Callable[[int, Path], subprocess.Popen[bytes]]
+) -> None:
+    entries = tuple(load(pack_files(REPO_ROOT / "questions")).entries)
+    seed = _seed_with_answer_b(Bank(entries))
+    stop = threading.Event()
+
+    def player(
+        replies: Iterator[str], on_result: Callable[[], None] | None = None
+    ) -> Callable[[dict[str, object]], bool]:
+        def act(event: dict[str, object]) -> bool:
+            if event["event"] == "result" and on_result is not None:
+                on_result()
+                return False
+            if event["event"] == "listen":
+                reply = next(replies, None)
+                if reply is None:
+                    return False
+                time.sleep(0.3)
+                pulse.feed_microphone(resample(espeak.render(reply, "de"))).wait()
+            return True
+
+        return act
+
+    first_log = tmp_path / "first.jsonl"
+    first = voicemaster_play(seed, first_log)
+    # Question 1 answered and revealed: the power goes.
+    _follow(first_log, player(iter(["Antwort B", "ja"]), lambda: os.kill(first.pid, signal.SIGKILL)), stop)
+    assert first.wait(timeout=180) == -signal.SIGKILL
+    before = _events(first_log)
+    assert [e["correct"] for e in before if e["event"] == "result"] == [True]
+
+    second_log = tmp_path / "second.jsonl"
+    second = voicemaster_play(seed, second_log)
+    # "Continue the interrupted game?" yes; "Play on for 100 €?" I'll stop; "Take 50 € home?" yes.
+    _follow(second_log, player(iter(["ja", "Ich höre auf", "ja"])), stop)
+    try:
+        assert second.wait(timeout=240) == 0
+    finally:
+        stop.set()
+    after = _events(second_log)
+    said = [e["text"] for e in after if e["event"] == "say"]
+    assert said[:2] == [
+        "Ein Spiel wurde unterbrochen. Wollt ihr es fortsetzen?",
+        "Weiter geht's, genau da, wo wir aufgehört haben.",
+    ]
+    assert [e["event"] for e in after if e["event"] == "question"] == []  # question 1 is not asked again
+    assert [e["amount"] for e in after if e["event"] == "walk_away"] == [50]  # the 50 € of question 1 were kept
+    assert [e["totals"] for e in after if e["event"] == "game_over"] == [{"Anna": 50}]
