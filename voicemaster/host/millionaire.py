@@ -244,8 +244,8 @@ class Quizmaster:
             silences = 0
             if heard.intent == "unknown":
                 misheard += 1
-            elif heard.intent != "answer":
-                misheard = 0
+            elif heard.intent in ("joker", "walk_away"):
+                misheard = 0  # understood and acted on; a command heard in passing ("Répète." for "bé") is not
             if misheard < MISHEARD_BEFORE_SCAN:
                 yield from self._act(player, heard)
                 if heard.intent == "answer" and self._still_deciding(player):

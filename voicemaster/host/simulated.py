@@ -128,8 +128,8 @@ class SimulatedPlayers:
             return self._letter(Letter(intention.value))
         if intention.intent == "joker":
             assert intention.value is not None
-            return self._pick(self.phrases.jokers[Joker(intention.value).value])
-        return self._pick(self.phrases.commands["walk_away"])
+            return self._pick(self.phrases.jokers[Joker(intention.value).value], variety=2)
+        return self._pick(self.phrases.commands["walk_away"], variety=2)
 
     def _letter(self, letter: Letter) -> str:
         """ "Antwort B" first (a word before the letter is easier to hear), then the option's text, then other ways."""
@@ -159,7 +159,7 @@ class SimulatedPlayers:
         template = self.phrases.name[0]
         return template.replace("{name}", self.rng.choice(names)) if names else ""
 
-    def _pick(self, said: tuple[str, ...], variety: int = 2) -> str:
+    def _pick(self, said: tuple[str, ...], variety: int = 1) -> str:
         """The common phrase first; after each misunderstanding the next of the first `variety`, as a person would
-        rephrase (and come back to the plain "ja")."""
+        rephrase. A yes or a no is simply said again."""
         return said[self.misheard % min(variety, len(said))]
