@@ -176,7 +176,8 @@ class Quizmaster:
         yield from self._read_question()
 
     def _entry_text(self) -> tuple[str, str]:
-        entry = next(e for e in self.bank.entries if e.id == self.session.asked[-1])
+        entry = self.bank.entry(self.session.asked[-1])
+        assert entry is not None, "a stored game names a question the bank no longer has"
         return entry.question, entry.explanation
 
     def _read_question(self, letters: Sequence[Letter] | None = None) -> Dialogue:

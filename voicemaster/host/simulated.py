@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from voicemaster.host.millionaire import Quizmaster
 from voicemaster.host.turns import Listen, Say
 from voicemaster.rules.letters import Letter
+from voicemaster.rules.state import Question, Round, Seat
 from voicemaster.rules.variants import Joker
 from voicemaster.speech.phrases import HearPhrases
 from voicemaster.speech.recognition import ContextName
@@ -73,13 +74,19 @@ class SimulatedPlayers:
         current = self.quizmaster.game.round
         return current is not None and current.to_act == player
 
-    def _key(self, player: str) -> tuple[str, str, int]:
+    def _question(self) -> tuple[Round, Question]:
         current = self.quizmaster.game.round
         assert current is not None and current.question is not None
-        seat = current.seat(player)
+        return current, current.question
+
+    def _seat(self, player: str) -> Seat:
+        seat = self._question()[0].seat(player)
         assert seat is not None
+        return seat
+
+    def _key(self, player: str) -> tuple[str, str, int]:
         # A new decision after each joker: the key counts the jokers used on this question.
-        return player, current.question.id, len(seat.jokers_used)
+        return player, self._question()[1].id, len(self._seat(player).jokers_used)
 
     def _intention(self, player: str) -> Intention:
         key = self._key(player)
@@ -92,10 +99,7 @@ class SimulatedPlayers:
         return intention
 
     def _decide(self, player: str) -> Intention:
-        current = self.quizmaster.game.round
-        assert current is not None and current.question is not None
-        seat = current.seat(player)
-        assert seat is not None
+        current, seat = self._question()[0], self._seat(player)
         knows = self.rng.random() < 0.97 - 0.055 * (current.level - 1)
         if not knows:
             unused = [j for j in self.quizmaster.game.settings.variant.jokers if j not in seat.jokers_used]
@@ -106,18 +110,13 @@ class SimulatedPlayers:
         return self._answer(player, knows)
 
     def _answer(self, player: str, knows: bool) -> Intention:
-        current = self.quizmaster.game.round
-        assert current is not None and current.question is not None
-        seat = current.seat(player)
-        assert seat is not None
-        letter = current.question.correct if knows else self.rng.choice(seat.available)
+        correct = self._question()[1].correct
+        letter = correct if knows else self.rng.choice(self._seat(player).available)
         return Intention("answer", letter.value)
 
     def _guess(self, right: float) -> Letter:
-        current = self.quizmaster.game.round
-        assert current is not None and current.question is not None
         if self.rng.random() < right:
-            return current.question.correct
+            return self._question()[1].correct
         return self.rng.choice(Letter.first(4))
 
     # Saying it

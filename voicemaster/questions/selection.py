@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 from voicemaster.questions.model import Entry, Format
 from voicemaster.rules.letters import Letter
@@ -78,11 +79,16 @@ class Bank:
     ) -> Presented:
         """The question for `level` in a game that has asked `asked` (in order) so far."""
         rng = random.Random(f"{seed}/{len(asked)}/{level}")
-        previous = self._category_of(asked[-1]) if asked else None
+        last = self.entry(asked[-1]) if asked else None
+        previous = last.category if last else None
         entry = choose(self.millionaire(language, level), rng=rng, asked=asked, heard=heard, previous_category=previous)
         if entry is None:
             raise NoQuestionLeft(language, f"level {level}")
         return present(entry, rng)
 
-    def _category_of(self, entry_id: str) -> str | None:
-        return next((e.category for e in self.entries if e.id == entry_id), None)
+    def entry(self, entry_id: str) -> Entry | None:
+        return self._by_id.get(entry_id)
+
+    @cached_property
+    def _by_id(self) -> dict[str, Entry]:
+        return {entry.id: entry for entry in self.entries}
