@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from voicemaster import __version__
-from voicemaster.config import LANGUAGES, REPO_ROOT, ConfigError, Settings, default_paths, load_settings
+from voicemaster.config import ASK, LANGUAGES, REPO_ROOT, ConfigError, Settings, default_paths, load_settings
 from voicemaster.questions.model import Entry
 from voicemaster.rules import VARIANTS
 from voicemaster.rules.errors import IllegalAction
@@ -122,15 +122,18 @@ def _parser() -> argparse.ArgumentParser:
 
     bench = commands.add_parser("bench", help="measure speed (prints figures, never fails on time)")
     bench.add_argument(
-        "what", choices=("rules", "asr"), help="rules: simulated games per second; asr: recognition accuracy and speed"
+        "what",
+        choices=("rules", "asr", "latency", "memory"),
+        help="rules: simulated games per second; asr: recognition accuracy and speed; latency: from the end of an "
+        "utterance to the reply; memory: peak memory of a game",
     )
     bench.add_argument("--seconds", type=float, default=1.0, help="rules: time per scenario")
     bench.add_argument(
-        "--corpus", type=Path, default=REPO_ROOT / "out" / "corpus", help="asr: the speech corpus (made if missing)"
+        "--corpus", type=Path, default=REPO_ROOT / "out" / "corpus", help="asr, latency: speech corpus, made if missing"
     )
-    bench.add_argument("--engines", default="whisper,vosk", help="asr: engines to measure, comma-separated")
-    bench.add_argument("--languages", default=",".join(LANGUAGES), help="asr: languages to measure, comma-separated")
-    bench.add_argument("--limit", type=int, default=None, help="asr: measure on an even sample of this many clips")
+    bench.add_argument("--engines", default="whisper,vosk", help="asr, latency: engines, comma-separated")
+    bench.add_argument("--languages", default=",".join(LANGUAGES), help="asr, latency: languages, comma-separated")
+    bench.add_argument("--limit", type=int, default=None, help="asr, latency: an even sample of this many clips")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.set_defaults(run=_bench)
     return parser
@@ -145,8 +148,8 @@ def _demo(args: argparse.Namespace) -> int:
     settings = _settings(args)
     seed = random.randrange(10_000) if args.seed is None else args.seed
     names = ("Anna", "Ben", "Cem", "Dana", "Emil", "Fatma")[: args.players]
-    if args.variant:
-        settings = replace(settings, game=replace(settings.game, variant=args.variant))
+    if args.variant or settings.game.variant == ASK:  # simulated players do not choose: the classic rules
+        settings = replace(settings, game=replace(settings.game, variant=args.variant or "classic"))
     settings = replace(settings, game=replace(settings.game, rounds=args.rounds))
     if args.format == "moneydrop" or args.text:
         return _demo_text(args, settings, names, seed)
@@ -191,16 +194,15 @@ def _play(args: argparse.Namespace) -> int:
     if args.variant:
         settings = replace(settings, game=replace(settings.game, variant=args.variant))
     names = tuple(name.strip() for name in args.players.split(",") if name.strip()) or tuple(settings.game.players)
-    if not names:
-        print('voicemaster: say who plays: `voicemaster play --players "Anna,Ben"` (or players in your config).')
-        return 2
     language = args.lang or settings.game.language
     entries = _playable_questions()
     if entries is None:
         return 2
     try:
         play(
-            settings.game_settings(names, _seed(args.seed)),
+            settings,
+            players=names,
+            seed=_seed(args.seed),
             language=language,
             entries=entries,
             recognizer=open_recognizer(args.engine, language),
@@ -454,6 +456,12 @@ def _bench(args: argparse.Namespace) -> int:
         figures = rules.run(args.seconds)
         print(json.dumps(figures) if args.json else rules.report(figures))
         return 0
+    if args.what == "memory":
+        from voicemaster.bench import memory
+
+        figures = memory.run()
+        print(json.dumps(figures) if args.json else memory.report(figures))
+        return 0
     from voicemaster.bench import asr
 
     engines = [name.strip() for name in args.engines.split(",") if name.strip()]
@@ -464,6 +472,13 @@ def _bench(args: argparse.Namespace) -> int:
         )
         return 2
     languages = [language.strip() for language in args.languages.split(",") if language.strip()]
+    if args.what == "latency":
+        from voicemaster.bench import latency
+
+        voices = _settings(args).speech
+        figures = latency.run(args.corpus, engines, voices=voices, languages=languages, limit=args.limit)
+        print(json.dumps(figures, ensure_ascii=False) if args.json else latency.report(figures))
+        return 0
     figures = asr.run(args.corpus, engines, languages=languages, limit=args.limit)
     print(json.dumps(figures, ensure_ascii=False) if args.json else asr.report(figures))
     return 0

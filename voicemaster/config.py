@@ -36,6 +36,10 @@ class ConfigError(ValueError):
         self.key = key
 
 
+ASK = "ask"
+"""A variant of "ask": the quizmaster offers the variants by voice before the game."""
+
+
 @dataclass(frozen=True)
 class GameConfig:
     language: str = "de"
@@ -131,7 +135,7 @@ def _check(path: Path, data: dict[str, Any], known_ladders: set[str]) -> None:
     game, keys = settings.game, data.get("game", {})
     choices = {
         "language": (game.language, LANGUAGES),
-        "variant": (game.variant, tuple(VARIANTS)),
+        "variant": (game.variant, (*VARIANTS, ASK)),
         "audience": (game.audience, ("auto", *AudienceForm)),
         "phone": (game.phone, ("auto", *PhoneForm)),
     }

@@ -37,6 +37,11 @@ SPOKEN = [
     ("en", ContextName.CONFIRM, "Yes, final answer.", "yes", None),
     ("en", ContextName.NUMBER, "Ten on A and the rest on C", "placement", "A=10,C=rest"),
     ("fr", ContextName.CONFIRM, "Oui", "yes", None),
+    # A new player's name is free speech, taken from the phrase it was said in (names outside the prompt: the
+    # quizmaster reads every name back, as "Lena" came out as "Leo").
+    ("de", ContextName.NAME, "Ich heiße Markus.", "name", "Markus"),
+    ("en", ContextName.NAME, "My name is Emma.", "name", "Emma"),
+    ("fr", ContextName.NAME, "Je m'appelle Marie.", "name", "Marie"),
 ]
 
 # Harder for this model: each may be refused (asked again), but none may be taken for something else.

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from voicemaster.bench.corpus import Clip, generate, load
+from voicemaster.bench.corpus import Clip, Noise, generate, load
 from voicemaster.config import LANGUAGES
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.recognition import Context, Heard, Recognizer, RecognizerUnavailable
@@ -74,14 +74,24 @@ ENGINE_SETUPS = {
 def run(
     corpus: Path, engines: Sequence[str], *, languages: Sequence[str] = LANGUAGES, limit: int | None = None
 ) -> dict[str, Any]:
+    clips = select_clips(corpus, languages, limit)
+    results = {name: _measure(ENGINE_SETUPS[name], clips, corpus) for name in engines}
+    return {"benchmark": "asr", "corpus": str(corpus), "clips": len(clips), "engines": results}
+
+
+def select_clips(
+    corpus: Path, languages: Sequence[str], limit: int | None, *, clean_only: bool = False
+) -> tuple[Clip, ...]:
+    """The corpus's clips in these languages (the corpus is made first if missing), or an even sample of `limit`."""
     manifest = corpus / "manifest.jsonl"
     if not manifest.exists():
         generate(corpus)
-    clips = tuple(clip for clip in load(manifest) if clip.language in languages)
+    clips = tuple(
+        clip for clip in load(manifest) if clip.language in languages and (clip.noise is Noise.CLEAN or not clean_only)
+    )
     if limit is not None:
         clips = clips[:: max(1, len(clips) // limit)][:limit]
-    results = {name: _measure(ENGINE_SETUPS[name], clips, corpus) for name in engines}
-    return {"benchmark": "asr", "corpus": str(corpus), "clips": len(clips), "engines": results}
+    return clips
 
 
 def _measure(setup: EngineSetup, clips: Sequence[Clip], corpus: Path) -> dict[str, Any]:
@@ -125,10 +135,7 @@ def summarize(outcomes: Sequence[tuple[Clip, Heard]]) -> dict[str, Any]:
         "wrong": sum(1 for clip, heard in commands if heard.intent != "unknown" and not right(clip, heard)),
         "non_command_utterances": len(talk),
         "false_accepts": sum(1 for _, heard in talk if heard.intent != "unknown"),
-        "decode_ms": {
-            "p50": round(statistics.median(times), 1) if times else None,
-            "p95": round(statistics.quantiles(times, n=20)[-1], 1) if len(times) > 1 else None,
-        },
+        "decode_ms": percentiles(times),
         "mistakes": [
             {
                 "file": clip.file,
@@ -140,6 +147,13 @@ def summarize(outcomes: Sequence[tuple[Clip, Heard]]) -> dict[str, Any]:
             for clip, heard in outcomes
             if not right(clip, heard)
         ],
+    }
+
+
+def percentiles(values: Sequence[float]) -> dict[str, float | None]:
+    return {
+        "p50": round(statistics.median(values), 1) if values else None,
+        "p95": round(statistics.quantiles(values, n=20)[-1], 1) if len(values) > 1 else None,
     }
 
 

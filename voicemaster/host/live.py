@@ -1,39 +1,39 @@
 """`voicemaster play`: a real game through the microphone and the speaker, stored after every step.
 
 A game that did not end (a crash, a power cut, Ctrl-C) is offered again at the next start, by voice: a yes
-continues it on the question it was on, jokers and all.
+continues it on the question it was on, jokers and all. Otherwise the players and, when the config says "ask", the
+variant are asked for by voice before the first question.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Generator
+from dataclasses import replace
 from pathlib import Path
 
+from voicemaster.config import ASK, Settings
 from voicemaster.host import lines as host_lines
-from voicemaster.host.millionaire import LISTEN_SECONDS, Quizmaster, Session
+from voicemaster.host.listening import ask_yes_no
+from voicemaster.host.millionaire import Quizmaster, Session
 from voicemaster.host.runner import Runner, Transcript, WallClock, drive
-from voicemaster.host.turns import Effect, Listen, Observation, Say, Silence
+from voicemaster.host.setup import which_variant, who_plays
+from voicemaster.host.turns import Listen, Observation, Say, Silence
 from voicemaster.questions.model import Entry
 from voicemaster.questions.selection import Bank
-from voicemaster.rules import GameSettings, new_game
+from voicemaster.rules import new_game
+from voicemaster.rules.variants import VARIANTS
 from voicemaster.speech.devices import Microphone, Speaker
 from voicemaster.speech.earcons import earcon
-from voicemaster.speech.recognition import Context, ContextName, Heard, Recognizer
+from voicemaster.speech.recognition import Recognizer
 from voicemaster.speech.synthesis import Espeak, Voice
 from voicemaster.store import Store
 
 
-def offer_resume(language: str) -> Generator[Effect, Observation | None, bool]:
-    """Asks whether to continue the interrupted game; only a clear yes does."""
-    yield Say("resume_offer")
-    heard = yield Listen(Context(ContextName.CONFIRM, language), None, LISTEN_SECONDS)
-    return isinstance(heard, Heard) and heard.intent == "yes"
-
-
 def play(
-    settings: GameSettings,
+    config: Settings,
     *,
+    players: tuple[str, ...],
+    seed: int,
     language: str,
     entries: tuple[Entry, ...],
     recognizer: Recognizer,
@@ -60,11 +60,16 @@ def play(
             earcons=earcon,
         )
         interrupted = store.unfinished_game()
-        session = Session(new_game(settings))
-        runner.game_id = f"game-{uuid.uuid4().hex[:12]}"
-        if interrupted is not None and drive(offer_resume(language), runner.perform):
+        if interrupted is not None and drive(ask_yes_no("resume_offer", {}, None, language), runner.perform):
             runner.game_id, state = interrupted
             session = Session.from_json(state)
+        else:
+            players = players or drive(who_plays(language), runner.perform)
+            if config.game.variant == ASK:
+                chosen = drive(which_variant(language, tuple(VARIANTS)), runner.perform)
+                config = replace(config, game=replace(config.game, variant=chosen))
+            session = Session(new_game(config.game_settings(players, seed)))
+            runner.game_id = f"game-{uuid.uuid4().hex[:12]}"
         players = session.game.settings.players
         quizmaster = Quizmaster(session, Bank(entries), language, store.heard_by(players))
         try:

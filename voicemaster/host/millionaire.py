@@ -14,10 +14,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from voicemaster.host.lines import Line, Money
+from voicemaster.host.listening import Asking, ask_yes_no, listen
 from voicemaster.host.turns import (
     Dialogue,
     Effect,
-    Listen,
     Observation,
     Play,
     Record,
@@ -49,8 +49,6 @@ from voicemaster.rules.state import Game, Seat
 from voicemaster.rules.variants import AudienceForm, Joker, PhoneForm
 from voicemaster.speech.recognition import Context, ContextName, Heard
 
-LISTEN_SECONDS = 8.0
-"""How long the quizmaster waits for a player to start speaking."""
 SILENCES_BEFORE_PAUSE = 2
 """Re-prompts after silence; one more silence pauses the game until someone says "weiter"."""
 TRIES_FOR_HELPERS = 3
@@ -234,7 +232,7 @@ class Quizmaster:
         prompt: tuple[str, dict[str, Any]] = ("your_answer", {"player": player})
         while self._still_deciding(player):
             yield Say(*prompt)
-            heard = yield from self._listen(self._answer_context(player), player)
+            heard = yield from listen(self._answer_context(player), player)
             prompt = ("your_answer_again", {"player": player})
             if isinstance(heard, Silence):
                 silences += 1
@@ -315,7 +313,7 @@ class Quizmaster:
     def _pause(self) -> Dialogue:
         yield Say("paused")
         while True:
-            heard = yield from self._listen(Context(ContextName.CONFIRM, self.language), None, record_silence=False)
+            heard = yield from listen(Context(ContextName.CONFIRM, self.language), None, record_silence=False)
             if isinstance(heard, Heard) and heard.intent in ("resume", "yes"):
                 yield Say("resumed")
                 return
@@ -383,7 +381,7 @@ class Quizmaster:
         context = Context(ContextName.NAME, self.language, names=others)
         for _ in range(TRIES_FOR_HELPERS):
             yield Say(question, {"player": player, "names": list(others)})
-            heard = yield from self._listen(context, player)
+            heard = yield from listen(context, player)
             if isinstance(heard, Heard) and heard.intent == "name" and heard.value in others:
                 letter = yield from self._letter_from(heard.value, "helper_answer")
                 return None if letter is None else (heard.value, letter)
@@ -394,7 +392,7 @@ class Quizmaster:
         context = self._answer_context(player) if player else Context(ContextName.ANSWER, self.language)
         for _ in range(TRIES_FOR_HELPERS):
             yield Say(key, {"player": who})
-            heard = yield from self._listen(context, who)
+            heard = yield from listen(context, who)
             if isinstance(heard, Heard) and heard.intent == "answer" and heard.value:
                 return Letter(heard.value)
         return None
@@ -414,40 +412,10 @@ class Quizmaster:
 
     # Listening
 
-    def _listen(
-        self, context: Context, player: str | None, *, record_silence: bool = True
-    ) -> Generator[Effect, Observation | None, Observation]:
-        observation = yield Listen(context, player, LISTEN_SECONDS)
-        if isinstance(observation, Heard):
-            yield Record(
-                "heard",
-                {
-                    "player": player,
-                    "context": context.name.value,
-                    "intent": observation.intent,
-                    "value": observation.value,
-                    "text": observation.text,
-                },
-            )
-            if observation.intent == "unknown":
-                yield Say("not_understood")
-        elif record_silence:
-            yield Record("silence", {"player": player, "context": context.name.value})
-        return observation if observation is not None else Silence()
-
     def _ask_yes_no(
         self, key: str, params: dict[str, Any], player: str | None, *, silence_means: bool = False
-    ) -> Generator[Effect, Observation | None, bool]:
-        """A clear yes is True, a clear no False; anything else is a no, except silence where `silence_means`."""
-        yield Say(key, params)
-        heard = yield from self._listen(Context(ContextName.CONFIRM, self.language), player)
-        if isinstance(heard, Silence):
-            return silence_means
-        if heard.intent in ("yes", "no"):
-            return heard.intent == "yes"
-        if heard.intent == "resume":
-            return key == "play_on"
-        return False
+    ) -> Asking:
+        return (yield from ask_yes_no(key, params, player, self.language, silence_means=silence_means))
 
     # Announcements
 

@@ -2,9 +2,10 @@
 
 - `AudioOut.play(audio)` starts playing and returns a `Playback`: it tells when the sound has ended and stops it at
   once when the player talks over it (barge-in).
-- `AudioIn.listen(timeout, during)` returns one utterance at 16 kHz, or None when nobody spoke within `timeout`
-  seconds after the program stopped speaking. Passed the `Playback` of the program's own speech, it listens during
-  it too: its echo is ignored, a player speaking up over it stops it and is heard.
+- `AudioIn.listen(timeout, during, decide)` returns one utterance at 16 kHz, or None when nobody spoke within
+  `timeout` seconds after the program stopped speaking. Passed the `Playback` of the program's own speech, it listens
+  during it too: its echo is ignored, a player speaking up over it stops it and is heard. Passed `decide`, it ends the
+  utterance at a short pause when `decide` finds what was heard so far complete (see `speech.hearing`).
 
 `Speaker` and `Microphone` use sounddevice (PortAudio); `FileSink` and `FileSource` do the same with WAV files and no
 clock, for tests and the demo. Every way audio hardware can fail (no PortAudio library, no device, a device that
@@ -27,8 +28,10 @@ from voicemaster.speech.endpoint import (
     FRAME_BYTES,
     FRAME_SAMPLES,
     FRAME_SECONDS,
+    Decide,
     EndpointSettings,
     SileroVad,
+    Timeline,
     UtteranceDetector,
     VoiceActivity,
     VoiceActivityUnavailable,
@@ -76,7 +79,7 @@ class AudioOut(Protocol):
 
 
 class AudioIn(Protocol):
-    def listen(self, timeout: float, during: Playback | None = None) -> Audio | None: ...
+    def listen(self, timeout: float, during: Playback | None = None, decide: Decide | None = None) -> Audio | None: ...
 
 
 # --- sounddevice, at the edge ------------------------------------------------------------------------------------
@@ -318,9 +321,9 @@ class Microphone:
         """The last utterance heard, for tests and logs."""
         return self._last
 
-    def listen(self, timeout: float, during: Playback | None = None) -> Audio | None:
+    def listen(self, timeout: float, during: Playback | None = None, decide: Decide | None = None) -> Audio | None:
         program = during.audio if during is not None else None
-        detector = UtteranceDetector(self._voice_activity(), self.settings, timeout, program)
+        detector = UtteranceDetector(self._voice_activity(), self.settings, timeout, program, decide)
         self.open()
         for frame in self._live_frames():
             program_at = during.position() if during is not None and not during.done() else None
@@ -507,28 +510,32 @@ class FileSource:
         self._lines = collections.deque(script)
         self.settings = settings or EndpointSettings()
         self._vad = vad
+        self.timeline: Timeline | None = None
+        """How the last line was heard, in seconds from the start of its lead silence; None for a silent line."""
 
     @property
     def unheard(self) -> int:
         """Lines of the script not yet listened to: a finished test or demo expects 0."""
         return len(self._lines)
 
-    def listen(self, timeout: float, during: Playback | None = None) -> Audio | None:
+    def listen(self, timeout: float, during: Playback | None = None, decide: Decide | None = None) -> Audio | None:
         if during is not None:
             during.wait()  # scripted players answer when the question is over; barge-in is the microphone's
         if not self._lines:
             raise ScriptEnded("the script has no more lines: the game listened more often than it was written for")
         line = self._lines.popleft()
+        self.timeline = None
         if line is None:
             return None
         spoken = resample(Audio.read(line) if isinstance(line, Path) else line, RECOGNITION_RATE)
         if self._vad is None:
             self._vad = SileroVad()
-        detector = UtteranceDetector(self._vad, self.settings, timeout)
+        detector = UtteranceDetector(self._vad, self.settings, timeout, decide=decide)
         trailing = self.settings.silence_seconds + self.settings.post_roll_seconds + 0.1
         lead = bytes(2 * round(self.LEAD_SECONDS * RECOGNITION_RATE))
         stream = lead + spoken.samples + bytes(2 * round(trailing * RECOGNITION_RATE))
         for offset in range(0, len(stream) - FRAME_BYTES + 1, FRAME_BYTES):
             if detector.push(stream[offset : offset + FRAME_BYTES]).finished:
                 break
+        self.timeline = detector.timeline()
         return detector.utterance()

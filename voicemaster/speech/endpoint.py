@@ -5,13 +5,15 @@ Three layers, each testable alone:
   Assistant's `VoiceCommandSegmenter.process(seconds, is_speech)`), and says whether the utterance has begun or ended.
 - `EchoGate` says how loud the microphone may hear our own voice, from the sound we are playing.
 - `UtteranceDetector` feeds 32 ms microphone frames through a `VoiceActivity` model, the echo gate and the segmenter,
-  and keeps the audio: a little before speech begins, up to shortly after it ends.
+  and keeps the audio: a little before speech begins, up to shortly after it ends. At a short pause it may ask the
+  caller (`decide`) whether what was heard so far is already a complete answer, and then end the utterance there.
 `SileroVad` wraps the Silero voice-activity model that faster-whisper ships (onnxruntime), behind `VoiceActivity`.
 """
 
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -43,8 +45,14 @@ class Endpoint(StrEnum):
     """No speech yet (or only a click or cough, too short to count)."""
     SPEAKING = "speaking"
     """The player has begun to speak."""
+    PAUSED = "paused"
+    """The player has begun, then paused for `early_silence_seconds`: what was heard may already be a complete answer.
+    Speech resuming makes it `SPEAKING` again; the pause lasting makes it `ENDED`."""
     ENDED = "ended"
     """Speech, then a pause long enough: the utterance is complete."""
+    ENDED_EARLY = "ended early"
+    """Speech, then a short pause, and what was heard so far already was a complete answer (the caller decided): the
+    utterance ended without waiting out the whole pause."""
     CUT = "cut"
     """The utterance reached the longest we take and was cut there; it is kept."""
     SILENCE = "silence"
@@ -52,7 +60,7 @@ class Endpoint(StrEnum):
 
     @property
     def finished(self) -> bool:
-        return self in (Endpoint.ENDED, Endpoint.CUT, Endpoint.SILENCE)
+        return self in (Endpoint.ENDED, Endpoint.ENDED_EARLY, Endpoint.CUT, Endpoint.SILENCE)
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,11 @@ class EndpointSettings:
     """A pause this long before the utterance has begun forgets the speech counted so far."""
     silence_seconds: float = 0.7
     """The pause that ends an utterance: longer than a breath between words, short enough to keep the game moving."""
+    early_silence_seconds: float = 0.25
+    """The pause after which what was heard so far may be checked, and the utterance ended if it already is a
+    complete, confident answer: people leave about 0.2 s between turns, and waiting out `silence_seconds` after a
+    clear "Antwort B" feels slow. An answer that is not complete yet is heard out as before. Equal to
+    `silence_seconds`, nothing ends early."""
     max_seconds: float = 8.0
     """The longest utterance: an answer or a command fits easily; a conversation in the car gets cut."""
     pre_roll_seconds: float = 0.3
@@ -83,10 +96,18 @@ class EndpointSettings:
     reverberation. The gate looks this far back in what we played, and stays on this long after we stop."""
 
     def __post_init__(self) -> None:
-        durations = (self.speech_seconds, self.reset_seconds, self.silence_seconds, self.max_seconds)
+        durations = (
+            self.speech_seconds,
+            self.reset_seconds,
+            self.silence_seconds,
+            self.early_silence_seconds,
+            self.max_seconds,
+        )
         rolls = (self.pre_roll_seconds, self.post_roll_seconds, self.echo_tail_seconds)
         if min(durations) <= 0 or min(rolls) < 0:
             raise ValueError("endpoint durations must be positive (rolls and the echo tail may be 0)")
+        if self.early_silence_seconds > self.silence_seconds:
+            raise ValueError("the early pause must not be longer than the pause that ends an utterance")
         if not 0 < self.threshold < 1:
             raise ValueError("the voice-activity threshold must lie between 0 and 1")
         if self.echo_coupling < 0 or self.barge_in_margin < 1:
@@ -149,12 +170,22 @@ class Segmenter:
         if is_speech:
             self._quiet = 0.0
             self.end = self.now
+            self.state = Endpoint.SPEAKING
         else:
             self._quiet += seconds
             if self._quiet >= self.settings.silence_seconds - _EPSILON:
                 self.state = Endpoint.ENDED
                 return
+            if self._quiet >= self.settings.early_silence_seconds - _EPSILON:
+                self.state = Endpoint.PAUSED
         self._check_length()
+
+    def end_early(self) -> Endpoint:
+        """The caller found the utterance complete at this pause: it ends here instead of after the whole pause."""
+        if self.state is not Endpoint.PAUSED:
+            raise ValueError(f"an utterance can end early only at a pause, not while {self.state}")
+        self.state = Endpoint.ENDED_EARLY
+        return self.state
 
     def _check_length(self) -> None:
         assert self.start is not None
@@ -192,6 +223,24 @@ class EchoGate:
         return loudest * settings.echo_coupling * settings.barge_in_margin
 
 
+Decide = Callable[[Audio], bool]
+"""Asked at a short pause with the utterance so far: True if it already is complete, and listening stops there.
+It runs in the listening loop: the microphone keeps recording meanwhile, and what it missed is caught up on after."""
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """How one listening went, in seconds since it began: what `voicemaster bench latency` measures from."""
+
+    state: Endpoint
+    speech_end: float | None
+    """Where the last speech ended, as the voice-activity model heard it; None if nobody spoke."""
+    stopped: float
+    """Where listening stopped: the utterance ended, was cut, or nobody spoke in time."""
+    asked: tuple[float, ...]
+    """Where `decide` was asked whether the utterance so far was complete, one for each pause."""
+
+
 class VoiceActivity(Protocol):
     def probability(self, frame: bytes) -> float:
         """How likely one frame (512 samples of 16-bit mono at 16 kHz) is speech, 0-1."""
@@ -214,15 +263,25 @@ class UtteranceDetector:
     when it is silent). While the program is audible, its echo is gated out; if the player speaks up over it anyway,
     `barged_in` becomes true and the caller should stop the program at once. Once the player has begun, only the
     voice-activity model decides: by then the program has been stopped.
+
+    Given `decide`, the detector asks it once at each short pause whether the utterance so far is complete; if so the
+    utterance ends there (`ENDED_EARLY`), otherwise listening goes on as if it had not asked.
     """
 
     def __init__(
-        self, vad: VoiceActivity, settings: EndpointSettings, timeout: float, program: Audio | None = None
+        self,
+        vad: VoiceActivity,
+        settings: EndpointSettings,
+        timeout: float,
+        program: Audio | None = None,
+        decide: Decide | None = None,
     ) -> None:
         vad.reset()
         self.segmenter = Segmenter(settings, timeout)
         self.barged_in = False
         self._vad = vad
+        self._decide = decide
+        self._asked: list[float] = []
         self._settings = settings
         self._gate = EchoGate(program, settings) if program is not None else None
         self._heard_at: float | None = None
@@ -250,12 +309,21 @@ class UtteranceDetector:
             if rms(frame) > self._gate.threshold(self._heard_at):
                 self._above_echo_at = segmenter.now
             speech = self._above_echo_at is not None and segmenter.now - self._above_echo_at <= SYLLABLE_SECONDS
+        paused_before = segmenter.state is Endpoint.PAUSED
         state = segmenter.process(FRAME_SECONDS, speech, program_speaking=echo_possible)
+        if state is Endpoint.PAUSED and not paused_before and self._decide is not None:
+            state = self._ask(self._decide)
         if state is not Endpoint.WAITING and program_at is not None:
             self.barged_in = True
         if state is Endpoint.WAITING:
             self._forget_old_audio()
         return state
+
+    def _ask(self, decide: Decide) -> Endpoint:
+        utterance = self.utterance()
+        assert utterance is not None  # a pause comes only after the player has begun
+        self._asked.append(self.segmenter.now)
+        return self.segmenter.end_early() if decide(utterance) else self.segmenter.state
 
     def _follow_program(self, program_at: float | None) -> bool:
         """Whether our own voice may be in this frame: while the program plays, and for the echo tail after."""
@@ -288,6 +356,11 @@ class UtteranceDetector:
         last = round(min(segmenter.now, segmenter.end + settings.post_roll_seconds) * RECOGNITION_RATE)
         first, last = max(first - self._dropped, 0), last - self._dropped
         return Audio(bytes(self._audio[2 * first : 2 * last]), RECOGNITION_RATE)
+
+    def timeline(self) -> Timeline:
+        segmenter = self.segmenter
+        speech_end = segmenter.end if segmenter.start is not None else None
+        return Timeline(segmenter.state, speech_end, segmenter.now, tuple(self._asked))
 
 
 class VoiceActivityUnavailable(RuntimeError):

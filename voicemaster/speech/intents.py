@@ -50,6 +50,13 @@ def understand(text: str, context: Context, phrases: HearPhrases) -> Understandi
     query = strip_filler(said, phrases.filler)
     if not query:
         return UNKNOWN
+    if context.name is ContextName.NAME and not context.names:
+        meant = _phrase(said, query, context, phrases)  # a command first: "Hilfe" is not a name
+        return meant if meant is not UNKNOWN else free_name(query, phrases)
+    return _phrase(said, query, context, phrases)
+
+
+def _phrase(said: str, query: str, context: Context, phrases: HearPhrases) -> Understanding:
     choices = grammar(context, phrases)
     # Said exactly: phrases never share a text, and "ich nehme B" is one letter away from "ich nehme C". A phrase
     # may end in a filler word ("wie bitte"), so the words as said are tried too.
@@ -78,6 +85,24 @@ def understand(text: str, context: Context, phrases: HearPhrases) -> Understandi
     if len(ranked) > 1 and ranked[1][1] - edits < MARGIN:
         return UNKNOWN
     return Understanding(intent, value, round(1 - edits / len(query), 3))
+
+
+NAME_WORDS = 3
+"""A name is at most this many words; anything longer is a sentence, not somebody introducing themselves."""
+
+
+def free_name(query: str, phrases: HearPhrases) -> Understanding:
+    """A new player's name, said alone or in a phrase ("ich heiße Anna"): the quizmaster reads it back before it
+    counts, so any short run of words without digits is taken."""
+    for pattern in _name_patterns(phrases):
+        match = pattern.fullmatch(query)
+        if match is None:
+            continue
+        words = match["name"].split()
+        if len(words) > NAME_WORDS or any(ch.isdigit() for ch in match["name"]):
+            return UNKNOWN
+        return Understanding("name", " ".join(word[:1].upper() + word[1:] for word in words), 1.0)
+    return UNKNOWN
 
 
 def parse_placement(text: str, phrases: HearPhrases) -> str | None:
@@ -131,6 +156,14 @@ def _letter_forms(phrases: HearPhrases) -> Mapping[str, Letter]:
 @cache
 def _euro_words(phrases: HearPhrases) -> frozenset[str]:
     return frozenset({normalize(word, phrases.language) for word in phrases.placement.euros})
+
+
+@cache
+def _name_patterns(phrases: HearPhrases) -> tuple[re.Pattern[str], ...]:
+    """The name phrases as patterns, longest first, so that "ich heiße Anna" is Anna and not "Ich Heiße Anna"."""
+    texts = [normalize(template.replace("{name}", " NAMESLOT "), phrases.language) for template in phrases.name]
+    ordered = sorted(texts, key=len, reverse=True)
+    return tuple(re.compile(re.escape(text).replace("nameslot", r"(?P<name>[\w' -]+)")) for text in ordered)
 
 
 @cache

@@ -1,0 +1,49 @@
+"""`voicemaster bench latency` and `bench memory` report figures; nothing here asserts how fast anything is."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from voicemaster import cli
+from voicemaster.bench import corpus
+from voicemaster.bench.memory import MeasurementFailed, peak_memory_mb
+
+
+@pytest.fixture(scope="module")
+def german(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("corpus")
+    corpus.generate(folder, ["de"], size="small")
+    return folder
+
+
+def test_latency_prints_one_json_object_with_p50_and_p95_per_engine(
+    german: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["bench", "latency", "--corpus", str(german), "--languages", "de", "--limit", "3", "--json"]
+    assert cli.main([*argv, "--engines", "whisper,vosk"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["benchmark"] == "latency" and figures["clips"] == 3
+    whisper = figures["engines"]["whisper"]
+    assert whisper["utterances"] + whisper["not_heard"] == 3
+    for mode in ("early_decision", "full_pause"):
+        assert whisper[mode]["utterances"] == whisper["utterances"]
+        for figure in ("latency_ms", "serial_ms", "wait_ms", "recognition_ms", "reply_ms"):
+            assert isinstance(whisper[mode][figure]["p50"], float)
+            assert isinstance(whisper[mode][figure]["p95"], float)
+        assert 0 <= whisper[mode]["ended_early"] <= 1
+    assert whisper["full_pause"]["ended_early"] == 0
+    assert set(whisper["by_language"]) == {"de"}
+    # Vosk has a model for German or says why it was not measured.
+    vosk = figures["engines"]["vosk"]
+    assert vosk["utterances"] or "de" in vosk["not_installed"]
+
+
+def test_the_peak_memory_of_a_process_is_measured(tmp_path: Path) -> None:
+    grows = [sys.executable, "-c", "held = b'x' * 200_000_000"]
+    assert peak_memory_mb(grows, tmp_path / "log") >= 200
+    with pytest.raises(MeasurementFailed, match="exited with 3"):
+        peak_memory_mb([sys.executable, "-c", "raise SystemExit(3)"], tmp_path / "log")

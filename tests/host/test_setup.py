@@ -1,0 +1,82 @@
+"""Who plays and by which rules, asked by voice: the players' words go through the real intent matcher."""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Iterator
+from typing import TypeVar
+
+import pytest
+
+from voicemaster.host.lines import load as load_lines
+from voicemaster.host.runner import drive
+from voicemaster.host.setup import which_variant, who_plays
+from voicemaster.host.turns import Effect, Listen, Observation, Say, Silence
+from voicemaster.rules.variants import VARIANTS
+from voicemaster.speech import phrases
+from voicemaster.speech.intents import understand
+from voicemaster.speech.recognition import Heard
+
+T = TypeVar("T")
+
+
+def converse(
+    dialogue: Generator[Effect, Observation | None, T], language: str, replies: list[str]
+) -> tuple[T, list[str]]:
+    """Plays the dialogue against spoken replies (text, understood as the recognizer's transcript would be);
+    returns its result and every line said. An empty reply is silence."""
+    lines = load_lines(language)
+    said: list[str] = []
+    answers: Iterator[str] = iter(replies)
+
+    def perform(effect: Effect) -> Observation | None:
+        match effect:
+            case Say(key, params):
+                said.append(lines.render(key, params))
+            case Listen(context):
+                text = next(answers)  # the dialogue asked more than the script says: the test fails here
+                if not text:
+                    return Silence()
+                meant = understand(text, context, phrases.load(language))
+                return Heard(meant.intent, meant.value, text, meant.score)
+        return None
+
+    return drive(dialogue, perform), said
+
+
+def test_players_are_named_one_after_the_other_and_each_name_read_back() -> None:
+    replies = ["Ich heiße Anna.", "ja", "ja", "Ben", "nein", "Mein Name ist Ben.", "ja", "nein"]
+    names, said = converse(who_plays("de"), "de", replies)
+    assert names == ("Anna", "Ben")
+    assert "Spieler zwei, wie heißt du?" in said  # numbers are spoken as words
+    assert said.count("Ben, habe ich das richtig verstanden?") == 2  # a no asks for the name again
+
+
+def test_only_a_clear_yes_takes_a_name_and_a_name_is_taken_once() -> None:
+    replies = ["Anna", "", "Anna", "vielleicht", "Anna", "ja", "hm", "ja", "anna", "ja", "Cem", "ja", ""]
+    names, said = converse(who_plays("de"), "de", replies)
+    assert names == ("Anna", "Cem")
+    assert "Anna spielt schon mit. Bitte einen anderen Namen." in said
+
+
+def test_a_command_is_not_a_name() -> None:
+    names, said = converse(who_plays("de"), "de", ["Hilfe", "Lena", "ja", "nein"])
+    assert names == ("Lena",)
+    assert said.count(load_lines("de").render("setup_help", {})) == 2  # once at the start, once asked for
+
+
+@pytest.mark.parametrize(
+    ("language", "replies"),
+    [
+        ("en", ["My name is Emma.", "yes", "yes", "I'm George", "yes", "no"]),
+        ("fr", ["Je m'appelle Marie.", "oui", "oui", "Moi c'est Léa", "oui", "non"]),
+    ],
+)
+def test_players_are_asked_for_in_english_and_french(language: str, replies: list[str]) -> None:
+    names, _ = converse(who_plays(language), language, replies)
+    assert len(names) == 2 and names[0] in ("Emma", "Marie")
+
+
+def test_the_variant_is_offered_in_turn_until_a_yes() -> None:
+    chosen, said = converse(which_variant("de", tuple(VARIANTS)), "de", ["nein", "", "ja"])
+    assert chosen == tuple(VARIANTS)[2]
+    assert said[-1].startswith("Die Risiko-Variante")  # the third offer, taken

@@ -1,0 +1,139 @@
+"""Deciding early: a complete answer ends the utterance at a short pause, an incomplete one is heard out."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.speech.conftest import matches
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.devices import FileSource
+from voicemaster.speech.endpoint import Endpoint, EndpointSettings, Segmenter, SileroVad, Timeline
+from voicemaster.speech.hearing import Hearing, listen_and_recognize
+from voicemaster.speech.models import require_model
+from voicemaster.speech.recognition import Context, ContextName, Heard
+from voicemaster.speech.signal import resample
+from voicemaster.speech.synthesis import Espeak
+from voicemaster.speech.whisper_engine import WhisperEngine, WhisperRecognizer
+
+RATE = 16_000
+SETTINGS = EndpointSettings()
+ANSWER = Context(ContextName.ANSWER, "de", ("Berlin", "Paris", "Rom", "Wien"))
+
+
+# --- the segmenter: the short pause is a state, ending there is the caller's call ---------------------------------
+
+
+def test_a_short_pause_is_reported_and_the_caller_may_end_the_utterance_there() -> None:
+    segmenter = Segmenter(SETTINGS, timeout=5)
+    for _ in range(50):
+        segmenter.process(0.01, True)
+    for _ in range(24):
+        assert segmenter.process(0.01, False) is Endpoint.SPEAKING
+    assert segmenter.process(0.01, False) is Endpoint.PAUSED
+    assert segmenter.end_early() is Endpoint.ENDED_EARLY
+    assert segmenter.state.finished and segmenter.end == pytest.approx(0.5)
+
+
+def test_speech_after_a_short_pause_goes_on_and_a_long_pause_still_ends_it() -> None:
+    segmenter = Segmenter(SETTINGS, timeout=5)
+    pattern = [(0.5, True), (0.3, False), (0.4, True), (0.69, False)]
+    states = [segmenter.process(0.01, speech) for seconds, speech in pattern for _ in range(round(seconds / 0.01))]
+    assert Endpoint.PAUSED in states[50:80] and states[80] is Endpoint.SPEAKING
+    assert segmenter.process(0.01, False) is Endpoint.ENDED
+    with pytest.raises(ValueError, match="only at a pause"):
+        segmenter.end_early()
+
+
+def test_an_early_pause_longer_than_the_full_pause_is_refused() -> None:
+    with pytest.raises(ValueError, match="must not be longer"):
+        EndpointSettings(early_silence_seconds=0.8)
+
+
+# --- listening and recognizing: real speech, the real recognizer ------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def vad() -> SileroVad:
+    return SileroVad()
+
+
+@pytest.fixture(scope="module")
+def recognizer() -> WhisperRecognizer:
+    return WhisperRecognizer(WhisperEngine(require_model("whisper", "de")))
+
+
+def spoken(espeak: Espeak, text: str) -> Audio:
+    """eSpeak-NG's rendering without its own silence before and after."""
+    audio = resample(espeak.render(text, "de"), RATE)
+    loud = np.nonzero(np.abs(np.frombuffer(audio.samples, dtype="<i2")) > 300)[0]
+    return Audio(audio.samples[2 * loud[0] : 2 * (loud[-1] + 1)], RATE)
+
+
+def joined(*parts: Audio) -> Audio:
+    return Audio(b"".join(part.samples for part in parts), RATE)
+
+
+def pause(seconds: float) -> Audio:
+    return Audio(bytes(2 * round(seconds * RATE)), RATE)
+
+
+def hear(line: Audio, recognizer: WhisperRecognizer, vad: SileroVad, *, early: bool) -> tuple[Hearing, Timeline, float]:
+    """What was heard, how listening went, and how long it went on after the speech."""
+    source = FileSource([line], SETTINGS, vad)
+    hearing = listen_and_recognize(source, recognizer, ANSWER, timeout=3, early=early)
+    timeline = source.timeline
+    assert timeline is not None and timeline.speech_end is not None
+    return hearing, timeline, timeline.stopped - timeline.speech_end
+
+
+def meaning(hearing: Hearing) -> tuple[str, str | None]:
+    assert hearing.heard is not None
+    return hearing.heard.intent, hearing.heard.value
+
+
+def test_a_complete_answer_ends_at_the_short_pause_with_the_same_meaning(
+    espeak: Espeak, recognizer: WhisperRecognizer, vad: SileroVad
+) -> None:
+    answer = spoken(espeak, "Antwort B")
+    early, timeline, early_wait = hear(answer, recognizer, vad, early=True)
+    full, _, full_wait = hear(answer, recognizer, vad, early=False)
+    assert meaning(early) == meaning(full) == ("answer", "B")
+    assert early.early and timeline.state is Endpoint.ENDED_EARLY and len(early.recognitions) == 1
+    assert early_wait < SETTINGS.silence_seconds <= full_wait and not full.early
+
+
+def test_an_answer_not_complete_at_a_short_pause_is_heard_out_whole(
+    espeak: Espeak, recognizer: WhisperRecognizer, vad: SileroVad
+) -> None:
+    start, answer = spoken(espeak, "Ich nehme"), spoken(espeak, "Antwort B")
+    line = joined(start, pause(0.4), answer)
+    early, timeline, _ = hear(line, recognizer, vad, early=True)
+    full, _, _ = hear(line, recognizer, vad, early=False)
+    # "Ich nehme" was read at its pause, not understood, and listening went on.
+    assert len(timeline.asked) >= 1 and early.recognitions[0].intent == "unknown"
+    assert early.audio is not None and matches(early.audio, start) > 0.99 and matches(early.audio, answer) > 0.99
+    assert meaning(early) == meaning(full)
+
+
+class Puzzled:
+    """A recognizer that understands nothing, and counts how often it was asked."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def recognize(self, audio: Audio, context: Context) -> Heard:
+        del audio, context
+        self.asked += 1
+        return Heard("unknown", None, "", 0.0)
+
+
+def test_an_utterance_not_understood_at_its_last_pause_is_not_read_again(espeak: Espeak, vad: SileroVad) -> None:
+    puzzled = Puzzled()
+    hearing = listen_and_recognize(FileSource([spoken(espeak, "Antwort B")], SETTINGS, vad), puzzled, ANSWER, 3)
+    assert puzzled.asked == 1 and not hearing.early and meaning(hearing) == ("unknown", None)
+
+
+def test_nobody_speaking_is_heard_as_nobody(vad: SileroVad) -> None:
+    hearing = listen_and_recognize(FileSource([pause(1.0)], SETTINGS, vad), Puzzled(), ANSWER, 1)
+    assert hearing.heard is None and hearing.audio is None and hearing.recognitions == ()

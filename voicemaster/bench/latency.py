@@ -1,0 +1,267 @@
+"""`voicemaster bench latency`: from the end of a player's utterance to the first sample of the quizmaster's reply.
+
+Each clean clip of the speech corpus is heard the way the microphone hears a player: its file twin (`FileSource`)
+pushes it frame by frame, in time order and followed by silence, through the end-of-speech detector. Where the
+speech ends is known exactly (the clips are synthesized), so the detector's wait counts in full. A turn's latency is
+
+- the wait: audio time from the last speech sample to where listening stopped,
+- the recognizer's measured work, attempts at pauses that did not end the utterance included,
+- the reply: eSpeak-NG rendering the first sentence of the reply (it renders a sentence whole, so its first sample
+  is ready when the render is).
+
+The recognizer's time is added the way the listening loop spends it (`latency_ms`): the microphone keeps recording
+while the recognizer works on an attempt, so an attempt that does not end the utterance delays the end only if it
+outlasts the rest of the pause. `serial_ms` adds every decode on top of the wait instead: an upper bound. Every clip
+is heard twice, with the early decision and waiting out the full pause, so that the gain shows.
+
+Noisy clips are left out: their noise stops 0.2 s after the speech, where a car's would go on, so the detector
+would hear an end of speech no microphone in a car hears. `voicemaster bench asr` measures what noise costs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from voicemaster.bench.asr import ENGINE_SETUPS, EngineSetup, percentiles, select_clips
+from voicemaster.bench.corpus import Clip
+from voicemaster.config import LANGUAGES
+from voicemaster.host import lines
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.devices import FileSource
+from voicemaster.speech.endpoint import EndpointSettings, SileroVad, VoiceActivity
+from voicemaster.speech.hearing import listen_and_recognize
+from voicemaster.speech.recognition import Context, Heard, Recognizer, RecognizerUnavailable
+from voicemaster.speech.synthesis import Espeak, Voice
+
+LISTEN_TIMEOUT_SECONDS = 5.0
+"""Long enough for every clip to begin: how long the game waits for a player plays no part here."""
+AUDIBLE = 0.01
+"""A sample louder than this share of the clip's peak is speech: the rule the corpus cut its renderings by."""
+REPLY_STAND_IN = {"player": "Anna", "letter": "B", "text": "Paris"}
+"""The read-back of an answer stands in for the reply to anything understood that is not an answer: it is among the
+longer first sentences of a reply, so its render time flatters nothing."""
+MODES = ("early_decision", "full_pause")
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One utterance heard and answered; times in seconds."""
+
+    language: str
+    ended_early: bool
+    meaning: tuple[str, str | None]
+    understood_as_said: bool
+    wait: float
+    recognition: float
+    reply: float
+    latency: float
+    serial: float
+
+
+def run(
+    corpus: Path,
+    engines: Sequence[str],
+    *,
+    voices: Mapping[str, Voice],
+    languages: Sequence[str] = LANGUAGES,
+    limit: int | None = None,
+    settings: EndpointSettings | None = None,
+) -> dict[str, Any]:
+    started = time.perf_counter()
+    settings = settings or EndpointSettings()
+    clips = select_clips(corpus, languages, limit, clean_only=True)
+    vad = SileroVad()
+    speaker = Espeak(dict(voices))
+    results = {name: _measure(ENGINE_SETUPS[name], clips, corpus, vad, speaker, settings) for name in engines}
+    return {
+        "benchmark": "latency",
+        "corpus": str(corpus),
+        "clips": len(clips),
+        "early_silence_seconds": settings.early_silence_seconds,
+        "silence_seconds": settings.silence_seconds,
+        "engines": results,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+def _measure(
+    setup: EngineSetup,
+    clips: Sequence[Clip],
+    corpus: Path,
+    vad: VoiceActivity,
+    speaker: Espeak,
+    settings: EndpointSettings,
+) -> dict[str, Any]:
+    by_language: dict[str, list[Clip]] = defaultdict(list)
+    for clip in clips:
+        by_language[clip.language].append(clip)
+    turns: dict[str, list[Turn]] = {mode: [] for mode in MODES}
+    missing: dict[str, str] = {}
+    missed = changed = 0
+    for language, own in sorted(by_language.items()):
+        try:
+            recognizer = setup.open(language)
+        except RecognizerUnavailable as error:
+            missing[language] = str(error)
+            continue
+        replies = Replies(lines.load(language), speaker)
+        for clip in own:
+            audio = Audio.read(corpus / clip.file)
+            early, full = (
+                _turn(clip, audio, recognizer, vad, settings, replies, early=mode == "early_decision") for mode in MODES
+            )
+            if early is None or full is None:
+                missed += 1
+                continue
+            turns["early_decision"].append(early)
+            turns["full_pause"].append(full)
+            changed += early.meaning != full.meaning
+    measured = turns["early_decision"]
+    return {
+        "describe": setup.describe,
+        "not_installed": missing,
+        "utterances": len(measured),
+        "not_heard": missed,
+        "early_changed_meaning": changed,
+        **{mode: _summary(found) for mode, found in turns.items()},
+        "by_language": {
+            language: {mode: _summary([t for t in found if t.language == language]) for mode, found in turns.items()}
+            for language in sorted({turn.language for turn in measured})
+        },
+    }
+
+
+def _turn(
+    clip: Clip,
+    audio: Audio,
+    recognizer: Recognizer,
+    vad: VoiceActivity,
+    settings: EndpointSettings,
+    replies: Replies,
+    *,
+    early: bool,
+) -> Turn | None:
+    """The clip heard and answered once; None if the detector heard no utterance in it."""
+    context = Context(clip.context, clip.language, clip.options, clip.names)
+    source = FileSource([audio], settings, vad)
+    hearing = listen_and_recognize(source, recognizer, context, LISTEN_TIMEOUT_SECONDS, early=early)
+    timeline = source.timeline
+    if hearing.heard is None or timeline is None:
+        return None
+    speech_end = FileSource.LEAD_SECONDS + last_speech_sample(audio)
+    decodes = [heard.decode_ms / 1000 for heard in hearing.recognitions]
+    at_pauses, after_stop = decodes[: len(timeline.asked)], decodes[len(timeline.asked) :]
+    # The listening loop reads the utterance so far when a pause is long enough; meanwhile the audio goes on
+    # arriving, and the loop catches up on it afterwards.
+    clock = 0.0
+    for asked, seconds in zip(timeline.asked, at_pauses, strict=True):
+        clock = max(clock, asked) + seconds
+    clock = max(clock, timeline.stopped) + sum(after_stop)
+    rendered = replies.render_time(hearing.heard, context)
+    wait = timeline.stopped - speech_end
+    meaning = (hearing.heard.intent, hearing.heard.value)
+    return Turn(
+        language=clip.language,
+        ended_early=hearing.early,
+        meaning=meaning,
+        understood_as_said=meaning == (clip.intent, clip.value),
+        wait=wait,
+        recognition=sum(decodes),
+        reply=rendered,
+        latency=clock + rendered - speech_end,
+        serial=wait + sum(decodes) + rendered,
+    )
+
+
+@dataclass(frozen=True)
+class Replies:
+    """The quizmaster's first sentence in reply to what was heard, rendered by its voice."""
+
+    said: lines.Lines
+    speaker: Espeak
+
+    def text(self, heard: Heard, context: Context) -> str:
+        if heard.intent == "unknown":
+            return self.said.render("not_understood", {})
+        if heard.intent == "answer" and heard.value is not None and context.options:
+            text = context.options["ABCD".index(heard.value)]
+            return self.said.render("final_answer", {**REPLY_STAND_IN, "letter": heard.value, "text": text})
+        return self.said.render("final_answer", REPLY_STAND_IN)
+
+    def render_time(self, heard: Heard, context: Context) -> float:
+        """Seconds until the reply's first sample exists."""
+        text = self.text(heard, context)
+        started = time.perf_counter()
+        self.speaker.render(text, context.language)
+        return time.perf_counter() - started
+
+
+def last_speech_sample(audio: Audio) -> float:
+    """Where the speech in a clean clip ends, in seconds: just after its last audible sample."""
+    samples = np.abs(np.frombuffer(audio.samples, dtype="<i2").astype(np.float64))
+    loud = np.flatnonzero(samples > AUDIBLE * samples.max())
+    return (int(loud[-1]) + 1) / audio.rate
+
+
+def _summary(turns: Sequence[Turn]) -> dict[str, Any]:
+    def ms(values: Sequence[float]) -> dict[str, float | None]:
+        return percentiles([value * 1000 for value in values])
+
+    return {
+        "utterances": len(turns),
+        "latency_ms": ms([t.latency for t in turns]),
+        "serial_ms": ms([t.serial for t in turns]),
+        "wait_ms": ms([t.wait for t in turns]),
+        "recognition_ms": ms([t.recognition for t in turns]),
+        "reply_ms": ms([t.reply for t in turns]),
+        "ended_early": round(sum(t.ended_early for t in turns) / len(turns), 3) if turns else None,
+        "understood_as_said": round(sum(t.understood_as_said for t in turns) / len(turns), 3) if turns else None,
+    }
+
+
+def report(figures: dict[str, Any]) -> str:
+    out = [
+        f"speech corpus {figures['corpus']}: {figures['clips']} clean utterances, from the end of speech to the first "
+        f"sample of the reply; early decision after {figures['early_silence_seconds']:g} s of pause, else "
+        f"{figures['silence_seconds']:g} s ({figures['seconds']:g} s to measure)"
+    ]
+    for name, result in figures["engines"].items():
+        out.append(f"\n{name}: {result['describe']}")
+        for language, reason in result["not_installed"].items():
+            out.append(f"  {language}: not measured: {reason}")
+        if not result["utterances"]:
+            continue
+        out.append(f"  {'p50 / p95 ms':16}{'early decision':>18}{'full pause':>18}")
+        rows = [("all", result), *result["by_language"].items()]
+        for label, row in rows:
+            early, full = row["early_decision"], row["full_pause"]
+            out.append(f"  {label + ' (' + str(early['utterances']) + ')':16}{_cell(early):>18}{_cell(full):>18}")
+        early, full = result["early_decision"], result["full_pause"]
+        out.append(
+            f"  ended early {early['ended_early']:.0%}; meaning changed by deciding early "
+            f"{result['early_changed_meaning']} of {result['utterances']}; understood as said "
+            f"{early['understood_as_said']:.0%} early, {full['understood_as_said']:.0%} full pause"
+        )
+        for mode, row in (("early decision", early), ("full pause", full)):
+            parts = ", ".join(
+                f"{part} {_number(row[f'{part}_ms']['p50'])}" for part in ("wait", "recognition", "reply")
+            )
+            out.append(f"  {mode}: p50 ms of {parts}; every decode added on top: {_cell(row, 'serial_ms')} ms")
+        if result["not_heard"]:
+            out.append(f"  {result['not_heard']} clip(s) held no utterance the detector heard")
+    return "\n".join(out)
+
+
+def _cell(row: dict[str, Any], figure: str = "latency_ms") -> str:
+    return f"{_number(row[figure]['p50'])} / {_number(row[figure]['p95'])}"
+
+
+def _number(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f}"

@@ -1,0 +1,64 @@
+"""Listening, shared by every flow of the quizmaster: one utterance heard and recorded, and a yes/no question.
+
+The safety rule lives here: only a clear yes is a yes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+from voicemaster.host.turns import Effect, Listen, Observation, Record, Say, Silence
+from voicemaster.speech.recognition import Context, ContextName, Heard
+
+LISTEN_SECONDS = 8.0
+"""How long the quizmaster waits for a player to start speaking."""
+
+Asking = Generator[Effect, Observation | None, bool]
+
+
+def listen(
+    context: Context, player: str | None, *, record_silence: bool = True
+) -> Generator[Effect, Observation | None, Observation]:
+    """One utterance, recorded; an utterance not understood is said to be so, and the caller asks again."""
+    observation = yield Listen(context, player, LISTEN_SECONDS)
+    if isinstance(observation, Heard):
+        yield Record(
+            "heard",
+            {
+                "player": player,
+                "context": context.name.value,
+                "intent": observation.intent,
+                "value": observation.value,
+                "text": observation.text,
+            },
+        )
+        if observation.intent == "unknown":
+            yield Say("not_understood")
+    elif record_silence:
+        yield Record("silence", {"player": player, "context": context.name.value})
+    return observation if observation is not None else Silence()
+
+
+def ask_yes_no(
+    key: str,
+    params: dict[str, Any],
+    player: str | None,
+    language: str,
+    *,
+    silence_means: bool = False,
+    until_clear: bool = False,
+) -> Asking:
+    """A clear yes is True, a clear no False; anything else is a no (or, `until_clear`, asked again), and silence
+    is `silence_means`. "Weiter" counts as a yes where `silence_means` is True: the question was whether to go on."""
+    while True:
+        yield Say(key, params)
+        heard = yield from listen(Context(ContextName.CONFIRM, language), player)
+        if isinstance(heard, Silence):
+            return silence_means
+        if heard.intent in ("yes", "no"):
+            return heard.intent == "yes"
+        if heard.intent == "resume" and silence_means:
+            return True
+        if not until_clear:
+            return False

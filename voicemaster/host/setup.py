@@ -1,0 +1,55 @@
+"""Before the first question: who plays, and by which rules, asked by voice.
+
+Names are free speech, so each one is read back and counts only after a clear yes. The variant is offered one at a
+time, each taken with a yes: easier to hear in a car than a name the player has never heard of.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+
+from voicemaster.host.lines import Line
+from voicemaster.host.listening import ask_yes_no, listen
+from voicemaster.host.turns import Effect, Observation, Say
+from voicemaster.speech.recognition import Context, ContextName, Heard
+
+MAX_PLAYERS = 6
+
+
+def who_plays(language: str) -> Generator[Effect, Observation | None, tuple[str, ...]]:
+    """Names, one player after the other, until nobody else plays. Asking "anyone else?" rather than "how many?":
+    a yes is heard far more reliably than a number said alone ("zwei" came back as "Smile.")."""
+    yield Say("greeting")
+    yield Say("setup_help")
+    names: list[str] = []
+    while len(names) < MAX_PLAYERS:
+        name = yield from _name(language, len(names) + 1)
+        if name.casefold() in (taken.casefold() for taken in names):
+            yield Say("name_taken", {"name": name})
+            continue
+        names.append(name)
+        # Unclear is asked again: nobody should be left out, or added, by a misheard word. Silence: nobody else.
+        if not (yield from ask_yes_no("another_player", {}, None, language, until_clear=True)):
+            break
+    return tuple(names)
+
+
+def _name(language: str, number: int) -> Generator[Effect, Observation | None, str]:
+    while True:
+        yield Say("ask_name", {"n": number})
+        heard = yield from listen(Context(ContextName.NAME, language), None)
+        if isinstance(heard, Heard) and heard.intent == "name" and heard.value:
+            if (yield from ask_yes_no("name_read_back", {"name": heard.value}, None, language)):
+                return heard.value
+        elif isinstance(heard, Heard) and heard.intent == "help":
+            yield Say("setup_help")
+
+
+def which_variant(language: str, variants: tuple[str, ...]) -> Generator[Effect, Observation | None, str]:
+    """Offers the variants in turn until one gets a yes; after the last, starts again."""
+    yield Say("variant_intro")
+    while True:
+        for name in variants:
+            described = {"variant": Line(f"variant_{name}")}
+            if (yield from ask_yes_no("variant_offer", described, None, language)):
+                return name
