@@ -98,6 +98,11 @@ def _parser() -> argparse.ArgumentParser:
     say.add_argument("--out", type=Path, help="write this WAV file instead of playing through the speaker")
     say.set_defaults(run=_say)
 
+    history = commands.add_parser("history", help="recent games, newest first, with each player's totals")
+    history.add_argument("--limit", type=int, default=20, help="how many games")
+    history.add_argument("--json", action="store_true", help="print one JSON object")
+    history.set_defaults(run=_history)
+
     devices = commands.add_parser("devices", help="list the microphones and speakers voicemaster can use")
     devices.set_defaults(run=_devices)
 
@@ -180,6 +185,22 @@ def _demo(args: argparse.Namespace) -> int:
         f"{result.seconds / 60:.1f} minutes of game in {result.session}; every step in {result.transcript}. "
         f"{result.understood} of {result.utterances} player utterances understood, the rest asked again."
     )
+    return 0
+
+
+def _history(args: argparse.Namespace) -> int:
+    from voicemaster.history import summarize
+    from voicemaster.store import Store
+
+    with Store() as store:
+        games = [summarize(stored) for stored in store.recent_games(args.limit)]
+    if args.json:
+        print(json.dumps({"games": [game.to_json() for game in games]}, ensure_ascii=False))
+        return 0
+    for game in games:
+        print(game.line())
+    if not games:
+        print("No games yet: `voicemaster play` starts one.")
     return 0
 
 

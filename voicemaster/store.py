@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 SCHEMA = """
@@ -22,6 +23,15 @@ CREATE TABLE IF NOT EXISTS games (
     updated TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP
 );
 """
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    id: str
+    state: str
+    finished: bool
+    updated: str
+    """UTC, as SQLite writes it: "2026-11-22 09:54:52"."""
 
 
 def default_path() -> Path:
@@ -90,6 +100,13 @@ class Store:
             "SELECT id, state FROM games WHERE finished = 0 ORDER BY updated DESC, rowid DESC LIMIT 1"
         ).fetchone()
         return None if row is None else (str(row[0]), str(row[1]))
+
+    def recent_games(self, limit: int) -> list[StoredGame]:
+        """The most recently played games first, finished or not."""
+        rows = self._db.execute(
+            "SELECT id, state, finished, updated FROM games ORDER BY updated DESC, rowid DESC LIMIT ?", (limit,)
+        )
+        return [StoredGame(str(i), str(state), bool(finished), str(updated)) for i, state, finished, updated in rows]
 
     def load_game(self, game_id: str) -> str | None:
         row = self._db.execute("SELECT state FROM games WHERE id = ?", (game_id,)).fetchone()

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
-from voicemaster.host.turns import Effect, Listen, Observation, Record, Say, Silence
+from voicemaster.host.turns import Effect, Listen, Observation, Record, Say, Silence, Voice
 from voicemaster.speech.recognition import Context, ContextName, Heard
 
 LISTEN_SECONDS = 8.0
@@ -18,10 +18,10 @@ Asking = Generator[Effect, Observation | None, bool]
 
 
 def listen(
-    context: Context, player: str | None, *, record_silence: bool = True
-) -> Generator[Effect, Observation | None, Observation]:
+    context: Context, player: str | None, *, record_silence: bool = True, seconds: float = LISTEN_SECONDS
+) -> Generator[Effect, Observation | None, Heard | Silence]:
     """One utterance, recorded; an utterance not understood is said to be so, and the caller asks again."""
-    observation = yield Listen(context, player, LISTEN_SECONDS)
+    observation = yield Listen(context, player, seconds)
     if isinstance(observation, Heard):
         yield Record(
             "heard",
@@ -37,7 +37,7 @@ def listen(
             yield Say("not_understood")
     elif record_silence:
         yield Record("silence", {"player": player, "context": context.name.value})
-    return observation if observation is not None else Silence()
+    return observation if isinstance(observation, Heard) else Silence()
 
 
 def ask_yes_no(
@@ -62,3 +62,23 @@ def ask_yes_no(
             return True
         if not until_clear:
             return False
+
+
+def pause(language: str) -> Generator[Effect, Observation | None, None]:
+    """Waits, without re-prompting, until someone says "weiter" (or yes)."""
+    yield Say("paused")
+    while True:
+        heard = yield from listen(Context(ContextName.CONFIRM, language), None, record_silence=False)
+        if isinstance(heard, Heard) and heard.intent in ("resume", "yes"):
+            yield Say("resumed")
+            return
+
+
+VOICE_COMMANDS = {"slower": ("rate", -1), "faster": ("rate", 1), "louder": ("volume", 1), "quieter": ("volume", -1)}
+
+
+def change_voice(intent: str) -> Generator[Effect, Observation | None, None]:
+    """ "Langsamer", "lauter" and their kin; any other intent is left alone."""
+    if intent in VOICE_COMMANDS:
+        yield Voice(*VOICE_COMMANDS[intent])
+        yield Say("voice_changed")

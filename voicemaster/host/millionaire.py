@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from voicemaster.host.lines import Line, Money
-from voicemaster.host.listening import Asking, ask_yes_no, listen
+from voicemaster.host.listening import Asking, ask_yes_no, change_voice, listen, pause
 from voicemaster.host.turns import (
     Dialogue,
     Effect,
@@ -24,7 +24,6 @@ from voicemaster.host.turns import (
     Say,
     Silence,
     StartTimer,
-    Voice,
     WaitUntil,
 )
 from voicemaster.questions.selection import Bank, Presented
@@ -237,7 +236,7 @@ class Quizmaster:
             if isinstance(heard, Silence):
                 silences += 1
                 if silences > SILENCES_BEFORE_PAUSE:
-                    yield from self._pause()
+                    yield from pause(self.language)
                     silences = 0
                 continue
             silences = 0
@@ -297,26 +296,14 @@ class Quizmaster:
             case "help":
                 yield Say("help_answer")
             case "pause":
-                yield from self._pause()
+                yield from pause(self.language)
             case "score":
                 yield from self._score()
             case "quit":
                 if (yield from self._ask_yes_no("confirm_quit", {}, player)):
                     yield from self._apply(StopGame())
-            case "slower" | "faster":
-                yield Voice("rate", -1 if intent == "slower" else 1)
-                yield Say("voice_changed")
-            case "louder" | "quieter":
-                yield Voice("volume", 1 if intent == "louder" else -1)
-                yield Say("voice_changed")
-
-    def _pause(self) -> Dialogue:
-        yield Say("paused")
-        while True:
-            heard = yield from listen(Context(ContextName.CONFIRM, self.language), None, record_silence=False)
-            if isinstance(heard, Heard) and heard.intent in ("resume", "yes"):
-                yield Say("resumed")
-                return
+            case _:
+                yield from change_voice(intent)
 
     def _score(self) -> Dialogue:
         current = self.game.round

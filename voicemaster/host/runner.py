@@ -16,9 +16,11 @@ from typing import Any, Protocol, TextIO, TypeVar
 from voicemaster.host.lines import Lines
 from voicemaster.host.turns import (
     Effect,
+    Elapsed,
     Listen,
     Observation,
     Play,
+    ReadTimer,
     Record,
     Say,
     StartTimer,
@@ -132,6 +134,8 @@ class Runner:
             case StartTimer(seconds):
                 self._timer_start = self.now
                 self.transcript.write(self.now, "timer", {"seconds": seconds})
+            case ReadTimer():
+                return Elapsed(self.now - self._timer_start)
             case WaitUntil(elapsed):
                 self.clock.wait(max(0.0, self._timer_start + elapsed - self.now))
             case Play(earcon):

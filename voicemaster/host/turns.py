@@ -38,6 +38,11 @@ class StartTimer:
 
 
 @dataclass(frozen=True)
+class ReadTimer:
+    """How long the timer has run (the quizmaster's own speech counts): the runner answers with `Elapsed`."""
+
+
+@dataclass(frozen=True)
 class WaitUntil:
     """Let game time pass without listening until the timer has run `elapsed` seconds (the quizmaster's own speech
     counts): a real runner sleeps, a demo adds silence."""
@@ -70,7 +75,7 @@ class Record:
     """The whole game to store, serialized: a crash after this point resumes here."""
 
 
-Effect = Say | Listen | StartTimer | WaitUntil | Play | Voice | Record
+Effect = Say | Listen | StartTimer | ReadTimer | WaitUntil | Play | Voice | Record
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,12 @@ class Silence:
     """Nobody spoke before the listening timed out."""
 
 
-Observation = Heard | Silence
+@dataclass(frozen=True)
+class Elapsed:
+    seconds: float
+
+
+Observation = Heard | Silence | Elapsed
 Dialogue = Generator[Effect, Observation | None, None]
-"""A flow of the quizmaster: yields effects; each `Listen` is sent back an observation, every other effect None."""
+"""A flow of the quizmaster: yields effects; each `Listen` is sent back `Heard` or `Silence`, each `ReadTimer`
+`Elapsed`, every other effect None."""

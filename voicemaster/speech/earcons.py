@@ -1,4 +1,5 @@
-"""Sounds without words: a rising figure before a reveal, two beeps when a timer runs out."""
+"""Sounds without words: a rising figure before a reveal, two beeps when a timer runs out, a falling one when a
+trapdoor opens."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from voicemaster.speech.audio import Audio
 FIGURES = {
     "suspense": ((392.0, 0.18), (0.0, 0.05), (523.3, 0.18), (0.0, 0.05), (659.3, 0.18), (0.0, 0.05), (784.0, 0.5)),
     "timer_end": ((880.0, 0.25), (0.0, 0.1), (880.0, 0.5)),
+    "drop": ((659.3, 0.12), (523.3, 0.12), (392.0, 0.12), (261.6, 0.35)),
 }
 LOUDNESS = 0.3
 """Of full scale: clearly heard, never louder than the voice."""

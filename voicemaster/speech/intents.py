@@ -121,7 +121,7 @@ def parse_placement(text: str, phrases: HearPhrases) -> str | None:
     for clause in clauses:
         if clause in phrases.filler:  # "Also, alles auf B": the filler stands alone before the comma
             continue
-        found = _clause(strip_filler(clause, phrases.filler), phrases)
+        found = _clause(strip_filler(clause, (*phrases.filler, *words.corrections)), phrases)
         if found is None or found[0] in placed:
             return None
         placed[found[0]] = found[1]

@@ -48,6 +48,10 @@ class PlacementWords:
     euros: tuple[str, ...]
     numbers: tuple[str, ...]
     """The number words amounts are said with, for a recognizer that needs every word in its grammar."""
+    switch: tuple[str, ...]
+    """The category joker: the other category's question instead of the one heard."""
+    corrections: tuple[str, ...]
+    """Words that start a correction of one option ("doch fünfzehn auf A"), dropped before a clause is read."""
 
 
 @dataclass(frozen=True, eq=False)  # compared by identity: loaded once per language, and a key for the grammar cache
@@ -122,6 +126,11 @@ def _grammar(context: Context, phrases: HearPhrases) -> tuple[Phrase, ...]:
     elif context.name is ContextName.NAME:
         for name in context.names:
             found += [(t.replace("{name}", name), "name", name) for t in phrases.name]
+    elif context.name is ContextName.NUMBER:
+        # A placement is read back and confirmed, or corrected, in this same context.
+        for intent, said in phrases.confirm.items():
+            found += [(text, intent, None) for text in said]
+        found += [(text, "switch_category", None) for text in phrases.placement.switch]
     for command, said in phrases.commands.items():
         found += [(text, command, None) for text in said]
     unique = {Phrase(normalize(text, phrases.language), intent, value, spoken(text)) for text, intent, value in found}
@@ -158,6 +167,8 @@ def _load(language: str, folder: Path) -> HearPhrases:
             bundles=number.texts("bundles"),
             euros=number.texts("euros"),
             numbers=number.texts("numbers"),
+            switch=number.texts("switch"),
+            corrections=tuple(normalize(text, language) for text in number.texts("corrections")),
         ),
     )
 

@@ -1,0 +1,469 @@
+"""The quizmaster of "Rette die Million" (RULES.md §2): a dialogue that drives the money-drop rules by voice.
+
+As in the Millionaire game, what happens next follows from the stored rules state alone (no run: start one; no
+categories: offer two; a choice open: hear it; money to place: hear the placement; placement locked: drop the
+trapdoors), so a run resumed after a crash continues where it was. A placement is said back in full and locked only
+after a clear yes; it can be corrected one option at a time ("doch fünfzehn auf A").
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Generator, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from voicemaster.host.lines import Money
+from voicemaster.host.listening import LISTEN_SECONDS, ask_yes_no, change_voice, listen, pause
+from voicemaster.host.turns import (
+    Dialogue,
+    Effect,
+    Elapsed,
+    Observation,
+    Play,
+    ReadTimer,
+    Record,
+    Say,
+    Silence,
+    StartTimer,
+)
+from voicemaster.questions.model import Entry
+from voicemaster.questions.selection import Bank, NoQuestionLeft, present
+from voicemaster.rules import errors
+from voicemaster.rules import moneydrop as md
+from voicemaster.rules.codec import dumps, loads
+from voicemaster.rules.letters import Letter
+from voicemaster.speech.recognition import Context, ContextName, Heard
+
+SILENCES_BEFORE_PAUSE = 2
+TIME_WARNINGS = (30, 10)
+"""Seconds left at which a timed placement is warned about."""
+
+
+@dataclass(frozen=True)
+class DropSession:
+    """Everything needed to continue a money drop: the rules state and the cards as this game reads them."""
+
+    game: md.MoneyDropGame
+    asked: tuple[str, ...] = ()
+    """Card ids offered in this game, in order: a card is never offered twice."""
+    offered: tuple[tuple[str, ...], ...] = ()
+    """The options of the two cards on offer, in the order they are read."""
+
+    def to_json(self) -> str:
+        data = {"format": "moneydrop", "game": dumps(self.game), "asked": self.asked, "offered": self.offered}
+        return json.dumps(data, ensure_ascii=False)
+
+    @staticmethod
+    def from_json(text: str) -> DropSession:
+        data = json.loads(text)
+        offered = tuple(tuple(options) for options in data["offered"])
+        return DropSession(loads(md.MoneyDropGame, data["game"]), tuple(data["asked"]), offered)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """What the team has said so far: per letter a number of bundles, an amount in euros, "rest" or "all"."""
+
+    said: Mapping[Letter, str]
+
+    @staticmethod
+    def parse(value: str) -> Placement:
+        """The intent matcher's normal form, "A=10,C=rest", back into clauses."""
+        pairs = (clause.split("=") for clause in value.split(","))
+        return Placement({Letter(letter): amount for letter, amount in pairs})
+
+    def corrected(self, by: Placement) -> Placement:
+        """A later utterance replaces what it names and keeps the rest; "alles auf B" replaces everything, and a
+        new "rest" replaces the old one."""
+        if "all" in by.said.values() or "all" in self.said.values():
+            return by
+        kept = {
+            k: v for k, v in self.said.items() if k not in by.said and not ("rest" in by.said.values() and v == "rest")
+        }
+        return Placement({**kept, **by.said})
+
+
+class Unplaceable(Exception):
+    """A placement that cannot even be counted in bundles; the line to say, and its parameters."""
+
+    def __init__(self, key: str, params: dict[str, Any]) -> None:
+        super().__init__(key)
+        self.key = key
+        self.params = params
+
+
+def in_bundles(placement: Placement, options: int, bundles: int, bundle_value: int) -> tuple[int, ...]:
+    """Bundles per option, A first. Raises `Unplaceable` for a letter not on offer or euros that are not whole
+    bundles; the rules judge the rest."""
+    letters = Letter.first(options)
+    counted: dict[Letter, int] = {}
+    rest: Letter | None = None
+    for letter, amount in placement.said.items():
+        if letter not in letters:
+            raise Unplaceable("md_no_such_option", {"letter": letter.value})
+        if amount == "all":
+            counted[letter] = bundles
+        elif amount == "rest":
+            rest = letter
+        elif amount.endswith("€"):
+            euros = int(amount[:-1])
+            if euros % bundle_value:
+                raise Unplaceable("md_whole_bundles", {"bundle": bundle_value})
+            counted[letter] = euros // bundle_value
+        else:
+            counted[letter] = int(amount)
+    if rest is not None:
+        counted[rest] = max(0, bundles - sum(counted.values()))
+    return tuple(counted.get(letter, 0) for letter in letters)
+
+
+class MoneyDropHost:
+    """Hosts one money drop. `run()` is the dialogue; `session` is where the game stands."""
+
+    def __init__(self, session: DropSession, bank: Bank, language: str, seed: int) -> None:
+        self.session = session
+        self.bank = bank
+        self.language = language
+        self.seed = seed
+        self._quit = False
+
+    @property
+    def game(self) -> md.MoneyDropGame:
+        return self.session.game
+
+    @property
+    def settings(self) -> md.MoneyDropSettings:
+        return self.game.settings
+
+    def money(self, bundles: int) -> Money:
+        return Money(bundles * self.settings.bundle_value, self.settings.currency)
+
+    def run(self) -> Dialogue:
+        if not self.game.results and self.game.run is None:
+            yield Say("md_welcome", {"teams": list(self.settings.teams)})
+            yield Say("md_how_to", {"money": self.money(self.settings.bundles), "bundles": self.settings.bundles})
+        else:
+            yield Say("resumed")
+            if self.game.run is not None and self.game.run.phase is md.Phase.PLACING:
+                yield from self._read_card()
+        while not self.game.over and not self._quit:
+            current = self.game.run
+            if current is None:
+                yield from self._apply(md.StartRun())
+            elif current.phase is md.Phase.CATEGORIES:
+                yield from self._offer_categories(current)
+            elif current.phase is md.Phase.CHOOSING:
+                yield from self._choose_category(current)
+            elif current.phase is md.Phase.PLACING:
+                yield from self._place(current)
+            else:
+                yield Say("md_drop_suspense")
+                yield Play("suspense")
+                yield from self._apply(md.RevealDrop())
+
+    def _apply(self, action: md.MoneyDropAction) -> Dialogue:
+        """Carry out an action, store the game, then announce what happened."""
+        before = self.game.run
+        # The drop is announced after the rules moved on to the next question: the card is taken beforehand.
+        played = self._card() if before is not None and before.card is not None else None
+        game, happened = md.apply_money_drop(self.game, action)
+        self.session = replace(self.session, game=game)
+        yield Record("state", {"action": type(action).__name__, "finished": game.over}, state=self.session.to_json())
+        for event in happened:
+            yield from self._announce(event, played)
+
+    # Categories and cards
+
+    def _offer_categories(self, current: md.Run) -> Dialogue:
+        options = self.settings.option_counts[current.question - 1]
+        first, second = self._two_cards(options)
+        rng = random.Random(f"{self.seed}-{first.id}-{second.id}")
+        shown = (present(first, rng), present(second, rng))
+        cards = tuple(md.Card(p.entry.id, p.entry.category, options, p.correct) for p in shown)
+        self.session = replace(
+            self.session,
+            asked=(*self.session.asked, first.id, second.id),
+            offered=(shown[0].options, shown[1].options),
+        )
+        yield from self._apply(md.OfferCategories((cards[0], cards[1])))
+
+    def _two_cards(self, options: int) -> tuple[Entry, Entry]:
+        """Two fresh cards of different categories, the same for the same seed and history."""
+        pool = sorted(
+            (e for e in self.bank.cards(self.language, options) if e.id not in self.session.asked), key=lambda e: e.id
+        )
+        rng = random.Random(f"{self.seed}-{len(self.session.asked)}")
+        rng.shuffle(pool)
+        for first in pool:
+            for second in pool:
+                if second.category != first.category:
+                    return first, second
+        raise NoQuestionLeft(self.language, f"a money drop with {options} options in two categories")
+
+    def _card(self) -> tuple[Entry, tuple[str, ...]]:
+        current = self.game.run
+        assert current is not None and current.card is not None and current.chosen is not None
+        entry = self.bank.entry(current.card.id)
+        assert entry is not None, "a stored game names a card the bank no longer has"
+        return entry, self.session.offered[current.chosen]
+
+    def _read_card(self) -> Dialogue:
+        """The options first, then the question (RULES.md §2)."""
+        entry, options = self._card()
+        yield Say("md_options_intro")
+        for letter, text in zip(Letter.first(len(options)), options, strict=True):
+            yield Say("option", {"letter": letter.value, "text": text})
+        yield Say("question", {"text": entry.question})
+
+    def _choose_category(self, current: md.Run) -> Dialogue:
+        names = tuple(card.category for card in current.offered)
+        context = Context(ContextName.ANSWER, self.language, names)
+        silences = 0
+        while True:
+            yield Say("md_which_category", {"team": current.team, "first": names[0], "second": names[1]})
+            heard = yield from listen(context, current.team)
+            if isinstance(heard, Silence):
+                silences += 1
+                if silences > SILENCES_BEFORE_PAUSE:
+                    yield from pause(self.language)
+                    silences = 0
+                continue
+            if heard.intent == "answer" and heard.value in ("A", "B"):
+                yield from self._apply(md.ChooseCategory(Letter(heard.value).position))
+                return
+            if heard.intent not in ("unknown", "answer", "joker"):
+                yield from self._command(heard.intent)
+                if self._quit:
+                    return
+
+    # Placing the money
+
+    def _place(self, current: md.Run) -> Dialogue:
+        limit = self.settings.time_limit_seconds
+        context = self._placing_context(current)
+        placement = Placement({})
+        silences = 0
+        warned: set[int] = set()
+        yield Say("md_place", {"team": current.team, "bundles": current.bundles, "money": self.money(current.bundles)})
+        if limit:
+            yield Say("md_time_start", {"seconds": limit})
+            yield StartTimer(limit)
+        while not self._quit:
+            seconds = LISTEN_SECONDS
+            if limit:
+                elapsed = yield ReadTimer()
+                left = limit - (elapsed.seconds if isinstance(elapsed, Elapsed) else 0.0)
+                if left <= 0:
+                    yield from self._time_up(current, placement)
+                    return
+                for warning in TIME_WARNINGS:
+                    if left <= warning < limit and warning not in warned:
+                        warned.add(warning)
+                        yield Say("md_time_left", {"seconds": warning})
+                seconds = min(seconds, left)
+            heard = yield from listen(context, current.team, seconds=seconds)
+            if isinstance(heard, Silence):
+                silences += 1
+                if silences > SILENCES_BEFORE_PAUSE and not limit:
+                    yield from pause(self.language)
+                    silences = 0
+                yield Say("md_place_again")
+                continue
+            silences = 0
+            if heard.intent == "switch_category":
+                if current.joker_used:
+                    yield Say("md_switch_used")
+                    continue
+                yield from self._apply(md.SwitchCategory())
+                return
+            if heard.intent == "placement" and heard.value:
+                placement = placement.corrected(Placement.parse(heard.value))
+            elif not (heard.intent == "yes" and placement.said):  # a yes after an unclear read-back: read it again
+                if heard.intent in ("yes", "no", "unknown"):
+                    yield Say("md_place_again")
+                else:
+                    yield from self._command(heard.intent)
+                continue
+            decided = yield from self._settle(current, placement)
+            if decided is None:
+                return
+            placement = decided
+
+    def _settle(self, current: md.Run, placement: Placement) -> Generator[Effect, Observation | None, Placement | None]:
+        """Checks the placement, reads it back, and locks it on a clear yes (None: locked). Corrections are
+        checked and read back in turn. Returns the placement to go on from: what was said so far, or nothing
+        after a no."""
+        while True:
+            bundles = yield from self._checked(current, placement)
+            if bundles is None:
+                return placement
+            yield Record("placement", {"team": current.team, "placement": self._by_letter(bundles)})
+            confirmed = yield from self._confirm(current, bundles)
+            if confirmed is True:
+                yield from self._apply(md.LockPlacement(bundles))
+                return None
+            if confirmed is False:
+                yield Say("md_place_again")
+                return Placement({})
+            if confirmed is None:
+                return placement
+            placement = placement.corrected(confirmed)
+
+    def _placing_context(self, current: md.Run) -> Context:
+        return Context(ContextName.NUMBER, self.language, self.session.offered[current.chosen or 0])
+
+    def _checked(
+        self, current: md.Run, placement: Placement
+    ) -> Generator[Effect, Observation | None, tuple[int, ...] | None]:
+        """The placement in bundles if the rules allow it; else the reason, said, and None."""
+        card = current.card
+        assert card is not None
+        try:
+            bundles = in_bundles(placement, card.options, current.bundles, self.settings.bundle_value)
+            md.check_placement(self.settings, current, bundles, complete=True)
+        except Unplaceable as problem:
+            params = {k: Money(v, self.settings.currency) if k == "bundle" else v for k, v in problem.params.items()}
+            yield Say(problem.key, params)
+            return None
+        except errors.IllegalPlacement as illegal:
+            yield from self._explain(illegal)
+            return None
+        return bundles
+
+    def _explain(self, illegal: errors.IllegalPlacement) -> Dialogue:
+        match illegal:
+            case errors.NotAllBundlesPlaced(placed=placed, available=available):
+                missing = available - placed
+                yield Say("md_not_all", {"bundles": missing, "money": self.money(missing)})
+            case errors.TooManyBundles(placed=placed, available=available):
+                yield Say("md_too_many", {"placed": placed, "available": available})
+            case errors.SplitInLastQuestion():
+                yield Say("md_split_last")
+            case errors.NoEmptyOption():
+                yield Say("md_no_empty")
+            case _:
+                yield Say("md_place_again")
+
+    def _confirm(
+        self, current: md.Run, bundles: tuple[int, ...]
+    ) -> Generator[Effect, Observation | None, bool | Placement | None]:
+        """Reads the placement back. True: a clear yes; False: a no; a Placement: a correction; None: unclear."""
+        yield Say("md_readback_intro")
+        for letter, count in zip(Letter.first(len(bundles)), bundles, strict=True):
+            if count:
+                key = "md_readback_one" if count == 1 else "md_readback"
+                yield Say(key, {"letter": letter.value, "bundles": count, "money": self.money(count)})
+        yield Say("md_confirm_placement")
+        heard = yield from listen(self._placing_context(current), current.team)
+        if isinstance(heard, Heard):
+            if heard.intent in ("yes", "no"):
+                return heard.intent == "yes"
+            if heard.intent == "placement" and heard.value:
+                return Placement.parse(heard.value)
+        yield Say("md_not_locked")
+        return None
+
+    def _time_up(self, current: md.Run, placement: Placement) -> Dialogue:
+        """The TV rule: what lies on the options stands; money not placed is lost; an illegal placement loses all."""
+        yield Say("md_time_up")
+        card = current.card
+        assert card is not None
+        empty = tuple(0 for _ in range(card.options))
+        try:
+            bundles = in_bundles(placement, card.options, current.bundles, self.settings.bundle_value)
+            md.check_placement(self.settings, current, bundles, complete=False)
+        except (Unplaceable, errors.IllegalPlacement):
+            bundles = empty
+        yield Record("placement", {"team": current.team, "placement": self._by_letter(bundles), "time_up": True})
+        yield from self._apply(md.LockPlacement(bundles, time_up=True))
+
+    @staticmethod
+    def _by_letter(bundles: tuple[int, ...]) -> dict[str, int]:
+        return {letter.value: count for letter, count in zip(Letter.first(len(bundles)), bundles, strict=True)}
+
+    # Commands
+
+    def _command(self, intent: str) -> Dialogue:
+        current = self.game.run
+        match intent:
+            case "repeat" if current is not None and current.phase is md.Phase.PLACING:
+                yield from self._read_card()
+            case "help":
+                yield Say("md_help")
+            case "pause":
+                yield from pause(self.language)
+            case "score" if current is not None:
+                yield Say("md_score", {"money": self.money(current.bundles), "number": current.question})
+            case "quit":
+                # The run stays stored unfinished: the next start offers to continue it.
+                self._quit = yield from ask_yes_no("confirm_quit", {}, None, self.language)
+            case _:
+                yield from change_voice(intent)
+
+    # Announcements
+
+    def _announce(self, event: md.MoneyDropEvent, played: tuple[Entry, tuple[str, ...]] | None) -> Dialogue:
+        match event:
+            case md.RunStarted(team, bundles):
+                yield Say("md_run_started", {"team": team, "money": self.money(bundles)})
+            case md.CategoriesOffered(question, categories, bundles):
+                key = "md_question_intro_last" if question == self.settings.questions else "md_question_intro"
+                yield Say(key, {"number": question, "money": self.money(bundles)})
+                yield Say("md_categories", {"first": categories[0], "second": categories[1]})
+            case md.CategoryChosen(category, _) | md.CategorySwitched(category):
+                key = "md_switched" if isinstance(event, md.CategorySwitched) else "md_category_chosen"
+                yield Say(key, {"category": category})
+                entry, options = self._card()
+                current = self.game.run
+                assert current is not None
+                yield Record(
+                    "question",
+                    {
+                        "question": current.question,
+                        "money": current.bundles * self.settings.bundle_value,
+                        "question_id": entry.id,
+                        "category": category,
+                        "options": list(options),
+                    },
+                )
+                yield from self._read_card()
+            case md.PlacementLocked(bundles):
+                yield Record("locked", {"team": self._team, "placement": self._by_letter(bundles)})
+                yield Say("md_locked")
+            case md.MoneyLostToTime(bundles):
+                yield Say("md_lost_to_time", {"money": self.money(bundles)})
+            case md.OptionDropped(letter, bundles):
+                assert played is not None
+                _, options = played
+                said = {"letter": letter.value, "text": options[letter.position], "money": self.money(bundles)}
+                yield Play("drop")
+                yield Say("md_drop" if bundles else "md_drop_empty", said)
+            case md.QuestionSurvived(correct, bundles):
+                assert played is not None
+                entry, options = played
+                yield Say("md_correct", {"letter": correct.value, "text": options[correct.position]})
+                if entry.explanation:
+                    yield Say("explanation", {"text": entry.explanation})
+                money_left = bundles * self.settings.bundle_value
+                yield Record("result", {"team": self._team, "correct": bundles > 0, "money_left": money_left})
+                yield Say("md_left" if bundles else "md_all_lost", {"money": self.money(bundles)})
+            case md.RunEnded(result):
+                yield Say("md_run_over", {"team": result.team, "money": Money(result.saved, self.settings.currency)})
+            case md.MoneyDropOver(ranking):
+                totals = {result.team: result.saved for _, result in ranking}
+                winners = [result.team for place, result in ranking if place == 1]
+                yield Record("game_over", {"totals": totals, "winners": winners})
+                if len(ranking) > 1:
+                    for place, result in ranking:
+                        money = Money(result.saved, self.settings.currency)
+                        key = "md_ranking" if result.saved else "md_ranking_lost"
+                        yield Say(key, {"place": place, "team": result.team, "money": money, "number": result.reached})
+                    yield Say("winner" if len(winners) == 1 else "winners", {"players": winners})
+                yield Say("goodbye")
+
+    @property
+    def _team(self) -> str:
+        current = self.game.run
+        return current.team if current is not None else self.game.results[-1].team
