@@ -17,6 +17,7 @@ from voicemaster.config import ASK, LANGUAGES, REPO_ROOT, ConfigError, Settings,
 from voicemaster.questions.model import Entry
 from voicemaster.rules import VARIANTS
 from voicemaster.rules.errors import IllegalAction
+from voicemaster.rules.moneydrop import MoneyDropSettings
 from voicemaster.speech.engines import ENGINES
 from voicemaster.speech.recognition import ContextName
 
@@ -156,9 +157,9 @@ def _demo(args: argparse.Namespace) -> int:
     if args.variant or settings.game.variant == ASK:  # simulated players do not choose: the classic rules
         settings = replace(settings, game=replace(settings.game, variant=args.variant or "classic"))
     settings = replace(settings, game=replace(settings.game, rounds=args.rounds))
-    if args.format == "moneydrop" or args.text:
+    if args.text:
         return _demo_text(args, settings, names, seed)
-    from voicemaster.host.demo import run_demo
+    from voicemaster.host.demo import run_demo, run_moneydrop_demo
     from voicemaster.speech.engines import open_recognizer
     from voicemaster.speech.recognition import RecognizerUnavailable
     from voicemaster.speech.synthesis import SpeechUnavailable
@@ -170,14 +171,25 @@ def _demo(args: argparse.Namespace) -> int:
     try:
         recognizer = open_recognizer(args.engine, language)
         print(f"Language {language}, seed {seed}, players {', '.join(names)}: this takes a few minutes.", flush=True)
-        result = run_demo(
-            settings.game_settings(names, seed),
-            language=language,
-            entries=entries,
-            recognizer=recognizer,
-            voices=settings.speech,
-            out=args.out,
-        )
+        if args.format == "moneydrop":
+            result = run_moneydrop_demo(
+                _money_drop_settings(settings, names),
+                seed=seed,
+                language=language,
+                entries=entries,
+                recognizer=recognizer,
+                voices=settings.speech,
+                out=args.out,
+            )
+        else:
+            result = run_demo(
+                settings.game_settings(names, seed),
+                language=language,
+                entries=entries,
+                recognizer=recognizer,
+                voices=settings.speech,
+                out=args.out,
+            )
     except (RecognizerUnavailable, SpeechUnavailable) as error:
         print(f"voicemaster: {error}", file=sys.stderr)
         return 2
@@ -239,13 +251,15 @@ def _play(args: argparse.Namespace) -> int:
     return 0
 
 
+def _money_drop_settings(settings: Settings, teams: tuple[str, ...]) -> MoneyDropSettings:
+    return MoneyDropSettings(teams=teams, time_limit_seconds=settings.moneydrop.time_limit_seconds or None)
+
+
 def _demo_text(args: argparse.Namespace, settings: Settings, names: tuple[str, ...], seed: int) -> int:
     from voicemaster import tabletop
-    from voicemaster.rules.moneydrop import MoneyDropSettings
 
     if args.format == "moneydrop":
-        time_limit = settings.moneydrop.time_limit_seconds or None
-        lines = tabletop.play_money_drop(MoneyDropSettings(teams=names, time_limit_seconds=time_limit), seed)
+        lines = tabletop.play_money_drop(_money_drop_settings(settings, names), seed)
     else:
         lines = tabletop.play_millionaire(settings.game_settings(names, seed), seed)
     for line in lines:

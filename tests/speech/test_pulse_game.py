@@ -49,8 +49,8 @@ def test_a_whole_game_is_played_through_the_virtual_devices(pulse: Pulse, espeak
     seed = _seed_with_answer_b(Bank(entries))
     log = tmp_path / "game.jsonl"
     log.touch()
-    # Who plays (a name, its read-back, silence at "anyone else?"), the answer, "final answer?", "play on for 100 €?" ("nein"
-    # alone is heard as "Ein."), "take 50 € home?".
+    # Who plays (a name, its read-back, silence at "anyone else?"), the answer, "final answer?", "play on for
+    # 100 €?" ("nein" alone is heard as "Ein."), "take 50 € home?".
     replies = iter(["Ich heiße Markus.", "ja", "", "Antwort B", "ja", "Ich höre auf", "ja"])
     done = threading.Event()
     listens: list[Event] = []

@@ -1,4 +1,5 @@
-"""`voicemaster demo`: a whole game by voice with simulated players, heard through the real recognizer.
+"""`voicemaster demo`: a whole game by voice with simulated players (or a money-drop team), heard through the real
+recognizer.
 
 The players' words are synthesized in another voice and decoded like a microphone's; the quizmaster's speech and
 the players' go into `session.wav`, every step into `transcript.jsonl`.
@@ -9,15 +10,18 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from voicemaster.host import lines as host_lines
 from voicemaster.host.millionaire import Quizmaster, Session
+from voicemaster.host.moneydrop import DropSession, MoneyDropHost
 from voicemaster.host.runner import Runner, SessionClock, Transcript, drive
-from voicemaster.host.simulated import SimulatedPlayers
-from voicemaster.host.turns import Listen, Observation, Say, Silence
+from voicemaster.host.simulated import SimulatedPlayers, SimulatedTeam
+from voicemaster.host.turns import Dialogue, Listen, Observation, Say, Silence
 from voicemaster.questions.model import Entry
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game
+from voicemaster.rules import moneydrop as md
 from voicemaster.speech import phrases
 from voicemaster.speech.devices import FileSink
 from voicemaster.speech.earcons import earcon
@@ -40,6 +44,12 @@ class DemoResult:
     understood: int
 
 
+class Simulated(Protocol):
+    def respond(self, listen: Listen, said: Say | None) -> str | None: ...
+
+    def understood(self, clearly: bool) -> None: ...
+
+
 def run_demo(
     settings: GameSettings,
     *,
@@ -49,9 +59,39 @@ def run_demo(
     voices: dict[str, Voice],
     out: Path,
 ) -> DemoResult:
-    out.mkdir(parents=True, exist_ok=True)
     quizmaster = Quizmaster(Session(new_game(settings)), Bank(entries), language)
     players = SimulatedPlayers(quizmaster, phrases.load(language), random.Random(settings.seed))
+    game = _Game(quizmaster.run(), players, f"demo-{settings.seed}")
+    return _play(game, language=language, recognizer=recognizer, voices=voices, out=out)
+
+
+def run_moneydrop_demo(
+    settings: md.MoneyDropSettings,
+    *,
+    seed: int,
+    language: str,
+    entries: tuple[Entry, ...],
+    recognizer: Recognizer,
+    voices: dict[str, Voice],
+    out: Path,
+) -> DemoResult:
+    host = MoneyDropHost(DropSession(md.MoneyDropGame(settings)), Bank(entries), language, seed)
+    team = SimulatedTeam(host, phrases.load(language), random.Random(seed))
+    game = _Game(host.run(), team, f"moneydrop-demo-{seed}")
+    return _play(game, language=language, recognizer=recognizer, voices=voices, out=out)
+
+
+@dataclass(frozen=True)
+class _Game:
+    dialogue: Dialogue
+    players: Simulated
+    game_id: str
+
+
+def _play(game: _Game, *, language: str, recognizer: Recognizer, voices: dict[str, Voice], out: Path) -> DemoResult:
+    """The quizmaster's dialogue against simulated players whose words are spoken, then heard by the recognizer."""
+    out.mkdir(parents=True, exist_ok=True)
+    players = game.players
     player_speech = Espeak({language: player_voice(language)})
     counts = {"utterances": 0, "understood": 0}
     transcript_path = out / "transcript.jsonl"
@@ -81,10 +121,10 @@ def run_demo(
             hear,
             transcript,
             store=store,
-            game_id=f"demo-{settings.seed}",
+            game_id=game.game_id,
             earcons=earcon,
         )
-        drive(quizmaster.run(), runner.perform)
+        drive(game.dialogue, runner.perform)
     session = out / "session.wav"
     sink.write(session)
     return DemoResult(session, transcript_path, sink.seconds, counts["utterances"], counts["understood"])

@@ -292,9 +292,10 @@ class MoneyDropHost:
             placement = decided
 
     def _settle(self, current: md.Run, placement: Placement) -> Generator[Effect, Observation | None, Placement | None]:
-        """Checks the placement, reads it back, and locks it on a clear yes (None: locked). Corrections are
-        checked and read back in turn. Returns the placement to go on from: what was said so far, or nothing
-        after a no."""
+        """Checks the placement, reads it back, and locks it on a clear yes (None: locked). A correction is checked
+        and read back in turn; an unclear reply gets the read-back again, once. Returns the placement to go on
+        from: what was said so far, or nothing after a no."""
+        unclear = 0
         while True:
             bundles = yield from self._checked(current, placement)
             if bundles is None:
@@ -308,7 +309,11 @@ class MoneyDropHost:
                 yield Say("md_place_again")
                 return Placement({})
             if confirmed is None:
-                return placement
+                unclear += 1
+                if unclear > 1:
+                    yield Say("md_place_again")
+                    return placement
+                continue
             placement = placement.corrected(confirmed)
 
     def _placing_context(self, current: md.Run) -> Context:

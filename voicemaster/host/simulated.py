@@ -1,7 +1,9 @@
 """Simulated players for the demo: a seeded policy decides, and says it in words from the language's phrase file.
 
-Mostly right on low levels and less so higher up, sometimes a joker, sometimes walking away, sometimes a "no" at
-"final answer?". What they say is text; the demo speaks it and the real recognizer hears it.
+Millionaire players are mostly right on low levels and less so higher up, sometimes take a joker, sometimes walk
+away, sometimes say "no" at "final answer?". A money-drop team bets everything when it knows, hedges when it does
+not, sometimes switches category and sometimes corrects its placement. What they say is text; the demo speaks it
+and the real recognizer hears it.
 """
 
 from __future__ import annotations
@@ -10,7 +12,9 @@ import random
 from dataclasses import dataclass, field
 
 from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.moneydrop import MoneyDropHost
 from voicemaster.host.turns import Listen, Say
+from voicemaster.rules import moneydrop as md
 from voicemaster.rules.letters import Letter
 from voicemaster.rules.state import Question, Round, Seat
 from voicemaster.rules.variants import Joker
@@ -159,6 +163,117 @@ class SimulatedPlayers:
         return template.replace("{name}", self.rng.choice(names)) if names else ""
 
     def _pick(self, said: tuple[str, ...], variety: int = 1) -> str:
-        """The common phrase first; after each misunderstanding the next of the first `variety`, as a person would
-        rephrase. A yes or a no is simply said again."""
-        return said[self.misheard % min(variety, len(said))]
+        return rephrased(said, self.misheard, variety)
+
+
+def rephrased(said: tuple[str, ...], misheard: int, variety: int = 1) -> str:
+    """The common phrase first; after each misunderstanding the next of the first `variety`, as a person would
+    rephrase. A yes or a no is simply said again."""
+    return said[misheard % min(variety, len(said))]
+
+
+HEDGES = (4, 8, 12)
+"""Bundles a team that knows the answer may still keep on a second option, just in case."""
+SWITCHES = 0.15
+CORRECTS = 0.12
+"""How often a team changes its mind at the read-back ("doch fünfzehn auf A")."""
+
+
+@dataclass
+class SimulatedTeam:
+    host: MoneyDropHost
+    phrases: HearPhrases
+    rng: random.Random
+    misheard: int = 0
+    _plans: dict[str, dict[Letter, int]] = field(default_factory=dict)
+    _corrected: set[str] = field(default_factory=set)
+    _switch: dict[str, bool] = field(default_factory=dict)
+    _choices: dict[str, int] = field(default_factory=dict)
+
+    def respond(self, listen: Listen, said: Say | None) -> str | None:
+        last_key = said.key if said else ""
+        current = self.host.game.run
+        match listen.context.name:
+            case ContextName.ANSWER if current is not None and current.offered:
+                index = self._choices.setdefault(f"{current.team}-{current.question}", self.rng.randrange(2))
+                category = current.offered[index].category
+                by_text = tuple(t.replace("{option}", category) for t in self.phrases.answer_option[:2])
+                by_letter = self.phrases.letters[Letter.first(2)[index]][3:5]
+                return rephrased((*by_text, *by_letter), self.misheard, variety=4)
+            case ContextName.NUMBER if current is not None and current.card is not None:
+                card = current.card.id
+                if last_key == "md_confirm_placement":
+                    return self._confirm(card)
+                if self._wants_switch(current):
+                    return rephrased(self.phrases.placement.switch, self.misheard, variety=2)
+                return self._say(self._plan(current))
+            case ContextName.CONFIRM:
+                if last_key == "confirm_quit":
+                    return rephrased(self.phrases.confirm["no"], self.misheard)
+                if last_key == "paused":
+                    return rephrased(self.phrases.commands["resume"], self.misheard)
+                return rephrased(self.phrases.confirm["yes"], self.misheard)
+        return None
+
+    def understood(self, clearly: bool) -> None:
+        self.misheard = 0 if clearly else self.misheard + 1
+
+    def _wants_switch(self, current: md.Run) -> bool:
+        """Decided once, on first hearing a card: the category joker, if it is still there."""
+        card = current.card
+        if card is None or card.id in self._plans or current.joker_used:
+            return False
+        return self._switch.setdefault(card.id, self.rng.random() < SWITCHES)
+
+    def _plan(self, current: md.Run) -> dict[Letter, int]:
+        card = current.card
+        assert card is not None
+        if card.id in self._plans:
+            return self._plans[card.id]
+        letters = Letter.first(card.options)
+        knows = self.rng.random() < 0.92 - 0.06 * (current.question - 1)
+        favourite = card.correct if knows else self.rng.choice(letters)
+        other = self.rng.choice([letter for letter in letters if letter != favourite])
+        last = current.question == self.host.settings.questions
+        if last:
+            plan = {favourite: current.bundles}
+        elif knows:
+            hedge = min(self.rng.choice((0, *HEDGES)), current.bundles // 2)
+            plan = {favourite: current.bundles - hedge, other: hedge}
+        else:
+            share = self.rng.randint(1, max(1, current.bundles - 1))
+            plan = {favourite: current.bundles - share, other: share}
+        self._plans[card.id] = {letter: n for letter, n in plan.items() if n}
+        return self._plans[card.id]
+
+    def _say(self, plan: dict[Letter, int]) -> str:
+        """ "alles auf B", or "12 auf A und den Rest auf C": letters in any order, sometimes in euros."""
+        words = self.phrases.placement
+        if len(plan) == 1:
+            return words.everything[0].replace("{letter}", self._letter(next(iter(plan))))
+        first, second = self.rng.sample(list(plan), 2)
+        amount = str(plan[first])
+        if self.rng.random() < 0.25:
+            amount = f"{plan[first] * self.host.settings.bundle_value} {words.euros[0]}"
+        clauses = (
+            words.amount[0].replace("{amount}", amount).replace("{letter}", self._letter(first)),
+            words.rest[0].replace("{letter}", self._letter(second)),
+        )
+        return f" {words.joiners[0]} ".join(clauses)
+
+    def _letter(self, letter: Letter) -> str:
+        return self.phrases.letters[letter][0] if self.misheard < 2 else self.phrases.letters[letter][1]
+
+    def _confirm(self, card: str) -> str:
+        """Yes; once in a while first a correction of one option, which the quizmaster reads back again."""
+        plan = self._plans.get(card, {})
+        if card not in self._corrected and len(plan) == 2 and self.rng.random() < CORRECTS:
+            self._corrected.add(card)
+            first, second = sorted(plan)
+            moved = min(5, plan[second])
+            plan[first], plan[second] = plan[first] + moved, plan[second] - moved
+            if plan[second]:
+                clause = self.phrases.placement.amount[0].replace("{amount}", str(plan[first]))
+                correction = self.phrases.placement.corrections[0]
+                return f"{correction} {clause.replace('{letter}', self._letter(first))}"
+        return rephrased(self.phrases.confirm["yes"], self.misheard)
