@@ -17,7 +17,6 @@ from voicemaster.config import ASK, LANGUAGES, REPO_ROOT, ConfigError, Settings,
 from voicemaster.questions.model import Entry
 from voicemaster.rules import VARIANTS
 from voicemaster.rules.errors import IllegalAction
-from voicemaster.rules.moneydrop import MoneyDropSettings
 from voicemaster.speech.engines import ENGINES
 from voicemaster.speech.recognition import ContextName
 
@@ -48,7 +47,8 @@ def _parser() -> argparse.ArgumentParser:
     play = commands.add_parser("play", help="play a game by voice through the microphone and the speaker")
     play.add_argument("--lang", default=None, choices=LANGUAGES, help="default: from config")
     play.add_argument("--variant", choices=tuple(VARIANTS), help="the rules to play by (default: from config)")
-    play.add_argument("--players", default="", help='who plays, e.g. "Anna,Ben" (default: from config)')
+    play.add_argument("--format", choices=("millionaire", "moneydrop"), default="millionaire")
+    play.add_argument("--players", default="", help='who plays (or which teams), e.g. "Anna,Ben" (default: asked)')
     play.add_argument("--engine", default="auto", choices=ENGINES, help="auto: Vosk if its model is installed")
     play.add_argument("--log", type=Path, help="append every step of the game to this JSON-lines file")
     play.add_argument("--seed", type=int, default=None, help="the same seed asks the same questions")
@@ -173,7 +173,7 @@ def _demo(args: argparse.Namespace) -> int:
         print(f"Language {language}, seed {seed}, players {', '.join(names)}: this takes a few minutes.", flush=True)
         if args.format == "moneydrop":
             result = run_moneydrop_demo(
-                _money_drop_settings(settings, names),
+                settings.money_drop_settings(names),
                 seed=seed,
                 language=language,
                 entries=entries,
@@ -236,6 +236,7 @@ def _play(args: argparse.Namespace) -> int:
             settings,
             players=names,
             seed=_seed(args.seed),
+            money_drop=args.format == "moneydrop",
             language=language,
             entries=entries,
             recognizer=open_recognizer(args.engine, language),
@@ -251,15 +252,11 @@ def _play(args: argparse.Namespace) -> int:
     return 0
 
 
-def _money_drop_settings(settings: Settings, teams: tuple[str, ...]) -> MoneyDropSettings:
-    return MoneyDropSettings(teams=teams, time_limit_seconds=settings.moneydrop.time_limit_seconds or None)
-
-
 def _demo_text(args: argparse.Namespace, settings: Settings, names: tuple[str, ...], seed: int) -> int:
     from voicemaster import tabletop
 
     if args.format == "moneydrop":
-        lines = tabletop.play_money_drop(_money_drop_settings(settings, names), seed)
+        lines = tabletop.play_money_drop(settings.money_drop_settings(names), seed)
     else:
         lines = tabletop.play_millionaire(settings.game_settings(names, seed), seed)
     for line in lines:

@@ -23,6 +23,7 @@ from voicemaster.rules import (
     from_data,
 )
 from voicemaster.rules.errors import InvalidSetup
+from voicemaster.rules.moneydrop import MoneyDropSettings
 from voicemaster.speech.synthesis import DEFAULT_VOICES, Voice
 
 LANGUAGES = ("de", "en", "fr")
@@ -76,6 +77,9 @@ class Settings:
             return LADDERS[name]
         spec = self.ladders[name]
         return Ladder(name, spec.currency, spec.amounts, ()).with_safety_levels(*spec.safety_levels)
+
+    def money_drop_settings(self, teams: tuple[str, ...]) -> MoneyDropSettings:
+        return MoneyDropSettings(teams=teams, time_limit_seconds=self.moneydrop.time_limit_seconds or None)
 
     def game_settings(self, players: tuple[str, ...], seed: int) -> GameSettings:
         """The rules' settings for a game with these players; "auto" joker forms fit the number of players."""

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from voicemaster.cli import REPO_ROOT
-from voicemaster.host.demo import run_demo
+from voicemaster.host.demo import run_demo, run_moneydrop_demo
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.rules import GameSettings, variant
+from voicemaster.rules.moneydrop import MoneyDropSettings
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.engines import open_recognizer
 from voicemaster.speech.synthesis import DEFAULT_VOICES
@@ -43,3 +44,34 @@ def test_a_whole_game_by_voice(language: str, rules: str, tmp_path: Path) -> Non
     left_with = [e["amount"] for e in events if e["event"] in ("payout", "walk_away")]
     assert [e["totals"] for e in events if e["event"] == "game_over"] == [{"Anna": sum(left_with)}]
     assert Audio.read(result.session).seconds == pytest.approx(result.seconds, abs=0.01)
+
+
+@pytest.mark.parametrize("language", ["de", "en", "fr"])
+def test_a_money_drop_run_by_voice(language: str, tmp_path: Path) -> None:
+    entries = tuple(load(pack_files(REPO_ROOT / "questions")).entries)
+    result = run_moneydrop_demo(
+        MoneyDropSettings(teams=("Anna",)),
+        seed=7,
+        language=language,
+        entries=entries,
+        recognizer=open_recognizer("whisper", language),
+        voices=dict(DEFAULT_VOICES),
+        out=tmp_path,
+    )
+    events = [json.loads(line) for line in result.transcript.read_text(encoding="utf-8").splitlines()]
+    locked = [e for e in events if e["event"] == "locked"]
+    results = [e for e in events if e["event"] == "result"]
+    questions = [e for e in events if e["event"] == "question"]
+    assert locked and len(locked) == len(results)
+    money = 1_000_000
+    for index, lock in enumerate(locked):
+        # Locked only right after a clear yes to the read-back of exactly this placement.
+        before = events[: events.index(lock)]
+        heard = [e for e in before if e["event"] == "heard"][-1]
+        assert (heard["context"], heard["intent"]) == ("number", "yes")
+        assert [e for e in before if e["event"] == "placement"][-1]["placement"] == lock["placement"]
+        assert sum(lock["placement"].values()) * 25_000 == money  # all the money, nothing made up
+        card = [q for q in questions if events.index(q) < events.index(lock)][-1]
+        money = lock["placement"][card["correct"]] * 25_000
+        assert results[index]["money_left"] == money
+    assert [e["totals"] for e in events if e["event"] == "game_over"] == [{"Anna": money}]

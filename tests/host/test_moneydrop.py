@@ -291,3 +291,19 @@ def test_placements_are_counted_in_bundles() -> None:
     assert in_bundles(said, 4, 40, 25_000) == (20, 0, 0, 20)
     assert in_bundles(said.corrected(Placement.parse("A=15")), 4, 40, 25_000) == (15, 0, 0, 25)
     assert in_bundles(said.corrected(Placement.parse("B=all")), 4, 40, 25_000) == (0, 40, 0, 0)
+
+
+def test_after_three_placements_not_understood_the_options_are_offered_one_by_one(bank: Bank) -> None:
+    def team(studio: Studio, listen: Listen, last_key: str) -> str:
+        current = studio.host.game.run
+        assert current is not None
+        if current.question == 1 and listen.context.name is ContextName.NUMBER and last_key != "md_confirm_placement":
+            return "äh schmilf auf die und so"
+        if last_key == "md_scan_option":
+            return "ja" if studio.said[-1][1].startswith(f"Alles auf {studio.correct().value},") else "nein"
+        return knows_everything(studio, listen, last_key)
+
+    played = studio(bank, team).play()
+    assert len(played.lines("md_scan_intro")) == 1
+    assert played.events("locked")[0]["placement"][played.events("question")[0]["correct"]] == 40
+    assert played.events("game_over")[0]["totals"] == {"Rot": 1_000_000}

@@ -5,7 +5,7 @@ The safety rule lives here: only a clear yes is a yes.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from typing import Any
 
 from voicemaster.host.turns import Effect, Listen, Observation, Record, Say, Silence, Voice
@@ -62,6 +62,17 @@ def ask_yes_no(
             return True
         if not until_clear:
             return False
+
+
+def one_by_one(
+    key: str, offers: Sequence[dict[str, Any]], player: str | None, language: str
+) -> Generator[Effect, Observation | None, int | None]:
+    """Offers each in turn, to be taken with a clear yes; the index of the one taken, or None. The fallback when a
+    choice is not understood: a yes is far easier to hear in a noisy car than a letter, a split or a category."""
+    for index, params in enumerate(offers):
+        if (yield from ask_yes_no(key, params, player, language)):
+            return index
+    return None
 
 
 def pause(language: str) -> Generator[Effect, Observation | None, None]:

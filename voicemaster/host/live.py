@@ -1,12 +1,13 @@
 """`voicemaster play`: a real game through the microphone and the speaker, stored after every step.
 
 A game that did not end (a crash, a power cut, Ctrl-C) is offered again at the next start, by voice: a yes
-continues it on the question it was on, jokers and all. Otherwise the players and, when the config says "ask", the
-variant are asked for by voice before the first question.
+continues it on the question it was on, jokers and all, in either format. Otherwise the players (or teams) and, when
+the config says "ask", the variant are asked for by voice before the first question.
 """
 
 from __future__ import annotations
 
+import json
 import uuid
 from dataclasses import replace
 from pathlib import Path
@@ -15,11 +16,13 @@ from voicemaster.config import ASK, Settings
 from voicemaster.host import lines as host_lines
 from voicemaster.host.listening import ask_yes_no
 from voicemaster.host.millionaire import Quizmaster, Session
+from voicemaster.host.moneydrop import DropSession, MoneyDropHost
 from voicemaster.host.runner import Runner, Transcript, WallClock, drive
 from voicemaster.host.setup import which_variant, who_plays
 from voicemaster.host.turns import Listen, Observation, Say, Silence
 from voicemaster.questions.model import Entry
 from voicemaster.questions.selection import Bank
+from voicemaster.rules import moneydrop as md
 from voicemaster.rules import new_game
 from voicemaster.rules.variants import VARIANTS
 from voicemaster.speech.devices import Microphone, Speaker
@@ -38,6 +41,7 @@ def play(
     entries: tuple[Entry, ...],
     recognizer: Recognizer,
     voices: dict[str, Voice],
+    money_drop: bool = False,
     store_path: Path | None = None,
     log: Path | None = None,
 ) -> None:
@@ -48,6 +52,7 @@ def play(
         audio = microphone.listen(listen.timeout_seconds)
         return Silence() if audio is None else recognizer.recognize(audio, listen.context)
 
+    bank = Bank(entries)
     with Store(store_path) as store, (log or Path("/dev/null")).open("a", encoding="utf-8") as log_file:
         runner = Runner(
             host_lines.load(language),
@@ -60,21 +65,33 @@ def play(
             earcons=earcon,
         )
         interrupted = store.unfinished_game()
+        host: Quizmaster | MoneyDropHost
         if interrupted is not None and drive(ask_yes_no("resume_offer", {}, None, language), runner.perform):
             runner.game_id, state = interrupted
-            session = Session.from_json(state)
+            if json.loads(state).get("format") == "moneydrop":
+                host = MoneyDropHost(DropSession.from_json(state), bank, language, seed)
+            else:
+                session = Session.from_json(state)
+                host = Quizmaster(session, bank, language, store.heard_by(session.game.settings.players))
         else:
             players = players or drive(who_plays(language), runner.perform)
-            if config.game.variant == ASK:
-                chosen = drive(which_variant(language, tuple(VARIANTS)), runner.perform)
-                config = replace(config, game=replace(config.game, variant=chosen))
-            session = Session(new_game(config.game_settings(players, seed)))
             runner.game_id = f"game-{uuid.uuid4().hex[:12]}"
-        players = session.game.settings.players
-        quizmaster = Quizmaster(session, Bank(entries), language, store.heard_by(players))
+            if money_drop:
+                game = md.MoneyDropGame(config.money_drop_settings(players))
+                host = MoneyDropHost(DropSession(game), bank, language, seed)
+            else:
+                if config.game.variant == ASK:
+                    chosen = drive(which_variant(language, tuple(VARIANTS)), runner.perform)
+                    config = replace(config, game=replace(config.game, variant=chosen))
+                host = Quizmaster(
+                    Session(new_game(config.game_settings(players, seed))), bank, language, store.heard_by(players)
+                )
+        asked_before = len(host.session.asked)
         try:
-            drive(quizmaster.run(), runner.perform)
+            drive(host.run(), runner.perform)
         finally:
             microphone.close()
-            for question_id in quizmaster.session.asked[len(session.asked) :]:
-                store.mark_heard(players, question_id)
+            if isinstance(host, Quizmaster):
+                players = host.game.settings.players
+                for question_id in host.session.asked[asked_before:]:
+                    store.mark_heard(players, question_id)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from voicemaster.host.lines import Line, Money
-from voicemaster.host.listening import Asking, ask_yes_no, change_voice, listen, pause
+from voicemaster.host.listening import Asking, ask_yes_no, change_voice, listen, one_by_one, pause
 from voicemaster.host.turns import (
     Dialogue,
     Effect,
@@ -259,11 +259,10 @@ class Quizmaster:
 
     def _scan_options(self, player: str) -> Generator[Effect, Observation | None, Letter | None]:
         yield Say("scan_intro", {"player": player})
-        for letter in self._seat(player).available:
-            said = {"letter": letter.value, "text": self._option(letter)}
-            if (yield from self._ask_yes_no("scan_option", said, player)):
-                return letter
-        return None
+        letters = self._seat(player).available
+        offers = [{"letter": letter.value, "text": self._option(letter)} for letter in letters]
+        taken = yield from one_by_one("scan_option", offers, player, self.language)
+        return None if taken is None else letters[taken]
 
     def _act(self, player: str, heard: Heard) -> Dialogue:
         seat = self._seat(player)

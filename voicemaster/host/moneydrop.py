@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from voicemaster.host.lines import Money
-from voicemaster.host.listening import LISTEN_SECONDS, ask_yes_no, change_voice, listen, pause
+from voicemaster.host.listening import LISTEN_SECONDS, ask_yes_no, change_voice, listen, one_by_one, pause
 from voicemaster.host.turns import (
     Dialogue,
     Effect,
@@ -37,6 +37,9 @@ from voicemaster.rules.letters import Letter
 from voicemaster.speech.recognition import Context, ContextName, Heard
 
 SILENCES_BEFORE_PAUSE = 2
+MISHEARD_BEFORE_SCAN = 3
+"""After this many placements in a row that could not be understood, the options are offered one by one, the whole
+money to go on the one that gets a yes: a yes is far easier to hear in a noisy car than a split."""
 TIME_WARNINGS = (30, 10)
 """Seconds left at which a timed placement is warned about."""
 
@@ -220,8 +223,15 @@ class MoneyDropHost:
     def _choose_category(self, current: md.Run) -> Dialogue:
         names = tuple(card.category for card in current.offered)
         context = Context(ContextName.ANSWER, self.language, names)
-        silences = 0
+        silences = misheard = 0
         while True:
+            if misheard >= MISHEARD_BEFORE_SCAN:
+                misheard = 0
+                offers = [{"category": name} for name in names]
+                taken = yield from one_by_one("md_category_offer", offers, current.team, self.language)
+                if taken is not None:
+                    yield from self._apply(md.ChooseCategory(taken))
+                    return
             yield Say("md_which_category", {"team": current.team, "first": names[0], "second": names[1]})
             heard = yield from listen(context, current.team)
             if isinstance(heard, Silence):
@@ -233,6 +243,7 @@ class MoneyDropHost:
             if heard.intent == "answer" and heard.value in ("A", "B"):
                 yield from self._apply(md.ChooseCategory(Letter(heard.value).position))
                 return
+            misheard += heard.intent == "unknown"
             if heard.intent not in ("unknown", "answer", "joker"):
                 yield from self._command(heard.intent)
                 if self._quit:
@@ -244,7 +255,7 @@ class MoneyDropHost:
         limit = self.settings.time_limit_seconds
         context = self._placing_context(current)
         placement = Placement({})
-        silences = 0
+        silences = misheard = 0
         warned: set[int] = set()
         yield Say("md_place", {"team": current.team, "bundles": current.bundles, "money": self.money(current.bundles)})
         if limit:
@@ -278,7 +289,15 @@ class MoneyDropHost:
                     continue
                 yield from self._apply(md.SwitchCategory())
                 return
-            if heard.intent == "placement" and heard.value:
+            misheard = misheard + 1 if heard.intent == "unknown" else 0
+            if misheard >= MISHEARD_BEFORE_SCAN:
+                misheard = 0
+                everything = yield from self._scan(current)
+                if everything is None:
+                    yield Say("md_place_again")
+                    continue
+                placement = Placement({everything: "all"})
+            elif heard.intent == "placement" and heard.value:
                 placement = placement.corrected(Placement.parse(heard.value))
             elif not (heard.intent == "yes" and placement.said):  # a yes after an unclear read-back: read it again
                 if heard.intent in ("yes", "no", "unknown"):
@@ -315,6 +334,14 @@ class MoneyDropHost:
                     return placement
                 continue
             placement = placement.corrected(confirmed)
+
+    def _scan(self, current: md.Run) -> Generator[Effect, Observation | None, Letter | None]:
+        yield Say("md_scan_intro")
+        options = self.session.offered[current.chosen or 0]
+        letters = Letter.first(len(options))
+        offers = [{"letter": letter.value, "text": text} for letter, text in zip(letters, options, strict=True)]
+        taken = yield from one_by_one("md_scan_option", offers, current.team, self.language)
+        return None if taken is None else letters[taken]
 
     def _placing_context(self, current: md.Run) -> Context:
         return Context(ContextName.NUMBER, self.language, self.session.offered[current.chosen or 0])
@@ -431,6 +458,7 @@ class MoneyDropHost:
                         "question_id": entry.id,
                         "category": category,
                         "options": list(options),
+                        "correct": current.card.correct.value if current.card else None,
                     },
                 )
                 yield from self._read_card()

@@ -207,6 +207,15 @@ class SimulatedTeam:
                 if self._wants_switch(current):
                     return rephrased(self.phrases.placement.switch, self.misheard, variety=2)
                 return self._say(self._plan(current))
+            case ContextName.CONFIRM if last_key == "md_scan_option" and current is not None and said is not None:
+                plan = self._plan(current)
+                biggest = max(plan, key=lambda letter: plan[letter])
+                answer = "yes" if said.params.get("letter") == biggest.value else "no"
+                return rephrased(self.phrases.confirm[answer], self.misheard)
+            case ContextName.CONFIRM if last_key == "md_category_offer" and current is not None and said is not None:
+                chosen = current.offered[self._choices.get(f"{current.team}-{current.question}", 0)].category
+                answer = "yes" if said.params.get("category") == chosen else "no"
+                return rephrased(self.phrases.confirm[answer], self.misheard)
             case ContextName.CONFIRM:
                 if last_key == "confirm_quit":
                     return rephrased(self.phrases.confirm["no"], self.misheard)

@@ -116,18 +116,33 @@ def parse_placement(text: str, phrases: HearPhrases) -> str | None:
     # Commas separate clauses, but not inside "500,000": join thousands before splitting.
     pieces = [normalize(piece, language) for piece in re.split(r"[,;.!?]", join_thousands(text))]
     joiners = "|".join(re.escape(normalize(joiner, language)) for joiner in words.joiners)
+    if language == "de":  # German says the units first: "achtundzwanzig" comes back as "8 und 20"
+        pieces = [re.sub(rf"\b([1-9]) (?:{joiners}) ([2-9]0)\b", _tens_after_units, piece) for piece in pieces]
     clauses = [c.strip() for piece in pieces for c in re.split(rf"\b(?:{joiners})\b", piece) if c.strip()]
     placed: dict[Letter, str] = {}
+    previous = ""
     for clause in clauses:
         if clause in phrases.filler:  # "Also, alles auf B": the filler stands alone before the comma
             continue
         found = _clause(strip_filler(clause, (*phrases.filler, *words.corrections)), phrases)
+        if found is None and previous:
+            # A comma inside a clause: "20 auf A, wie Anton" is one clause, "20 auf a wie anton".
+            merged = _clause(strip_filler(f"{previous} {clause}", (*phrases.filler, *words.corrections)), phrases)
+            if merged is not None and merged[0] in placed:
+                placed[merged[0]] = merged[1]
+                previous = f"{previous} {clause}"
+                continue
         if found is None or found[0] in placed:
             return None
         placed[found[0]] = found[1]
+        previous = clause
     if not placed or list(placed.values()).count("rest") > 1 or ("all" in placed.values() and len(placed) > 1):
         return None
     return ",".join(f"{letter.value}={placed[letter]}" for letter in sorted(placed))
+
+
+def _tens_after_units(match: re.Match[str]) -> str:
+    return str(int(match[2]) + int(match[1]))
 
 
 def _clause(clause: str, phrases: HearPhrases) -> tuple[Letter, str] | None:

@@ -226,7 +226,13 @@ def decide(transcripts: Transcripts, context: Context, phrases: HearPhrases) -> 
     confidence = meaning.score * math.exp(best.score)
     rivals = (understand(other.text, context, phrases) for other in hypotheses[1:] if best.score - other.score < CLOSE)
     # A near-equal reading that means something else, or nothing, leaves the meaning in doubt.
-    disputed = any((rival.intent, rival.value) != (meaning.intent, meaning.value) for rival in rivals)
+    # A placement is read back and needs a yes before it counts, so there only a rival with another meaning (not
+    # one without any, such as "8.20 auf A" beside "28 auf A") leaves it in doubt.
+    read_back = context.name is ContextName.NUMBER
+    disputed = any(
+        (rival.intent, rival.value) != (meaning.intent, meaning.value) and not (read_back and rival.intent == "unknown")
+        for rival in rivals
+    )
     # The prompt makes short commands legible, but it can also put its own words into the decoder's mouth ("Ich
     # höre auf" for "Ich nehme Wien"). So what was understood must also stand without the prompt: its text like the
     # plain transcript's, or nearly as likely to the plain decoder as its own reading. Either alone refused clear
