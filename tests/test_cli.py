@@ -38,7 +38,7 @@ def test_the_text_demo_plays_a_whole_game(variant: str) -> None:
 
 
 def test_the_money_drop_demo_ranks_the_teams() -> None:
-    shown = run("demo", "--format", "moneydrop", "--players", "2", "--seed", "1")
+    shown = run("demo", "--format", "moneydrop", "--text", "--players", "2", "--seed", "1")
     assert shown.returncode == 0, shown.stderr
     assert "starts with 1,000,000 EUR" in shown.stdout and "Ranking: 1." in shown.stdout
 

@@ -137,3 +137,12 @@ def test_an_utterance_not_understood_at_its_last_pause_is_not_read_again(espeak:
 def test_nobody_speaking_is_heard_as_nobody(vad: SileroVad) -> None:
     hearing = listen_and_recognize(FileSource([pause(1.0)], SETTINGS, vad), Puzzled(), ANSWER, 1)
     assert hearing.heard is None and hearing.audio is None and hearing.recognitions == ()
+
+
+def test_a_yes_is_never_taken_at_a_short_pause(espeak: Espeak, recognizer: WhisperRecognizer, vad: SileroVad) -> None:
+    """ "Ja ... nein, warte!": a yes locks an answer, so it is only taken once the player has finished."""
+    yes, wait = spoken(espeak, "Ja"), spoken(espeak, "Nein, warte")
+    source = FileSource([joined(yes, pause(0.4), wait)], SETTINGS, vad)
+    hearing = listen_and_recognize(source, recognizer, Context(ContextName.CONFIRM, "de"), timeout=3)
+    assert not hearing.early and hearing.audio is not None and matches(hearing.audio, wait) > 0.99
+    assert hearing.heard is not None and hearing.heard.intent != "yes"

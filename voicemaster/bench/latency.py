@@ -217,6 +217,8 @@ def _summary(turns: Sequence[Turn]) -> dict[str, Any]:
     return {
         "utterances": len(turns),
         "latency_ms": ms([t.latency for t in turns]),
+        "understood": sum(t.meaning[0] != "unknown" for t in turns),
+        "latency_understood_ms": ms([t.latency for t in turns if t.meaning[0] != "unknown"]),
         "serial_ms": ms([t.serial for t in turns]),
         "wait_ms": ms([t.wait for t in turns]),
         "recognition_ms": ms([t.recognition for t in turns]),
@@ -244,6 +246,10 @@ def report(figures: dict[str, Any]) -> str:
             early, full = row["early_decision"], row["full_pause"]
             out.append(f"  {label + ' (' + str(early['utterances']) + ')':16}{_cell(early):>18}{_cell(full):>18}")
         early, full = result["early_decision"], result["full_pause"]
+        understood = f"understood ({early['understood']})"
+        out.append(
+            f"  {understood:16}{_cell(early, 'latency_understood_ms'):>18}{_cell(full, 'latency_understood_ms'):>18}"
+        )
         out.append(
             f"  ended early {early['ended_early']:.0%}; meaning changed by deciding early "
             f"{result['early_changed_meaning']} of {result['utterances']}; understood as said "

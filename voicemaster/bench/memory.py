@@ -3,7 +3,8 @@
 The game is the demo: one player, one round, with the quizmaster's voice and the Whisper base model hearing every
 answer, run as a process of its own so that nothing the benchmark itself loads counts. Its peak resident set comes
 from the kernel when it ends (`wait4`), so a peak between two looks cannot be missed. The demo hands the recognizer
-whole utterances; a game at the microphone also runs the Silero voice-activity model (a 2 MB model on onnxruntime).
+whole utterances; a game at the microphone also runs the Silero voice-activity model, which does not raise the peak:
+that comes while the Whisper model loads.
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from voicemaster.rules import new_game
 from voicemaster.rules.variants import VARIANTS
 from voicemaster.speech.devices import Microphone, Speaker
 from voicemaster.speech.earcons import earcon
+from voicemaster.speech.hearing import listen_and_recognize
 from voicemaster.speech.recognition import Recognizer
 from voicemaster.speech.synthesis import Espeak, Voice
 from voicemaster.store import Store
@@ -49,8 +50,8 @@ def play(
     speaker, microphone = Speaker(), Microphone()
 
     def hear(listen: Listen, _said: Say | None) -> Observation:
-        audio = microphone.listen(listen.timeout_seconds)
-        return Silence() if audio is None else recognizer.recognize(audio, listen.context)
+        heard = listen_and_recognize(microphone, recognizer, listen.context, listen.timeout_seconds).heard
+        return Silence() if heard is None else heard
 
     bank = Bank(entries)
     with Store(store_path) as store, (log or Path("/dev/null")).open("a", encoding="utf-8") as log_file:

@@ -31,6 +31,12 @@ class Hearing:
         return self.recognitions[-1] if self.recognitions else None
 
 
+def ends_early(heard: Heard) -> bool:
+    """Understood, and safe to act on at once. A yes locks an answer, so it waits out the whole pause: "Ja ...
+    nein, warte!" must not lock at the "Ja"."""
+    return heard.intent not in ("unknown", "yes")
+
+
 def listen_and_recognize(
     source: AudioIn,
     recognizer: Recognizer,
@@ -46,16 +52,16 @@ def listen_and_recognize(
 
     def complete(so_far: Audio) -> bool:
         readings.append((so_far, recognizer.recognize(so_far, context)))
-        return readings[-1][1].intent != "unknown"
+        return ends_early(readings[-1][1])
 
     audio = source.listen(timeout, during, complete if early else None)
-    recognitions = [heard for _, heard in readings]
     if audio is None:
         return Hearing(None, (), early=False)
+    recognitions = [heard for _, heard in readings]
     # `complete` saying yes ends the utterance on the spot, so the audio returned is the audio it read; and when
     # nothing was said after the last pause, the whole utterance is what was read there, and reading it again would
     # only make the player wait.
     if not readings or readings[-1][0] != audio:
         recognitions.append(recognizer.recognize(audio, context))
-    ended_early = bool(readings) and readings[-1][1].intent != "unknown"
+    ended_early = bool(readings) and ends_early(readings[-1][1])
     return Hearing(audio, tuple(recognitions), ended_early)
