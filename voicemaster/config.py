@@ -51,6 +51,7 @@ class GameConfig:
     phone: str = "auto"
     rounds: int = 0
     ladder: str = ""
+    confirm_from_level: int = 1
 
 
 @dataclass(frozen=True)

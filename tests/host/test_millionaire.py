@@ -275,3 +275,26 @@ def test_a_player_misheard_three_times_is_offered_the_options_one_by_one(bank: B
     # The scan ends at the right option; it still has to be confirmed as the final answer.
     assert keys[keys.index("final_answer", scan) - 1] == "scan_option"
     assert played.events("locked")[0]["option"] == played.events("question")[0]["correct"]
+
+
+def test_final_answer_may_be_skipped_on_the_lowest_levels_when_configured(bank: Bank) -> None:
+    settings = GameSettings(variant("classic"), ("Anna",), rounds=1, seed=11)
+    quick = Quizmaster(Session(new_game(settings)), bank, "de", confirm_from_level=4)
+    played = Table(quick, always_right).play()
+    asked_at = [
+        level for (key, _), level in zip(played.said, _levels_when_said(played), strict=True) if key == "final_answer"
+    ]
+    assert asked_at[:3] == [4, 5, 6] and 1 not in asked_at
+    assert [r["level"] for r in played.events("result")][:3] == [1, 2, 3]  # answered, locked and right all the same
+    default = Table(Quizmaster(Session(new_game(settings)), bank, "de"), always_right).play()
+    assert sum(key == "final_answer" for key, _ in default.said) == 15
+
+
+def _levels_when_said(table: Table) -> list[int]:
+    """The level announced last before each line (0 before the first question)."""
+    level, levels = 0, []
+    for key, _ in table.said:
+        if key == "question_intro":
+            level += 1
+        levels.append(level)
+    return levels

@@ -36,6 +36,11 @@ SPOKEN = [
     ("en", ContextName.ANSWER, "Ask the audience", "joker", "audience"),
     ("en", ContextName.CONFIRM, "Yes, final answer.", "yes", None),
     ("en", ContextName.NUMBER, "Ten on A and the rest on C", "placement", "A=10,C=rest"),
+    ("en", ContextName.NUMBER, "Everything on B.", "placement", "B=all"),
+    ("de", ContextName.NUMBER, "Zehn auf A, den Rest auf C.", "placement", "A=10,C=rest"),
+    ("de", ContextName.NUMBER, "Fünfhunderttausend auf A und den Rest auf D.", "placement", "A=500000€,D=rest"),
+    ("de", ContextName.NUMBER, "Doch fünfzehn auf A.", "placement", "A=15"),  # a correction of one option
+    ("fr", ContextName.NUMBER, "Dix sur A et le reste sur C.", "placement", "A=10,C=rest"),
     ("fr", ContextName.CONFIRM, "Oui", "yes", None),
     # A new player's name is free speech, taken from the phrase it was said in (names outside the prompt: the
     # quizmaster reads every name back, as "Lena" came out as "Leo").
@@ -56,6 +61,7 @@ HARD = [
 ]
 
 BACKGROUND = [
+    ("de", ContextName.NUMBER, "Wo ist die nächste Tankstelle?"),
     ("de", ContextName.ANSWER, "Kannst du das Radio leiser machen?"),
     ("de", ContextName.CONFIRM, "Wo ist denn die nächste Ausfahrt?"),
     ("en", ContextName.CONFIRM, "I think we need petrol soon."),

@@ -73,7 +73,8 @@ def play(
                 host = MoneyDropHost(DropSession.from_json(state), bank, language, seed)
             else:
                 session = Session.from_json(state)
-                host = Quizmaster(session, bank, language, store.heard_by(session.game.settings.players))
+                heard = store.heard_by(session.game.settings.players)
+                host = Quizmaster(session, bank, language, heard, confirm_from_level=config.game.confirm_from_level)
         else:
             players = players or drive(who_plays(language), runner.perform)
             runner.game_id = f"game-{uuid.uuid4().hex[:12]}"

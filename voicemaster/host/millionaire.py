@@ -81,8 +81,19 @@ class Session:
 class Quizmaster:
     """Hosts one game. `run()` is the dialogue; `session` is where the game stands."""
 
-    def __init__(self, session: Session, bank: Bank, language: str, heard: dict[str, int] | None = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        bank: Bank,
+        language: str,
+        heard: dict[str, int] | None = None,
+        *,
+        confirm_from_level: int = 1,
+    ) -> None:
         self.session = session
+        self.confirm_from_level = confirm_from_level
+        """ "Final answer?" is asked from this level on; below it an answer counts as heard (a choice in the config,
+        never the default: 1 asks on every level)."""
         self.bank = bank
         self.language = language
         self.heard = heard or {}
@@ -274,7 +285,11 @@ class Quizmaster:
                     return
                 yield from self._apply(GiveAnswer(player, letter))
                 said = {"player": player, "letter": letter.value, "text": self._option(letter)}
-                final = yield from self._ask_yes_no("final_answer", said, player)
+                level = self.game.round.level if self.game.round else 1
+                if level < self.confirm_from_level:
+                    final = True
+                else:
+                    final = yield from self._ask_yes_no("final_answer", said, player)
                 yield from self._apply(ConfirmAnswer(player, final))
             case "joker" if heard.value is not None:
                 yield from self._joker(player, Joker(heard.value))

@@ -225,14 +225,11 @@ def decide(transcripts: Transcripts, context: Context, phrases: HearPhrases) -> 
     meaning = understand(best.text, context, phrases)
     confidence = meaning.score * math.exp(best.score)
     rivals = (understand(other.text, context, phrases) for other in hypotheses[1:] if best.score - other.score < CLOSE)
-    # A near-equal reading that means something else, or nothing, leaves the meaning in doubt.
-    # A placement is read back and needs a yes before it counts, so there only a rival with another meaning (not
-    # one without any, such as "8.20 auf A" beside "28 auf A") leaves it in doubt.
-    read_back = context.name is ContextName.NUMBER
-    disputed = any(
-        (rival.intent, rival.value) != (meaning.intent, meaning.value) and not (read_back and rival.intent == "unknown")
-        for rival in rivals
-    )
+    # A near-equal reading that means something else, or nothing, leaves the meaning in doubt. Except for a money
+    # placement: it is read back in full and counts only after a clear yes, so the best reading is offered for the
+    # team to confirm or correct ("28 auf A" beside "8.20 auf A", "500.000" beside "5.000").
+    read_back = meaning.intent == "placement"
+    disputed = not read_back and any((rival.intent, rival.value) != (meaning.intent, meaning.value) for rival in rivals)
     # The prompt makes short commands legible, but it can also put its own words into the decoder's mouth ("Ich
     # höre auf" for "Ich nehme Wien"). So what was understood must also stand without the prompt: its text like the
     # plain transcript's, or nearly as likely to the plain decoder as its own reading. Either alone refused clear
@@ -240,9 +237,9 @@ def decide(transcripts: Transcripts, context: Context, phrases: HearPhrases) -> 
     language = context.language
     alike = fuzz.ratio(normalize(best.text, language), normalize(transcripts.plain, language)) >= AGREEMENT
     likely = transcripts.plain_best - transcripts.plain_fit <= UNPROMPTED_SLACK
-    # Naming who helps is the one choice the quizmaster says back before it matters, and short names are where the
-    # plain transcript is least reliable ("Anna" heard as "Ja").
-    echoed = context.name is not ContextName.NAME and not (alike or likely)
+    # Names and placements are said back before they matter, and short names are where the plain transcript is
+    # least reliable ("Anna" heard as "Ja").
+    echoed = not (read_back or context.name is ContextName.NAME) and not (alike or likely)
     if meaning.intent == "unknown" or disputed or echoed or confidence < CONFIDENT:
         return Heard("unknown", None, best.text, round(confidence, 3))
     return Heard(meaning.intent, meaning.value, best.text, round(confidence, 3))
