@@ -159,7 +159,7 @@ def _demo(args: argparse.Namespace) -> int:
     settings = replace(settings, game=replace(settings.game, rounds=args.rounds))
     if args.text:
         return _demo_text(args, settings, names, seed)
-    from voicemaster.host.demo import run_demo, run_moneydrop_demo
+    from voicemaster.host.demo import DemoStuck, run_demo, run_moneydrop_demo
     from voicemaster.speech.engines import open_recognizer
     from voicemaster.speech.recognition import RecognizerUnavailable
     from voicemaster.speech.synthesis import SpeechUnavailable
@@ -190,7 +190,7 @@ def _demo(args: argparse.Namespace) -> int:
                 voices=settings.speech,
                 out=args.out,
             )
-    except (RecognizerUnavailable, SpeechUnavailable) as error:
+    except (RecognizerUnavailable, SpeechUnavailable, DemoStuck) as error:
         print(f"voicemaster: {error}", file=sys.stderr)
         return 2
     print(

@@ -133,7 +133,7 @@ def test_placement_in_any_order_and_unit_is_read_back_and_locked_only_on_yes(ban
         assert current is not None
         if listen.context.name is ContextName.ANSWER:
             return "die zweite"
-        if current.question == 1 and listen.context.name is ContextName.NUMBER:
+        if current.question == 1 and listen.context.name in (ContextName.NUMBER, ContextName.CONFIRM):
             right = studio.correct().value
             wrong = next(letter.value for letter in Letter.first(4) if letter.value != right)
             script = [
@@ -165,7 +165,7 @@ def test_one_option_is_corrected_and_the_rest_follows(bank: Bank) -> None:
     def team(studio: Studio, listen: Listen, last_key: str) -> str:
         current = studio.host.game.run
         assert current is not None
-        if current.question == 1 and listen.context.name is ContextName.NUMBER:
+        if current.question == 1 and listen.context.name in (ContextName.NUMBER, ContextName.CONFIRM):
             right = studio.correct().value
             wrong = "A" if right != "A" else "B"
             if last_key != "md_confirm_placement":
@@ -238,7 +238,7 @@ def test_with_a_time_limit_the_team_is_warned_and_money_not_placed_is_lost(bank:
     def team(studio: Studio, listen: Listen, last_key: str) -> str:
         current = studio.host.game.run
         assert current is not None
-        if current.question == 1 and listen.context.name is ContextName.NUMBER:
+        if current.question == 1 and listen.context.name in (ContextName.NUMBER, ContextName.CONFIRM):
             # Ten bundles on the right answer, then nothing more: the other thirty are lost when time is up.
             return f"zehn auf {studio.correct().value}" if last_key == "md_time_start" else ""
         return knows_everything(studio, listen, last_key)

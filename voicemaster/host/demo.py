@@ -30,6 +30,14 @@ from voicemaster.speech.synthesis import Espeak, Voice
 from voicemaster.store import Store
 
 
+MOST_UTTERANCES = 600
+"""Twice what the longest demo game has needed: a quizmaster and players that keep missing each other stop here."""
+
+
+class DemoStuck(RuntimeError):
+    pass
+
+
 def player_voice(language: str) -> Voice:
     """The simulated players speak with another voice than the quizmaster, so a listener tells them apart."""
     return Voice({"de": "de+m3", "en": "en-us", "fr": "fr+m3"}[language], rate=150)
@@ -100,6 +108,8 @@ def _play(game: _Game, *, language: str, recognizer: Recognizer, voices: dict[st
         sink = FileSink()
 
         def hear(listen: Listen, said: Say | None) -> Observation:
+            if counts["utterances"] >= MOST_UTTERANCES:
+                raise DemoStuck(f"the simulated players were not understood after {MOST_UTTERANCES} utterances")
             text = players.respond(listen, said)
             if not text:
                 sink.pause(listen.timeout_seconds)

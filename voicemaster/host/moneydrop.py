@@ -38,8 +38,9 @@ from voicemaster.speech.recognition import Context, ContextName, Heard
 
 SILENCES_BEFORE_PAUSE = 2
 MISHEARD_BEFORE_SCAN = 3
-"""After this many placements in a row that could not be understood, the options are offered one by one, the whole
-money to go on the one that gets a yes: a yes is far easier to hear in a noisy car than a split."""
+"""After this many placements in a row that could not be understood, or were read back and refused, the options
+are offered one by one, the whole money to go on the one that gets a yes: a yes is far easier to hear in a noisy car
+than a split."""
 TIME_WARNINGS = (30, 10)
 """Seconds left at which a timed placement is warned about."""
 
@@ -289,7 +290,7 @@ class MoneyDropHost:
                     continue
                 yield from self._apply(md.SwitchCategory())
                 return
-            misheard = misheard + 1 if heard.intent == "unknown" else 0
+            misheard += heard.intent == "unknown"
             if misheard >= MISHEARD_BEFORE_SCAN:
                 misheard = 0
                 everything = yield from self._scan(current)
@@ -308,6 +309,8 @@ class MoneyDropHost:
             decided = yield from self._settle(current, placement)
             if decided is None:
                 return
+            if placement.said and not decided.said:
+                misheard += 1  # read back and refused: perhaps misheard, as "D" heard as "B"
             placement = decided
 
     def _settle(self, current: md.Run, placement: Placement) -> Generator[Effect, Observation | None, Placement | None]:
@@ -387,8 +390,11 @@ class MoneyDropHost:
             if count:
                 key = "md_readback_one" if count == 1 else "md_readback"
                 yield Say(key, {"letter": letter.value, "bundles": count, "money": self.money(count)})
-        yield Say("md_confirm_placement")
-        heard = yield from listen(self._placing_context(current), current.team)
+        # The placement goes with the question too, for whoever answers it without hearing the read-back (a script).
+        yield Say("md_confirm_placement", {"placement": self._by_letter(bundles)})
+        # Heard in the confirm context: there a yes is heard far better than among amounts ("yes" came back as "B. F.").
+        options = self.session.offered[current.chosen or 0]
+        heard = yield from listen(Context(ContextName.CONFIRM, self.language, options), current.team)
         if isinstance(heard, Heard):
             if heard.intent in ("yes", "no"):
                 return heard.intent == "yes"

@@ -189,6 +189,8 @@ class SimulatedTeam:
     _corrected: set[str] = field(default_factory=set)
     _switch: dict[str, bool] = field(default_factory=dict)
     _choices: dict[str, int] = field(default_factory=dict)
+    _refused: int = 0
+    """Read-backs refused because the quizmaster heard another placement: the team says its letters another way."""
 
     def respond(self, listen: Listen, said: Say | None) -> str | None:
         last_key = said.key if said else ""
@@ -201,21 +203,23 @@ class SimulatedTeam:
                 by_letter = self.phrases.letters[Letter.first(2)[index]][3:5]
                 return rephrased((*by_text, *by_letter), self.misheard, variety=4)
             case ContextName.NUMBER if current is not None and current.card is not None:
-                card = current.card.id
-                if last_key == "md_confirm_placement":
-                    return self._confirm(card)
                 if self._wants_switch(current):
                     return rephrased(self.phrases.placement.switch, self.misheard, variety=2)
                 return self._say(self._plan(current))
             case ContextName.CONFIRM if last_key == "md_scan_option" and current is not None and said is not None:
                 plan = self._plan(current)
                 biggest = max(plan, key=lambda letter: plan[letter])
-                answer = "yes" if said.params.get("letter") == biggest.value else "no"
-                return rephrased(self.phrases.confirm[answer], self.misheard)
+                if said.params.get("letter") != biggest.value:
+                    return rephrased(self.phrases.confirm["no"], self.misheard)
+                if current.card is not None:  # a split not understood: everything on the favourite, then
+                    self._plans[current.card.id] = {biggest: current.bundles}
+                return rephrased(self.phrases.confirm["yes"], self.misheard)
             case ContextName.CONFIRM if last_key == "md_category_offer" and current is not None and said is not None:
                 chosen = current.offered[self._choices.get(f"{current.team}-{current.question}", 0)].category
                 answer = "yes" if said.params.get("category") == chosen else "no"
                 return rephrased(self.phrases.confirm[answer], self.misheard)
+            case ContextName.CONFIRM if last_key == "md_confirm_placement" and current and current.card and said:
+                return self._confirm(current.card.id, said.params.get("placement", {}))
             case ContextName.CONFIRM:
                 if last_key == "confirm_quit":
                     return rephrased(self.phrases.confirm["no"], self.misheard)
@@ -271,11 +275,16 @@ class SimulatedTeam:
         return f" {words.joiners[0]} ".join(clauses)
 
     def _letter(self, letter: Letter) -> str:
-        return self.phrases.letters[letter][0] if self.misheard < 2 else self.phrases.letters[letter][1]
+        """ "D", then "Dee", then "d for delta": after each misunderstanding, or read-back refused, another way."""
+        return self.phrases.letters[letter][(self.misheard + self._refused) % 3]
 
-    def _confirm(self, card: str) -> str:
-        """Yes; once in a while first a correction of one option, which the quizmaster reads back again."""
+    def _confirm(self, card: str, read_back: dict[str, int]) -> str:
+        """Yes to its own placement, no to one misheard; once in a while first a correction of one option, which the
+        quizmaster reads back again."""
         plan = self._plans.get(card, {})
+        if {letter: n for letter, n in read_back.items() if n} != {letter.value: n for letter, n in plan.items()}:
+            self._refused += 1
+            return rephrased(self.phrases.confirm["no"], self.misheard)
         if card not in self._corrected and len(plan) == 2 and self.rng.random() < CORRECTS:
             self._corrected.add(card)
             first, second = sorted(plan)

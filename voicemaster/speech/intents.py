@@ -42,7 +42,8 @@ UNKNOWN = Understanding("unknown", None, 0.0)
 
 
 def understand(text: str, context: Context, phrases: HearPhrases) -> Understanding:
-    if context.name is ContextName.NUMBER:
+    # A placement read back is confirmed in the confirm context, where a yes is heard best, and may be corrected there.
+    if context.name in (ContextName.NUMBER, ContextName.CONFIRM):
         placement = parse_placement(text, phrases)
         if placement is not None:
             return Understanding("placement", placement, 1.0)
