@@ -68,7 +68,7 @@ def test_a_money_drop_run_by_voice(language: str, tmp_path: Path) -> None:
         # Locked only right after a clear yes to the read-back of exactly this placement.
         before = events[: events.index(lock)]
         heard = [e for e in before if e["event"] == "heard"][-1]
-        assert (heard["context"], heard["intent"]) == ("number", "yes")
+        assert (heard["context"], heard["intent"]) == ("confirm", "yes")
         assert [e for e in before if e["event"] == "placement"][-1]["placement"] == lock["placement"]
         assert sum(lock["placement"].values()) * 25_000 == money  # all the money, nothing made up
         card = [q for q in questions if events.index(q) < events.index(lock)][-1]

@@ -29,7 +29,6 @@ from voicemaster.speech.recognition import Recognizer
 from voicemaster.speech.synthesis import Espeak, Voice
 from voicemaster.store import Store
 
-
 MOST_UTTERANCES = 600
 """Twice what the longest demo game has needed: a quizmaster and players that keep missing each other stop here."""
 
