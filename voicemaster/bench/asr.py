@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -94,18 +94,27 @@ def select_clips(
     return clips
 
 
-def _measure(setup: EngineSetup, clips: Sequence[Clip], corpus: Path) -> dict[str, Any]:
+def per_language(
+    setup: EngineSetup, clips: Sequence[Clip], missing: dict[str, str]
+) -> Iterator[tuple[str, Recognizer, list[Clip]]]:
+    """Each language's clips with the engine's recognizer for it, loaded once; a language whose model is not
+    installed goes into `missing` with the reason."""
     by_language: dict[str, list[Clip]] = defaultdict(list)
     for clip in clips:
         by_language[clip.language].append(clip)
-    outcomes: list[tuple[Clip, Heard]] = []
-    missing: dict[str, str] = {}
     for language, own in sorted(by_language.items()):
         try:
             recognizer = setup.open(language)
         except RecognizerUnavailable as error:
             missing[language] = str(error)
             continue
+        yield language, recognizer, own
+
+
+def _measure(setup: EngineSetup, clips: Sequence[Clip], corpus: Path) -> dict[str, Any]:
+    outcomes: list[tuple[Clip, Heard]] = []
+    missing: dict[str, str] = {}
+    for _, recognizer, own in per_language(setup, clips, missing):
         for clip in own:
             context = Context(clip.context, clip.language, clip.options, clip.names)
             outcomes.append((clip, recognizer.recognize(Audio.read(corpus / clip.file), context)))

@@ -21,7 +21,6 @@ would hear an end of speech no microphone in a car hears. `voicemaster bench asr
 from __future__ import annotations
 
 import time
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from voicemaster.bench.asr import ENGINE_SETUPS, EngineSetup, percentiles, select_clips
+from voicemaster.bench.asr import ENGINE_SETUPS, EngineSetup, per_language, percentiles, select_clips
 from voicemaster.bench.corpus import Clip
 from voicemaster.config import LANGUAGES
 from voicemaster.host import lines
@@ -37,7 +36,7 @@ from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices import FileSource
 from voicemaster.speech.endpoint import EndpointSettings, SileroVad, VoiceActivity
 from voicemaster.speech.hearing import listen_and_recognize
-from voicemaster.speech.recognition import Context, Heard, Recognizer, RecognizerUnavailable
+from voicemaster.speech.recognition import Context, Heard, Recognizer
 from voicemaster.speech.synthesis import Espeak, Voice
 
 LISTEN_TIMEOUT_SECONDS = 5.0
@@ -99,18 +98,10 @@ def _measure(
     speaker: Espeak,
     settings: EndpointSettings,
 ) -> dict[str, Any]:
-    by_language: dict[str, list[Clip]] = defaultdict(list)
-    for clip in clips:
-        by_language[clip.language].append(clip)
     turns: dict[str, list[Turn]] = {mode: [] for mode in MODES}
     missing: dict[str, str] = {}
     missed = changed = 0
-    for language, own in sorted(by_language.items()):
-        try:
-            recognizer = setup.open(language)
-        except RecognizerUnavailable as error:
-            missing[language] = str(error)
-            continue
+    for language, recognizer, own in per_language(setup, clips, missing):
         replies = Replies(lines.load(language), speaker)
         for clip in own:
             audio = Audio.read(corpus / clip.file)

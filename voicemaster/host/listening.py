@@ -13,6 +13,8 @@ from voicemaster.speech.recognition import Context, ContextName, Heard
 
 LISTEN_SECONDS = 8.0
 """How long the quizmaster waits for a player to start speaking."""
+SILENCES_BEFORE_PAUSE = 2
+"""Re-prompts after silence; one more silence pauses the game until someone says "weiter"."""
 
 Asking = Generator[Effect, Observation | None, bool]
 
@@ -73,6 +75,14 @@ def one_by_one(
         if (yield from ask_yes_no(key, params, player, language)):
             return index
     return None
+
+
+def after_silence(silences: int, language: str) -> Generator[Effect, Observation | None, int]:
+    """Counts one more silence in a row; the third pauses the game (nobody may be there) and the count starts again."""
+    if silences + 1 > SILENCES_BEFORE_PAUSE:
+        yield from pause(language)
+        return 0
+    return silences + 1
 
 
 def pause(language: str) -> Generator[Effect, Observation | None, None]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from voicemaster.host.lines import Line, Money
-from voicemaster.host.listening import Asking, ask_yes_no, change_voice, listen, one_by_one, pause
+from voicemaster.host.listening import Asking, after_silence, ask_yes_no, change_voice, listen, one_by_one, pause
 from voicemaster.host.turns import (
     Dialogue,
     Effect,
@@ -48,8 +48,6 @@ from voicemaster.rules.state import Game, Seat
 from voicemaster.rules.variants import AudienceForm, Joker, PhoneForm
 from voicemaster.speech.recognition import Context, ContextName, Heard
 
-SILENCES_BEFORE_PAUSE = 2
-"""Re-prompts after silence; one more silence pauses the game until someone says "weiter"."""
 TRIES_FOR_HELPERS = 3
 """How often a voter, phone partner or helper is asked before the joker is given back."""
 COUNTDOWN_FROM = 5
@@ -245,10 +243,7 @@ class Quizmaster:
             heard = yield from listen(self._answer_context(player), player)
             prompt = ("your_answer_again", {"player": player})
             if isinstance(heard, Silence):
-                silences += 1
-                if silences > SILENCES_BEFORE_PAUSE:
-                    yield from pause(self.language)
-                    silences = 0
+                silences = yield from after_silence(silences, self.language)
                 continue
             silences = 0
             if heard.intent == "unknown":

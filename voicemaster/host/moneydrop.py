@@ -15,7 +15,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from voicemaster.host.lines import Money
-from voicemaster.host.listening import LISTEN_SECONDS, ask_yes_no, change_voice, listen, one_by_one, pause
+from voicemaster.host.listening import (
+    LISTEN_SECONDS,
+    after_silence,
+    ask_yes_no,
+    change_voice,
+    listen,
+    one_by_one,
+    pause,
+)
 from voicemaster.host.turns import (
     Dialogue,
     Effect,
@@ -36,7 +44,6 @@ from voicemaster.rules.codec import dumps, loads
 from voicemaster.rules.letters import Letter
 from voicemaster.speech.recognition import Context, ContextName, Heard
 
-SILENCES_BEFORE_PAUSE = 2
 MISHEARD_BEFORE_SCAN = 3
 """After this many placements in a row that could not be understood, or were read back and refused, the options
 are offered one by one, the whole money to go on the one that gets a yes: a yes is far easier to hear in a noisy car
@@ -236,10 +243,7 @@ class MoneyDropHost:
             yield Say("md_which_category", {"team": current.team, "first": names[0], "second": names[1]})
             heard = yield from listen(context, current.team)
             if isinstance(heard, Silence):
-                silences += 1
-                if silences > SILENCES_BEFORE_PAUSE:
-                    yield from pause(self.language)
-                    silences = 0
+                silences = yield from after_silence(silences, self.language)
                 continue
             if heard.intent == "answer" and heard.value in ("A", "B"):
                 yield from self._apply(md.ChooseCategory(Letter(heard.value).position))
@@ -277,10 +281,8 @@ class MoneyDropHost:
                 seconds = min(seconds, left)
             heard = yield from listen(context, current.team, seconds=seconds)
             if isinstance(heard, Silence):
-                silences += 1
-                if silences > SILENCES_BEFORE_PAUSE and not limit:
-                    yield from pause(self.language)
-                    silences = 0
+                if not limit:  # a timed placement never pauses: the time runs out instead
+                    silences = yield from after_silence(silences, self.language)
                 yield Say("md_place_again")
                 continue
             silences = 0
