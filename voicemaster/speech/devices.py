@@ -226,7 +226,8 @@ class _SpeakerPlayback:
         out[: len(chunk)] = chunk
         out[len(chunk) :] = bytes(size - len(chunk))
         self._cursor += len(chunk)
-        self._last_fill = time.monotonic()
+        if chunk:  # progress, not calls: a broken ALSA link can call back forever asking for nothing
+            self._last_fill = time.monotonic()
         if self._first_fill is None:
             self._first_fill = self._last_fill
         if self._cursor >= len(self._data):
