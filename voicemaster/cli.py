@@ -244,7 +244,8 @@ def _play(args: argparse.Namespace) -> int:
             log=args.log,
         )
     except (RecognizerUnavailable, SpeechUnavailable, AudioUnavailable) as error:
-        print(f"voicemaster: {error} A game already under way is kept; `voicemaster play` offers it again.", file=sys.stderr)
+        kept = "A game already under way is kept; `voicemaster play` offers it again."
+        print(f"voicemaster: {error} {kept}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("voicemaster: stopped. The game is stored; `voicemaster play` offers to continue it.", file=sys.stderr)
