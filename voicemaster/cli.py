@@ -240,7 +240,6 @@ def _play(args: argparse.Namespace) -> int:
             language=language,
             entries=entries,
             recognizer=open_recognizer(args.engine, language),
-            voices=settings.speech,
             log=args.log,
         )
     except (RecognizerUnavailable, SpeechUnavailable, AudioUnavailable) as error:

@@ -30,7 +30,7 @@ from voicemaster.questions.selection import Bank
 from voicemaster.rules.letters import Letter
 from voicemaster.speech.engines import open_recognizer
 from voicemaster.speech.signal import resample
-from voicemaster.speech.synthesis import DEFAULT_VOICES, Espeak
+from voicemaster.speech.synthesis import Espeak
 
 Event = dict[str, object]
 MOST_LISTENS = 16
@@ -84,7 +84,6 @@ def test_a_whole_game_is_played_through_the_virtual_devices(pulse: Pulse, espeak
             language="de",
             entries=entries,
             recognizer=open_recognizer("whisper", "de"),
-            voices=dict(DEFAULT_VOICES),
             store_path=tmp_path / "games.db",
             log=log,
         )

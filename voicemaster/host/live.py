@@ -29,7 +29,7 @@ from voicemaster.speech.devices import Microphone, Speaker
 from voicemaster.speech.earcons import earcon
 from voicemaster.speech.hearing import listen_and_recognize
 from voicemaster.speech.recognition import Recognizer
-from voicemaster.speech.synthesis import Espeak, Voice
+from voicemaster.speech.synthesis import Espeak
 from voicemaster.store import Store
 
 
@@ -41,7 +41,6 @@ def play(
     language: str,
     entries: tuple[Entry, ...],
     recognizer: Recognizer,
-    voices: dict[str, Voice],
     money_drop: bool = False,
     store_path: Path | None = None,
     log: Path | None = None,
@@ -57,7 +56,7 @@ def play(
     with Store(store_path) as store, (log or Path("/dev/null")).open("a", encoding="utf-8") as log_file:
         runner = Runner(
             host_lines.load(language),
-            Espeak(voices),
+            Espeak(config.speech),
             speaker,
             WallClock(),
             hear,
