@@ -8,7 +8,16 @@ import pytest
 from tests.speech.conftest import matches
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices import FileSource
-from voicemaster.speech.endpoint import Endpoint, EndpointSettings, Segmenter, SileroVad, Timeline
+from voicemaster.speech.endpoint import (
+    FRAME_BYTES,
+    FRAME_SECONDS,
+    Endpoint,
+    EndpointSettings,
+    Segmenter,
+    SileroVad,
+    Timeline,
+    UtteranceDetector,
+)
 from voicemaster.speech.hearing import Hearing, listen_and_recognize
 from voicemaster.speech.models import require_model
 from voicemaster.speech.recognition import Context, ContextName, Heard
@@ -18,6 +27,8 @@ from voicemaster.speech.whisper_engine import WhisperEngine, WhisperRecognizer
 
 RATE = 16_000
 SETTINGS = EndpointSettings()
+SHORT_PAUSE = EndpointSettings(early_silence_seconds=0.25)
+"""The segmenter tests count in 10 ms steps from a pause of their own, not the shipped one."""
 ANSWER = Context(ContextName.ANSWER, "de", ("Berlin", "Paris", "Rom", "Wien"))
 
 
@@ -25,7 +36,7 @@ ANSWER = Context(ContextName.ANSWER, "de", ("Berlin", "Paris", "Rom", "Wien"))
 
 
 def test_a_short_pause_is_reported_and_the_caller_may_end_the_utterance_there() -> None:
-    segmenter = Segmenter(SETTINGS, timeout=5)
+    segmenter = Segmenter(SHORT_PAUSE, timeout=5)
     for _ in range(50):
         segmenter.process(0.01, True)
     for _ in range(24):
@@ -36,7 +47,7 @@ def test_a_short_pause_is_reported_and_the_caller_may_end_the_utterance_there() 
 
 
 def test_speech_after_a_short_pause_goes_on_and_a_long_pause_still_ends_it() -> None:
-    segmenter = Segmenter(SETTINGS, timeout=5)
+    segmenter = Segmenter(SHORT_PAUSE, timeout=5)
     pattern = [(0.5, True), (0.3, False), (0.4, True), (0.69, False)]
     states = [segmenter.process(0.01, speech) for seconds, speech in pattern for _ in range(round(seconds / 0.01))]
     assert Endpoint.PAUSED in states[50:80] and states[80] is Endpoint.SPEAKING
@@ -48,6 +59,68 @@ def test_speech_after_a_short_pause_goes_on_and_a_long_pause_still_ends_it() -> 
 def test_an_early_pause_longer_than_the_full_pause_is_refused() -> None:
     with pytest.raises(ValueError, match="must not be longer"):
         EndpointSettings(early_silence_seconds=0.8)
+
+
+# --- the detector: a complete reading ends the utterance only if the player stays silent while it is read ---------
+
+
+class LoudIsSpeech:
+    """Voice activity by loudness alone: enough for frames that are either a tone or digital silence."""
+
+    def probability(self, frame: bytes) -> float:
+        return float(np.abs(np.frombuffer(frame, dtype="<i2")).max() > 1000)
+
+    def reset(self) -> None:
+        pass
+
+
+def tone(seconds: float) -> bytes:
+    t = np.arange(round(seconds * RATE)) / RATE
+    return (8000 * np.sin(2 * np.pi * 220 * t)).astype("<i2").tobytes()
+
+
+def frames(stream: bytes) -> list[bytes]:
+    return [stream[i : i + FRAME_BYTES] for i in range(0, len(stream) - FRAME_BYTES + 1, FRAME_BYTES)]
+
+
+class SlowReader:
+    """Says every utterance is complete, and takes `seconds` of the (fake) clock to say so."""
+
+    def __init__(self, seconds: float) -> None:
+        self.now, self.seconds, self.given = 0.0, seconds, list[Audio]()
+
+    def clock(self) -> float:
+        return self.now
+
+    def __call__(self, audio: Audio) -> bool:
+        self.given.append(audio)
+        self.now += self.seconds
+        return True
+
+
+def test_a_complete_reading_ends_the_utterance_once_the_pause_has_lasted_as_long_as_reading_took() -> None:
+    reader = SlowReader(0.2)
+    detector = UtteranceDetector(LoudIsSpeech(), SETTINGS, timeout=3, decide=reader, clock=reader.clock)
+    for frame in frames(tone(0.5) + bytes(2 * RATE)):
+        if detector.push(frame).finished:
+            break
+    timeline = detector.timeline()
+    assert timeline.state is Endpoint.ENDED_EARLY and len(timeline.asked) == 1
+    assert timeline.speech_end is not None
+    waited = timeline.stopped - timeline.speech_end
+    assert SETTINGS.early_silence_seconds + 0.2 <= waited < SETTINGS.early_silence_seconds + 0.2 + 2 * FRAME_SECONDS
+    assert detector.utterance() == reader.given[0]
+
+
+def test_speech_while_the_reading_is_made_means_the_answer_was_not_complete() -> None:
+    reader = SlowReader(0.2)
+    detector = UtteranceDetector(LoudIsSpeech(), SETTINGS, timeout=3, decide=reader, clock=reader.clock)
+    for frame in frames(tone(0.5) + bytes(2 * round(0.15 * RATE)) + tone(0.5) + bytes(2 * RATE)):
+        if detector.push(frame).finished:
+            break
+    utterance = detector.utterance()
+    assert detector.state is Endpoint.ENDED_EARLY and len(reader.given) == 2
+    assert utterance == reader.given[1] and utterance is not None and utterance.seconds > 1.0
 
 
 # --- listening and recognizing: real speech, the real recognizer ------------------------------------------------

@@ -68,6 +68,53 @@ def test_talk_that_is_no_answer_means_nothing(said: str) -> None:
     assert understand(said, ANSWER, GERMAN).intent == "unknown"
 
 
+@pytest.mark.parametrize(
+    ("language", "said", "intent", "value"),
+    [
+        ("de", "Ich bin mir nicht ganz sicher, aber ich würde Paris nehmen", "answer", "B"),
+        ("de", "Nicht A, ich nehme C", "answer", "C"),
+        ("de", "Also ich tippe jetzt mal auf die letzte", "answer", "D"),
+        ("de", "Ich würde gerne das Publikum fragen", "joker", "audience"),
+        ("de", "Nimm bitte zwei falsche Antworten weg", "joker", "fifty_fifty"),
+        ("de", "Kannst du bitte etwas langsamer sprechen", "slower", None),
+        ("de", "Kannst du mir die Frage noch mal vorlesen", "repeat", None),
+        ("en", "I'm not sure, but I'd go with Paris", "answer", "B"),
+        ("en", "Not A, I think it's C", "answer", "C"),
+        ("en", "I think I'd like to ask the audience", "joker", "audience"),
+        ("en", "Could you speak a little bit slower please", "slower", None),
+        ("fr", "Je ne suis pas sûr, mais je dirais plutôt Paris", "answer", "B"),
+        ("fr", "Pas la B, je prends plutôt la D", "answer", "D"),
+        ("fr", "Je voudrais demander au public", "joker", "audience"),
+        ("fr", "Tu peux parler un peu plus lentement", "slower", None),
+    ],
+)
+def test_an_answer_inside_a_sentence_of_small_words_is_understood(
+    language: str, said: str, intent: str, value: str | None
+) -> None:
+    context = Context(ContextName.ANSWER, language, ("Berlin", "Paris", "Rom", "Wien"))
+    meaning = understand(said, context, phrases.load(language))
+    assert (meaning.intent, meaning.value) == (intent, value)
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        ("de", "Fahr mal schneller, wir kommen sonst zu spät"),
+        ("de", "Mach doch mal das Radio lauter"),
+        ("de", "Wir waren letztes Jahr in Paris"),
+        ("de", "Ich glaube, A und C sind beide falsch"),
+        ("en", "Can you turn the radio up a bit"),
+        ("en", "We went to Paris last year"),
+        ("en", "I'll have a coffee when we stop"),
+        ("fr", "On était à Paris l'année dernière"),
+        ("fr", "Tu peux rouler plus vite, on est en retard"),
+    ],
+)
+def test_a_sentence_with_words_of_its_own_is_talk_not_an_answer(language: str, said: str) -> None:
+    context = Context(ContextName.ANSWER, language, ("Berlin", "Paris", "Rom", "Wien"))
+    assert understand(said, context, phrases.load(language)).intent == "unknown"
+
+
 def test_only_the_letters_on_offer_count() -> None:
     after_fifty_fifty = Context(ContextName.ANSWER, "de", ("Berlin", "Paris"))
     assert understand("Antwort B", after_fifty_fifty, GERMAN).value == "B"
@@ -84,8 +131,9 @@ def test_only_the_letters_on_offer_count() -> None:
         ("Nein.", "no"),
         ("Nein, warte!", "no"),
         ("Doch nicht.", "no"),
-        ("Ja, aber nein.", "unknown"),
-        ("Ja... nein, warte, doch nicht", "unknown"),
+        ("Ja, aber nein.", "no"),  # a yes taken back is a no: nothing is locked, the answer is asked for again
+        ("Ja... nein, warte, doch nicht", "no"),
+        ("Ja, ich glaube schon, ja", "unknown"),  # a yes counts only as a whole phrase: it locks an answer
         ("Da.", "unknown"),
         ("Jahr", "unknown"),
         ("Antwort B", "unknown"),

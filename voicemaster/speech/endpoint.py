@@ -6,13 +6,15 @@ Three layers, each testable alone:
 - `EchoGate` says how loud the microphone may hear our own voice, from the sound we are playing.
 - `UtteranceDetector` feeds 32 ms microphone frames through a `VoiceActivity` model, the echo gate and the segmenter,
   and keeps the audio: a little before speech begins, up to shortly after it ends. At a short pause it may ask the
-  caller (`decide`) whether what was heard so far is already a complete answer, and then end the utterance there.
+  caller (`decide`) whether what was heard so far is already a complete answer, and then end the utterance there,
+  once the pause has lasted as long as the caller took to decide.
 `SileroVad` wraps the Silero voice-activity model that faster-whisper ships (onnxruntime), behind `VoiceActivity`.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -71,11 +73,13 @@ class EndpointSettings:
     """A pause this long before the utterance has begun forgets the speech counted so far."""
     silence_seconds: float = 0.7
     """The pause that ends an utterance: longer than a breath between words, short enough to keep the game moving."""
-    early_silence_seconds: float = 0.25
-    """The pause after which what was heard so far may be checked, and the utterance ended if it already is a
-    complete, confident answer: people leave about 0.2 s between turns, and waiting out `silence_seconds` after a
-    clear "Antwort B" feels slow. An answer that is not complete yet is heard out as before. Equal to
-    `silence_seconds`, nothing ends early."""
+    early_silence_seconds: float = 0.09
+    """The pause after which what was heard so far is read, and the utterance ended if it already is a complete,
+    confident answer and the player stays silent while it is read: people leave about 0.2 s between turns, and
+    waiting out `silence_seconds` after a clear "Antwort B" feels slow. Three frames: reading takes about 0.15 s
+    more, so nothing ends before some 0.25 s of pause (`voicemaster bench latency`: 0.25 s here, 0.3 s measured from
+    the end of speech to the reply, against 0.34 s at four frames and 0.5 s at eight). An answer that is not complete
+    yet is heard out as before. Equal to `silence_seconds`, nothing ends early."""
     max_seconds: float = 8.0
     """The longest utterance: an answer or a command fits easily; a conversation in the car gets cut."""
     pre_roll_seconds: float = 0.3
@@ -224,8 +228,9 @@ class EchoGate:
 
 
 Decide = Callable[[Audio], bool]
-"""Asked at a short pause with the utterance so far: True if it already is complete, and listening stops there.
-It runs in the listening loop: the microphone keeps recording meanwhile, and what it missed is caught up on after."""
+"""Asked at a short pause with the utterance so far: True if it already is complete. It runs in the listening loop:
+the microphone keeps recording meanwhile, and the frames that arrived while it ran are checked afterwards. If they
+hold no speech the utterance ends there; if the player went on, the answer was not complete after all."""
 
 
 @dataclass(frozen=True)
@@ -264,8 +269,10 @@ class UtteranceDetector:
     `barged_in` becomes true and the caller should stop the program at once. Once the player has begun, only the
     voice-activity model decides: by then the program has been stopped.
 
-    Given `decide`, the detector asks it once at each short pause whether the utterance so far is complete; if so the
-    utterance ends there (`ENDED_EARLY`), otherwise listening goes on as if it had not asked.
+    Given `decide`, the detector asks it once at each short pause whether the utterance so far is complete. If so,
+    and the player stays silent for as long as `decide` took (the frames that queued up meanwhile), the utterance
+    ends there (`ENDED_EARLY`); otherwise listening goes on as if it had not asked. Either way, an utterance that
+    ends with nothing said after the last question is the audio `decide` was given, so that its reading stands.
     """
 
     def __init__(
@@ -275,6 +282,7 @@ class UtteranceDetector:
         timeout: float,
         program: Audio | None = None,
         decide: Decide | None = None,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         vad.reset()
         self.segmenter = Segmenter(settings, timeout)
@@ -282,6 +290,11 @@ class UtteranceDetector:
         self._vad = vad
         self._decide = decide
         self._asked: list[float] = []
+        self._clock = clock
+        self._asked_audio: Audio | None = None
+        """What `decide` was last given, while nothing has been said since."""
+        self._confirming: float | None = None
+        """Seconds of silence still needed before an utterance `decide` found complete ends."""
         self._settings = settings
         self._gate = EchoGate(program, settings) if program is not None else None
         self._heard_at: float | None = None
@@ -309,10 +322,16 @@ class UtteranceDetector:
             if rms(frame) > self._gate.threshold(self._heard_at):
                 self._above_echo_at = segmenter.now
             speech = self._above_echo_at is not None and segmenter.now - self._above_echo_at <= SYLLABLE_SECONDS
-        paused_before = segmenter.state is Endpoint.PAUSED
+        paused_before, end_before = segmenter.state is Endpoint.PAUSED, segmenter.end
         state = segmenter.process(FRAME_SECONDS, speech, program_speaking=echo_possible)
+        if segmenter.end != end_before:  # more speech: what was read at the last pause is not the whole utterance
+            self._asked_audio = self._confirming = None
         if state is Endpoint.PAUSED and not paused_before and self._decide is not None:
             state = self._ask(self._decide)
+        elif state is Endpoint.PAUSED and self._confirming is not None:
+            self._confirming -= FRAME_SECONDS
+            if self._confirming <= _EPSILON:
+                state = segmenter.end_early()
         if state is not Endpoint.WAITING and program_at is not None:
             self.barged_in = True
         if state is Endpoint.WAITING:
@@ -323,7 +342,11 @@ class UtteranceDetector:
         utterance = self.utterance()
         assert utterance is not None  # a pause comes only after the player has begun
         self._asked.append(self.segmenter.now)
-        return self.segmenter.end_early() if decide(utterance) else self.segmenter.state
+        self._asked_audio = utterance
+        started = self._clock()
+        if decide(utterance):
+            self._confirming = self._clock() - started
+        return self.segmenter.state
 
     def _follow_program(self, program_at: float | None) -> bool:
         """Whether our own voice may be in this frame: while the program plays, and for the echo tail after."""
@@ -352,6 +375,8 @@ class UtteranceDetector:
         segmenter, settings = self.segmenter, self._settings
         if segmenter.start is None or segmenter.end is None:
             return None
+        if segmenter.state.finished and self._asked_audio is not None:
+            return self._asked_audio
         first = round((segmenter.start - settings.pre_roll_seconds) * RECOGNITION_RATE)
         last = round(min(segmenter.now, segmenter.end + settings.post_roll_seconds) * RECOGNITION_RATE)
         first, last = max(first - self._dropped, 0), last - self._dropped

@@ -1,14 +1,17 @@
 """From words to meaning: a transcript matched against the phrases of its listening context.
 
 The rule that keeps the game safe: an utterance means something only when it is close to one whole phrase and
-clearly closer to it than to any phrase of another meaning. Anything else is `unknown`, and the quizmaster asks
-again. Background talk that merely contains a letter or a "ja" never matches a whole phrase.
+clearly closer to it than to any phrase of another meaning, or when it names exactly one meaning and every other word
+in it is a carrier word ("ich bin mir nicht sicher, aber ich sage B"). Anything else is `unknown`, and the quizmaster
+asks again. Background talk that merely contains a letter or a "ja" never matches a whole phrase, and it has words
+of its own ("Radio", "fahren", "Jahr") that no answer is carried by. A yes is only ever a whole phrase: it locks an
+answer.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 
@@ -16,7 +19,15 @@ from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from voicemaster.rules.letters import Letter
-from voicemaster.speech.phrases import HearPhrases, grammar, join_thousands, normalize, strip_filler
+from voicemaster.speech.phrases import (
+    COMMANDS,
+    JOKERS,
+    HearPhrases,
+    grammar,
+    join_thousands,
+    normalize,
+    strip_filler,
+)
 from voicemaster.speech.recognition import Context, ContextName
 
 SIMILARITY = 85
@@ -25,6 +36,9 @@ MARGIN = 2
 """How many more edits it must take to reach any phrase that means something else."""
 FUZZY_FROM = 6
 """Shorter utterances must match exactly: one letter makes "wie" into "Wien" or "ja" into "da"."""
+
+WORDS_SCORE = 0.8
+"""The closeness of an utterance understood by its words: below a whole phrase said exactly."""
 
 EUROS_FROM = 1000
 """A number of money said without a unit is bundles below this, euros from it on."""
@@ -54,7 +68,8 @@ def understand(text: str, context: Context, phrases: HearPhrases) -> Understandi
     if context.name is ContextName.NAME and not context.names:
         meant = _phrase(said, query, context, phrases)  # a command first: "Hilfe" is not a name
         return meant if meant is not UNKNOWN else free_name(query, phrases)
-    return _phrase(said, query, context, phrases)
+    meant = _phrase(said, query, context, phrases)
+    return meant if meant is not UNKNOWN else by_words(query, context, phrases)
 
 
 def _phrase(said: str, query: str, context: Context, phrases: HearPhrases) -> Understanding:
@@ -86,6 +101,75 @@ def _phrase(said: str, query: str, context: Context, phrases: HearPhrases) -> Un
     if len(ranked) > 1 and ranked[1][1] - edits < MARGIN:
         return UNKNOWN
     return Understanding(intent, value, round(1 - edits / len(query), 3))
+
+
+def by_words(query: str, context: Context, phrases: HearPhrases) -> Understanding:
+    """The one meaning named in an utterance whose other words all are carrier words, or `unknown`.
+
+    An answer right after a negation is taken back ("nicht A, ich nehme C"). A letter that is also a carrier word
+    (English "a", French "a" in "il y a") counts only when nothing else is named.
+    """
+    readings = list(_readings(tuple(query.split()), 0, context, phrases))
+    # The readings that take the most words as named things: "la C" is the answer C, not "la" and a carrier "c".
+    most = max((covered for _, covered in readings), default=0)
+    meanings = {meaning for named, covered in readings if covered == most if (meaning := _one_meaning(named))}
+    if len(meanings) != 1:
+        return UNKNOWN
+    ((intent, value),) = meanings
+    return Understanding(intent, value, WORDS_SCORE)
+
+
+Named = tuple[tuple[str, str | None, bool], ...]
+"""What one reading of an utterance names: intent, value, and whether the words were a weak (carrier-like) letter."""
+
+
+def _readings(
+    tokens: tuple[str, ...], index: int, context: Context, phrases: HearPhrases
+) -> Iterator[tuple[Named, int]]:
+    """Every way to read the words from `index` on as named meanings between carrier words ("je change d'avis" is
+    "je" + "change d'avis", not "je change" + an unknown "d'avis"), with how many words it takes as named."""
+    if index == len(tokens):
+        yield (), 0
+        return
+    negated = index > 0 and tokens[index - 1] in phrases.words.negation
+    for span, intent, value in _spans(context, phrases):
+        if tokens[index : index + len(span)] == span:
+            weak = len(span) == 1 and span[0] in _carriers(phrases)
+            this = () if negated else ((intent, value, weak),)
+            for rest, covered in _readings(tokens, index + len(span), context, phrases):
+                yield this + rest, covered + len(span)
+    if tokens[index] in _carriers(phrases):
+        yield from _readings(tokens, index + 1, context, phrases)
+
+
+def _one_meaning(named: Named) -> tuple[str, str | None] | None:
+    strong = {(intent, value) for intent, value, weak in named if not weak}
+    meanings = strong or {(intent, value) for intent, value, _ in named}
+    return next(iter(meanings)) if len(meanings) == 1 else None
+
+
+@cache
+def _carriers(phrases: HearPhrases) -> frozenset[str]:
+    words = phrases.words
+    return words.carrier | words.negation | {word for filler in phrases.filler for word in filler.split()}
+
+
+@cache
+def _spans(context: Context, phrases: HearPhrases) -> tuple[tuple[tuple[str, ...], str, str | None], ...]:
+    """What can be named in this context, as word sequences, longest first so that "b wie berta" beats "b"."""
+    language, keywords = phrases.language, phrases.words.keywords
+    found: list[tuple[str, str, str | None]] = []
+    if context.name is ContextName.ANSWER:
+        letters = Letter.first(len(context.options) or 4)
+        found += [(form, "answer", letter.value) for letter in letters for form in phrases.letters[letter]]
+        found += [(option, "answer", letter.value) for letter, option in zip(letters, context.options, strict=False)]
+        found += [(last, "answer", letters[-1].value) for last in phrases.words.last]
+        found += [(text, "joker", joker) for joker in JOKERS for text in keywords[joker]]
+    if context.name is ContextName.CONFIRM:
+        found += [(text, "no", None) for text in keywords["no"]]
+    found += [(text, command, None) for command in COMMANDS for text in keywords[command]]
+    spans = {(tuple(normalize(text, language).split()), intent, value) for text, intent, value in found}
+    return tuple(sorted((span for span in spans if span[0]), key=lambda span: (-len(span[0]), span)))
 
 
 NAME_WORDS = 3

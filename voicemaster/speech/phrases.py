@@ -54,6 +54,24 @@ class PlacementWords:
     """Words that start a correction of one option ("doch fünfzehn auf A"), dropped before a clause is read."""
 
 
+@dataclass(frozen=True)
+class Words:
+    """Understanding beyond whole phrases: an utterance made of one meaning (an answer, a joker, a command, a no) and
+    otherwise only `carrier` words means that one. Every other word is a sign of talk about something else."""
+
+    carrier: frozenset[str]
+    """Normalized words that may stand around a meaning without changing it: pronouns, articles, "nehmen", "glauben"."""
+    negation: frozenset[str]
+    """Words that take back the answer right after them: "nicht A, ich nehme C" is C."""
+    last: tuple[str, ...]
+    """Ways of saying the last option ("die letzte")."""
+    keywords: Mapping[str, tuple[str, ...]]
+    """Per joker, command and "no": words (normalized, one or more) that name it inside a sentence."""
+
+
+KEYWORD_INTENTS = (*JOKERS, *COMMANDS, "no")
+
+
 @dataclass(frozen=True, eq=False)  # compared by identity: loaded once per language, and a key for the grammar cache
 class HearPhrases:
     language: str
@@ -68,6 +86,7 @@ class HearPhrases:
     confirm: Mapping[str, tuple[str, ...]]
     name: tuple[str, ...]
     placement: PlacementWords
+    words: Words
 
 
 def join_thousands(text: str) -> str:
@@ -148,6 +167,11 @@ def _load(language: str, folder: Path) -> HearPhrases:
     table = _Table(path, read_toml(path))
     letters = table.table("letters")
     number = table.table("number")
+    words, keywords = table.table("words"), table.table("keywords")
+
+    def normalized(texts: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(normalize(text, language) for text in texts)
+
     return HearPhrases(
         language=language,
         filler=tuple(normalize(text, language) for text in table.texts("filler")),
@@ -168,7 +192,13 @@ def _load(language: str, folder: Path) -> HearPhrases:
             euros=number.texts("euros"),
             numbers=number.texts("numbers"),
             switch=number.texts("switch"),
-            corrections=tuple(normalize(text, language) for text in number.texts("corrections")),
+            corrections=normalized(number.texts("corrections")),
+        ),
+        words=Words(
+            carrier=frozenset(word for text in normalized(words.texts("carrier")) for word in text.split()),
+            negation=frozenset(normalized(words.texts("negation"))),
+            last=normalized(words.texts("last")),
+            keywords={intent: normalized(keywords.texts(intent)) for intent in KEYWORD_INTENTS},
         ),
     )
 

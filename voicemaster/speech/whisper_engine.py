@@ -55,7 +55,7 @@ class Hypothesis:
 class WhisperEngine:
     """A loaded model; loading takes about a second, so one engine serves a whole game."""
 
-    def __init__(self, model_dir: Path, *, threads: int = 2, beam: int = 2, min_window_seconds: float = 5.0) -> None:
+    def __init__(self, model_dir: Path, *, workers: int = 2, beam: int = 2, min_window_seconds: float = 5.0) -> None:
         try:
             from faster_whisper import WhisperModel
         except ImportError:
@@ -66,7 +66,12 @@ class WhisperEngine:
             raise RecognizerUnavailable(
                 f"no Whisper model in {model_dir}: run `voicemaster models install whisper-base` (or `make demo`)."
             )
-        self._model = WhisperModel(str(model_dir), device="cpu", compute_type="int8", cpu_threads=threads)
+        # One thread per decoding, and the prompted and the plain decoding side by side: a command's matrices are too
+        # small for two threads to share one decoding (measured: 150 ms one after the other with two threads each,
+        # 65 ms side by side with one each; the encoder, too, was no slower on one thread).
+        self._model = WhisperModel(
+            str(model_dir), device="cpu", compute_type="int8", cpu_threads=1, num_workers=workers
+        )
         self._model.hf_tokenizer = complete_tokenizer(model_dir / "tokenizer.json")
         self.beam = beam
         self.min_window_seconds = min_window_seconds
@@ -94,37 +99,44 @@ class WhisperEngine:
         # A command is a few words; a longer transcript is the decoder repeating its prompt.
         words = math.ceil(TOKENS_FIXED + TOKENS_PER_SECOND * len(samples) / RECOGNITION_RATE)
 
-        def decode(prompt: list[int], beam: int) -> Any:
-            return self._model.model.generate(
+        model = self._model.model
+        prompted_run = model.generate(
+            encoded,
+            [prompted],
+            beam_size=self.beam,
+            num_hypotheses=self.beam,
+            max_length=len(prompted) + words,
+            return_scores=True,
+            return_no_speech_prob=True,
+            asynchronous=True,
+        )[0]
+        # Without the prompt, at the same time: the decoder's own best reading. `suppress_blank` would hide the end of
+        # text right after forced words, here and below.
+        plain_run = (
+            None
+            if not expect
+            else model.generate(
                 encoded,
-                [prompt],
-                beam_size=beam,
-                num_hypotheses=beam,
-                max_length=len(prompt) + words,
-                return_scores=True,
-                return_no_speech_prob=True,
+                [plain],
+                beam_size=1,
+                max_length=len(plain) + words,
+                return_logits_vocab=True,
+                suppress_blank=False,
+                asynchronous=True,
             )[0]
+        )
 
         def text(ids: list[int]) -> str:
             return said_once(" ".join(tokenizer.decode([t for t in ids if t < tokenizer.eot]).split()))
 
-        result = decode(prompted, self.beam)
+        result = prompted_run.result()
         hypotheses = [
             Hypothesis(text(ids), float(score)) for ids, score in zip(result.sequences_ids, result.scores, strict=True)
         ]
         no_speech = float(result.no_speech_prob)
-        if not expect:
+        if plain_run is None:
             return Transcripts(hypotheses, hypotheses[0].text, no_speech)
-        # Without the prompt: the decoder's own best reading. `suppress_blank` would hide the end of text right after
-        # forced words, here and below.
-        greedy = self._model.model.generate(
-            encoded,
-            [plain],
-            beam_size=1,
-            max_length=len(plain) + words,
-            return_logits_vocab=True,
-            suppress_blank=False,
-        )[0]
+        greedy = plain_run.result()
         own = [t for t in greedy.sequences_ids[0] if t < tokenizer.eot]
         plain_text = text(own)
         plain_best = _mean_logprob(greedy.logits[0], [*own, tokenizer.eot])
@@ -133,7 +145,7 @@ class WhisperEngine:
         # They read differently: how likely the plain decoder finds the prompted reading decides. The text, tokenized
         # afresh: the prompted decoder sometimes spells it oddly (" Ask", " ", "the").
         best = tokenizer.encode(" " + hypotheses[0].text)
-        forced = self._model.model.generate(
+        forced = model.generate(
             encoded,
             [plain + best],
             beam_size=1,
