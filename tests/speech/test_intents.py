@@ -115,6 +115,21 @@ def test_a_sentence_with_words_of_its_own_is_talk_not_an_answer(language: str, s
     assert understand(said, context, phrases.load(language)).intent == "unknown"
 
 
+def test_a_letter_spelled_with_any_name_and_an_option_by_one_of_its_words_are_understood() -> None:
+    authors = Context(ContextName.ANSWER, "de", ("Johann Wolfgang von Goethe", "Friedrich Schiller", "Heinrich Heine"))
+    assert understand("B wie Bertram", ANSWER, GERMAN).value == "B"
+    assert understand("Ich glaube, es war Schiller", authors, GERMAN).value == "B"
+    assert understand("Goethe natürlich", authors, GERMAN).value == "A"
+    # A word two options share names neither.
+    twins = Context(ContextName.ANSWER, "de", ("Heinrich Heine", "Heinrich Mann"))
+    assert understand("Heinrich", twins, GERMAN).intent == "unknown"
+
+
+def test_a_player_says_whose_turn_it_is() -> None:
+    meaning = understand("Jetzt ist Jonas dran", NAME, GERMAN)
+    assert (meaning.intent, meaning.value) == ("name", "Jonas")
+
+
 def test_only_the_letters_on_offer_count() -> None:
     after_fifty_fifty = Context(ContextName.ANSWER, "de", ("Berlin", "Paris"))
     assert understand("Antwort B", after_fifty_fifty, GERMAN).value == "B"

@@ -1,7 +1,9 @@
 """`voicemaster bench asr`: how well and how fast each recognizer understands the speech corpus.
 
 Figures, never pass/fail: intent accuracy per language and noise level, answers taken for something else (wrong),
-utterances refused (asked again), false accepts on non-command speech, and decode time p50/p95 per engine.
+utterances refused (asked again), false accepts on non-command speech, and decode time p50/p95 per engine. Beside
+them, the intent matcher alone on the written words, of the corpus and of a held-out set written without sight of
+the phrase files: what no recognizer could do better than, and how far the matcher carries beyond its phrases.
 """
 
 from __future__ import annotations
@@ -13,9 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from voicemaster.bench.corpus import Clip, Noise, generate, load
+from voicemaster.bench.corpus import Clip, Noise, Utterance, UtteranceSet, generate, load, utterances
 from voicemaster.config import LANGUAGES
 from voicemaster.speech.audio import Audio
+from voicemaster.speech.intents import Understanding, understand
+from voicemaster.speech.phrases import load as load_phrases
 from voicemaster.speech.recognition import Context, Heard, Recognizer, RecognizerUnavailable
 
 
@@ -76,7 +80,35 @@ def run(
 ) -> dict[str, Any]:
     clips = select_clips(corpus, languages, limit)
     results = {name: _measure(ENGINE_SETUPS[name], clips, corpus) for name in engines}
-    return {"benchmark": "asr", "corpus": str(corpus), "clips": len(clips), "engines": results}
+    written = {which: as_written(which, languages) for which in ("utterances", "heldout")}
+    return {"benchmark": "asr", "corpus": str(corpus), "clips": len(clips), "engines": results, "written": written}
+
+
+def as_written(which: UtteranceSet, languages: Sequence[str]) -> dict[str, Any]:
+    """The intent matcher on the written words of one set of utterances, as if a recognizer had heard them perfectly."""
+    outcomes: list[tuple[Utterance, Understanding]] = []
+    for language in languages:
+        phrases = load_phrases(language)
+        for said in utterances(language, which):
+            context = Context(said.context, language, said.options, said.names)
+            outcomes.append((said, understand(said.text, context, phrases)))
+    commands = [(said, meant) for said, meant in outcomes if said.intent != "unknown"]
+    talk = [meant for said, meant in outcomes if said.intent == "unknown"]
+
+    def right(said: Utterance, meant: Understanding) -> bool:
+        return (meant.intent, meant.value) == (said.intent, said.value)
+
+    return {
+        "utterances": len(outcomes),
+        "accuracy": _share([right(said, meant) for said, meant in commands]),
+        "accuracy_by_language": {
+            language: _share([right(said, meant) for said, meant in commands if said.language == language])
+            for language in languages
+        },
+        "wrong": sum(1 for said, meant in commands if meant.intent != "unknown" and not right(said, meant)),
+        "non_command_utterances": len(talk),
+        "false_accepts": sum(1 for meant in talk if meant.intent != "unknown"),
+    }
 
 
 def select_clips(
@@ -176,6 +208,16 @@ def _share(marks: Sequence[bool]) -> dict[str, float | int] | None:
 
 def report(figures: dict[str, Any]) -> str:
     lines = [f"speech corpus {figures['corpus']}: {figures['clips']} utterances"]
+    for which, label in (("utterances", "the corpus's utterances"), ("heldout", "the held-out utterances")):
+        found = figures["written"][which]
+        by_language = ", ".join(
+            f"{language} {cell['share']:.1%}" for language, cell in found["accuracy_by_language"].items() if cell
+        )
+        lines.append(
+            f"intent matcher on the written words of {label}: {found['accuracy']['share']:.1%} of "
+            f"{found['accuracy']['n']} commands ({by_language}), taken for something else {found['wrong']}, "
+            f"false accepts {found['false_accepts']} of {found['non_command_utterances']}"
+        )
     for name, result in figures["engines"].items():
         lines.append(f"\n{name}: {result['describe']}")
         for language, reason in result["not_installed"].items():

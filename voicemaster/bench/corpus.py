@@ -151,10 +151,14 @@ class Clip:
 # Utterances
 
 
-def utterances(language: str) -> tuple[Utterance, ...]:
+UtteranceSet = Literal["utterances", "heldout"]
+"""The corpus's utterances, or the held-out set that only `voicemaster bench asr` reads, as written text."""
+
+
+def utterances(language: str, which: UtteranceSet = "utterances") -> tuple[Utterance, ...]:
     """The utterances of one language, checked: a mistake in the data would otherwise show up as a recognizer error."""
-    name = f"{language}.toml"
-    source = resources.files("voicemaster.bench") / "utterances" / name
+    name = f"{which}/{language}.toml"
+    source = resources.files("voicemaster.bench") / which / f"{language}.toml"
     try:
         data = tomllib.loads(source.read_text("utf-8"))
     except (FileNotFoundError, tomllib.TOMLDecodeError) as error:
@@ -165,7 +169,7 @@ def utterances(language: str) -> tuple[Utterance, ...]:
         options, names = tuple(group.get("options", ())), tuple(group.get("names", ()))
         for entry in group["utterances"]:
             utterance = Utterance(
-                id=f"{language}-{len(found) + 1:03d}",
+                id=f"{language}-{'h' if which == 'heldout' else ''}{len(found) + 1:03d}",
                 language=language,
                 context=context,
                 options=options,

@@ -109,7 +109,7 @@ def by_words(query: str, context: Context, phrases: HearPhrases) -> Understandin
     An answer right after a negation is taken back ("nicht A, ich nehme C"). A letter that is also a carrier word
     (English "a", French "a" in "il y a") counts only when nothing else is named.
     """
-    readings = list(_readings(tuple(query.split()), 0, context, phrases))
+    readings = list(_readings(_spelled(tuple(query.split()), phrases), 0, context, phrases))
     # The readings that take the most words as named things: "la C" is the answer C, not "la" and a carrier "c".
     most = max((covered for _, covered in readings), default=0)
     meanings = {meaning for named, covered in readings if covered == most if (meaning := _one_meaning(named))}
@@ -118,6 +118,30 @@ def by_words(query: str, context: Context, phrases: HearPhrases) -> Understandin
     ((intent, value),) = meanings
     return Understanding(intent, value, WORDS_SCORE)
 
+
+def _spelled(tokens: tuple[str, ...], phrases: HearPhrases) -> tuple[str, ...]:
+    """A letter spelled with any word that starts with it is that letter: "B wie Bruno" is "B" as much as "B wie
+    Berta", whose spelling the phrase file lists."""
+    out: list[str] = []
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        for spelling in phrases.words.spelling:
+            after = index + 1 + len(spelling)
+            if (
+                token in LETTER_WORDS
+                and tokens[index + 1 : after] == spelling
+                and after < len(tokens)
+                and tokens[after].startswith(token)
+            ):
+                index = after
+                break
+        out.append(token)
+        index += 1
+    return tuple(out)
+
+
+LETTER_WORDS = frozenset(letter.value.lower() for letter in Letter)
 
 Named = tuple[tuple[str, str | None, bool], ...]
 """What one reading of an utterance names: intent, value, and whether the words were a weak (carrier-like) letter."""
@@ -163,13 +187,32 @@ def _spans(context: Context, phrases: HearPhrases) -> tuple[tuple[tuple[str, ...
         letters = Letter.first(len(context.options) or 4)
         found += [(form, "answer", letter.value) for letter in letters for form in phrases.letters[letter]]
         found += [(option, "answer", letter.value) for letter, option in zip(letters, context.options, strict=False)]
+        found += [(word, "answer", letter.value) for letter, word in _option_words(context, phrases)]
         found += [(last, "answer", letters[-1].value) for last in phrases.words.last]
         found += [(text, "joker", joker) for joker in JOKERS for text in keywords[joker]]
     if context.name is ContextName.CONFIRM:
         found += [(text, "no", None) for text in keywords["no"]]
+    if context.name is ContextName.NAME:
+        found += [(name, "name", name) for name in context.names]
     found += [(text, command, None) for command in COMMANDS for text in keywords[command]]
     spans = {(tuple(normalize(text, language).split()), intent, value) for text, intent, value in found}
     return tuple(sorted((span for span in spans if span[0]), key=lambda span: (-len(span[0]), span)))
+
+
+OPTION_WORD_LETTERS = 4
+"""A word of an option this long or longer, found in no other option, names it: "Zola" for "Émile Zola"."""
+
+
+def _option_words(context: Context, phrases: HearPhrases) -> list[tuple[Letter, str]]:
+    words = [set(normalize(option, phrases.language).split()) for option in context.options]
+    return [
+        (letter, word)
+        for letter, own in zip(Letter.first(len(words)), words, strict=False)
+        for word in own
+        if len(word) >= OPTION_WORD_LETTERS
+        and word not in _carriers(phrases)
+        and not any(word in other for other in words if other is not own)
+    ]
 
 
 NAME_WORDS = 3

@@ -65,6 +65,8 @@ class Words:
     """Words that take back the answer right after them: "nicht A, ich nehme C" is C."""
     last: tuple[str, ...]
     """Ways of saying the last option ("die letzte")."""
+    spelling: tuple[tuple[str, ...], ...]
+    """The words that spell a letter with a name: "b wie Bruno", "b as in Bruno"."""
     keywords: Mapping[str, tuple[str, ...]]
     """Per joker, command and "no": words (normalized, one or more) that name it inside a sentence."""
 
@@ -198,6 +200,7 @@ def _load(language: str, folder: Path) -> HearPhrases:
             carrier=frozenset(word for text in normalized(words.texts("carrier")) for word in text.split()),
             negation=frozenset(normalized(words.texts("negation"))),
             last=normalized(words.texts("last")),
+            spelling=tuple(tuple(text.split()) for text in normalized(words.texts("spelling"))),
             keywords={intent: normalized(keywords.texts(intent)) for intent in KEYWORD_INTENTS},
         ),
     )
