@@ -86,6 +86,8 @@ def test_talk_that_is_no_answer_means_nothing(said: str) -> None:
         ("fr", "Pas la B, je prends plutôt la D", "answer", "D"),
         ("fr", "Je voudrais demander au public", "joker", "audience"),
         ("fr", "Tu peux parler un peu plus lentement", "slower", None),
+        ("fr", "Non, plutôt la C", "answer", "C"),  # a "non" before an answer corrects; only "pas" takes it back
+        ("en", "No, I'd say C", "answer", "C"),
     ],
 )
 def test_an_answer_inside_a_sentence_of_small_words_is_understood(

@@ -1,8 +1,9 @@
 """Whole games through sounddevice in real time: `voicemaster play` on the virtual microphone and speaker.
 
-A player thread follows the game's log; whenever the quizmaster starts listening, it speaks into the virtual
-microphone. The player answers question 1, then walks away before question 2: a complete game in about a minute.
-Once more with the process killed after question 1 and started again, as after a power cut.
+A player thread follows the game's log; whenever the quizmaster starts listening, it answers what the quizmaster
+just asked, into the virtual microphone, as a person would: asked again after being misheard, it says the same again.
+The player answers question 1, then walks away before question 2: a complete game in about a minute. Once more with
+the process killed after question 1 and started again, as after a power cut.
 """
 
 from __future__ import annotations
@@ -34,7 +35,46 @@ from voicemaster.speech.synthesis import Espeak
 
 Event = dict[str, object]
 MOST_LISTENS = 16
-"""More than the script needs: a game that keeps asking has misheard, and is stopped."""
+"""Twice what a game needs: a game that keeps asking has misheard again and again, and is stopped."""
+REPLIES = (
+    ("richtig verstanden", "ja"),  # the name read back
+    ("noch jemand", ""),  # "anyone else?": silence is nobody
+    ("unterbrochen", "ja"),  # continue the interrupted game
+    ("endgültige Entscheidung", "ja"),
+    ("weiter um", "Ich höre auf"),  # "play on for 100 €?" ("nein" alone is heard as "Ein.")
+    ("Ist das richtig", "ja"),  # "you stop and take 50 € home?"
+)
+ANSWERS = {"name": "Ich heiße Markus.", "answer": "Antwort B"}
+
+
+def reply(said: list[str], context: object) -> str:
+    """What the player says when the quizmaster listens, after it said `said` since it last listened."""
+    asked = " ".join(said)
+    return next((answer for cue, answer in REPLIES if cue in asked), ANSWERS.get(str(context), ""))
+
+
+class Player:
+    """Follows the game's log and answers into the virtual microphone whenever the quizmaster listens."""
+
+    def __init__(self, pulse: Pulse, espeak: Espeak) -> None:
+        self.pulse, self.espeak = pulse, espeak
+        self.said: list[str] = []
+        self.listens: list[Event] = []
+
+    def act(self, event: Event) -> bool:
+        """False once the game has listened too often."""
+        if event["event"] == "say":
+            self.said.append(str(event["text"]))
+        if event["event"] != "listen":
+            return True
+        self.listens.append(event)
+        if len(self.listens) > MOST_LISTENS:
+            return False
+        answer, self.said = reply(self.said, event["context"]), []
+        if answer:
+            time.sleep(0.3)
+            self.pulse.feed_microphone(resample(self.espeak.render(answer, "de"))).wait()
+        return True
 
 
 def _seed_with_answer_b(bank: Bank) -> int:
@@ -49,32 +89,16 @@ def test_a_whole_game_is_played_through_the_virtual_devices(pulse: Pulse, espeak
     seed = _seed_with_answer_b(Bank(entries))
     log = tmp_path / "game.jsonl"
     log.touch()
-    # Who plays (a name, its read-back, silence at "anyone else?"), the answer, "final answer?", "play on for
-    # 100 €?" ("nein" alone is heard as "Ein."), "take 50 € home?".
-    replies = iter(["Ich heiße Markus.", "ja", "", "Antwort B", "ja", "Ich höre auf", "ja"])
     done = threading.Event()
-    listens: list[Event] = []
+    markus = Player(pulse, espeak)
 
-    def player() -> None:
-        seen = 0
-        while not done.is_set():
-            events = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
-            for event in events[seen:]:
-                if event["event"] != "listen":
-                    continue
-                listens.append(event)
-                reply = next(replies, None)
-                if reply is None or len(listens) > MOST_LISTENS:
-                    _thread.interrupt_main()
-                    return
-                if reply:
-                    time.sleep(0.3)
-                    pulse.feed_microphone(resample(espeak.render(reply, "de"))).wait()
-            seen = len(events)
-            time.sleep(0.05)
+    def act(event: Event) -> bool:
+        if markus.act(event):
+            return True
+        _thread.interrupt_main()
+        return False
 
-    speaking = threading.Thread(target=player, daemon=True)
-    speaking.start()
+    _follow(log, act, done)
     try:
         config = load_settings([REPO_ROOT / "config" / "default.toml"])
         play(
@@ -88,13 +112,20 @@ def test_a_whole_game_is_played_through_the_virtual_devices(pulse: Pulse, espeak
             log=log,
         )
     except KeyboardInterrupt:
-        pytest.fail(f"the game kept listening: {listens}")
+        pytest.fail(f"the game kept listening: {markus.listens}")
     finally:
         done.set()
-    events = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
-    heard = [(event["context"], event["intent"]) for event in events if event["event"] == "heard"]
-    assert heard[:2] == [("name", "name"), ("confirm", "yes")]
-    assert heard[2:] == [("answer", "answer"), ("confirm", "yes"), ("confirm", "walk_away"), ("confirm", "yes")]
+    events = _events(log)
+    heard = [(event["context"], event["intent"], event["value"]) for event in events if event["event"] == "heard"]
+    # Misheard replies are asked again; what was understood is what Markus said, in this order.
+    understood = [meaning for meaning in heard if meaning[1] != "unknown"]
+    assert understood[:2] == [("name", "name", "Markus"), ("confirm", "yes", None)]
+    assert understood[2:] == [
+        ("answer", "answer", "B"),
+        ("confirm", "yes", None),
+        ("confirm", "walk_away", None),
+        ("confirm", "yes", None),
+    ]
     assert [event for event in events if event["event"] == "locked"] == [
         {"t": pytest.approx(0, abs=600), "event": "locked", "player": "Markus", "option": "B"}
     ]
@@ -155,28 +186,17 @@ def test_a_game_killed_mid_way_is_resumed_where_it_was(
     entries = tuple(load(pack_files(REPO_ROOT / "questions")).entries)
     seed = _seed_with_answer_b(Bank(entries))
     stop = threading.Event()
-
-    def player(
-        replies: Iterator[str], on_result: Callable[[], None] | None = None
-    ) -> Callable[[dict[str, object]], bool]:
-        def act(event: dict[str, object]) -> bool:
-            if event["event"] == "result" and on_result is not None:
-                on_result()
-                return False
-            if event["event"] == "listen":
-                reply = next(replies, None)
-                if reply is None:
-                    return False
-                time.sleep(0.3)
-                pulse.feed_microphone(resample(espeak.render(reply, "de"))).wait()
-            return True
-
-        return act
-
     first_log = tmp_path / "first.jsonl"
     first = voicemaster_play(seed, first_log)
-    # Question 1 answered and revealed: the power goes.
-    _follow(first_log, player(iter(["Antwort B", "ja"]), lambda: os.kill(first.pid, signal.SIGKILL)), stop)
+    anna = Player(pulse, espeak)
+
+    def answer_then_power_cut(event: Event) -> bool:
+        if event["event"] == "result":  # question 1 answered and revealed: the power goes
+            os.kill(first.pid, signal.SIGKILL)
+            return False
+        return anna.act(event)
+
+    _follow(first_log, answer_then_power_cut, stop)
     assert first.wait(timeout=180) == -signal.SIGKILL
     before = _events(first_log)
     assert [e["correct"] for e in before if e["event"] == "result"] == [True]
@@ -184,7 +204,7 @@ def test_a_game_killed_mid_way_is_resumed_where_it_was(
     second_log = tmp_path / "second.jsonl"
     second = voicemaster_play(seed, second_log)
     # "Continue the interrupted game?" yes; "Play on for 100 €?" I'll stop; "Take 50 € home?" yes.
-    _follow(second_log, player(iter(["ja", "Ich höre auf", "ja"])), stop)
+    _follow(second_log, Player(pulse, espeak).act, stop)
     try:
         assert second.wait(timeout=240) == 0
     finally:

@@ -11,7 +11,7 @@ answer.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
@@ -109,7 +109,10 @@ def by_words(query: str, context: Context, phrases: HearPhrases) -> Understandin
     An answer right after a negation is taken back ("nicht A, ich nehme C"). A letter that is also a carrier word
     (English "a", French "a" in "il y a") counts only when nothing else is named.
     """
-    readings = list(_readings(_spelled(tuple(query.split()), phrases), 0, context, phrases))
+    tokens = _spelled(tuple(query.split()), phrases)
+    if len(tokens) > MOST_WORDS:
+        return UNKNOWN
+    readings = _readings(tokens, context, phrases)
     # The readings that take the most words as named things: "la C" is the answer C, not "la" and a carrier "c".
     most = max((covered for _, covered in readings), default=0)
     meanings = {meaning for named, covered in readings if covered == most if (meaning := _one_meaning(named))}
@@ -143,27 +146,28 @@ def _spelled(tokens: tuple[str, ...], phrases: HearPhrases) -> tuple[str, ...]:
 
 LETTER_WORDS = frozenset(letter.value.lower() for letter in Letter)
 
-Named = tuple[tuple[str, str | None, bool], ...]
+MOST_WORDS = 20
+"""A longer utterance is no command, however small its words."""
+
+Named = frozenset[tuple[str, str | None, bool]]
 """What one reading of an utterance names: intent, value, and whether the words were a weak (carrier-like) letter."""
 
 
-def _readings(
-    tokens: tuple[str, ...], index: int, context: Context, phrases: HearPhrases
-) -> Iterator[tuple[Named, int]]:
-    """Every way to read the words from `index` on as named meanings between carrier words ("je change d'avis" is
-    "je" + "change d'avis", not "je change" + an unknown "d'avis"), with how many words it takes as named."""
-    if index == len(tokens):
-        yield (), 0
-        return
-    negated = index > 0 and tokens[index - 1] in phrases.words.negation
-    for span, intent, value in _spans(context, phrases):
-        if tokens[index : index + len(span)] == span:
-            weak = len(span) == 1 and span[0] in _carriers(phrases)
-            this = () if negated else ((intent, value, weak),)
-            for rest, covered in _readings(tokens, index + len(span), context, phrases):
-                yield this + rest, covered + len(span)
-    if tokens[index] in _carriers(phrases):
-        yield from _readings(tokens, index + 1, context, phrases)
+def _readings(tokens: tuple[str, ...], context: Context, phrases: HearPhrases) -> set[tuple[Named, int]]:
+    """Every way to read the words as named meanings between carrier words ("je change d'avis" is "je" + "change
+    d'avis", not "je change" + an unknown "d'avis"), each with how many words it takes as named. Worked out from the
+    end, each position once: a word that is both a letter and a carrier doubles the readings, not the work."""
+    after: list[set[tuple[Named, int]]] = [set() for _ in tokens] + [{(frozenset(), 0)}]
+    for index in reversed(range(len(tokens))):
+        negated = index > 0 and tokens[index - 1] in phrases.words.negation
+        for span, intent, value in _spans(context, phrases):
+            if tokens[index : index + len(span)] == span:
+                weak = len(span) == 1 and span[0] in _carriers(phrases)
+                this: Named = frozenset() if negated else frozenset({(intent, value, weak)})
+                after[index] |= {(this | named, covered + len(span)) for named, covered in after[index + len(span)]}
+        if tokens[index] in _carriers(phrases):
+            after[index] |= after[index + 1]
+    return after[0]
 
 
 def _one_meaning(named: Named) -> tuple[str, str | None] | None:
