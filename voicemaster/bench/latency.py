@@ -210,6 +210,7 @@ def _summary(turns: Sequence[Turn]) -> dict[str, Any]:
         "latency_ms": ms([t.latency for t in turns]),
         "understood": sum(t.meaning[0] != "unknown" for t in turns),
         "latency_understood_ms": ms([t.latency for t in turns if t.meaning[0] != "unknown"]),
+        "latency_ended_early_ms": ms([t.latency for t in turns if t.ended_early]),
         "serial_ms": ms([t.serial for t in turns]),
         "wait_ms": ms([t.wait for t in turns]),
         "recognition_ms": ms([t.recognition for t in turns]),
@@ -241,6 +242,7 @@ def report(figures: dict[str, Any]) -> str:
         out.append(
             f"  {understood:16}{_cell(early, 'latency_understood_ms'):>18}{_cell(full, 'latency_understood_ms'):>18}"
         )
+        out.append(f"  {'ended early':16}{_cell(early, 'latency_ended_early_ms'):>18}{'-':>18}")
         out.append(
             f"  ended early {early['ended_early']:.0%}; meaning changed by deciding early "
             f"{result['early_changed_meaning']} of {result['utterances']}; understood as said "
