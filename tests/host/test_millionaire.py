@@ -200,7 +200,7 @@ def test_the_phone_call_runs_thirty_seconds_of_game_time(bank: Bank) -> None:
         Espeak(DEFAULT_VOICES),
         sink,
         SessionClock(sink),
-        lambda listen, said: scripted.script(scripted, listen, said.key if said else ""),
+        lambda listen, said, _speaking: scripted.script(scripted, listen, said.key if said else ""),
         Transcript(out),
         earcons=earcon,
     )

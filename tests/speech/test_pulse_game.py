@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests.speech.conftest import Pulse
@@ -29,6 +30,7 @@ from voicemaster.host.live import play
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules.letters import Letter
+from voicemaster.speech.audio import Audio
 from voicemaster.speech.engines import open_recognizer
 from voicemaster.speech.signal import resample
 from voicemaster.speech.synthesis import Espeak
@@ -53,28 +55,46 @@ def reply(said: list[str], context: object) -> str:
     return next((answer for cue, answer in REPLIES if cue in asked), ANSWERS.get(str(context), ""))
 
 
-class Player:
-    """Follows the game's log and answers into the virtual microphone whenever the quizmaster listens."""
+SPEAKING_UP = 2.5
+"""How much louder than the quizmaster a player talks over it: enough to rise above the echo gate's margin."""
 
-    def __init__(self, pulse: Pulse, espeak: Espeak) -> None:
-        self.pulse, self.espeak = pulse, espeak
+
+class Player:
+    """Follows the game's log and answers into the virtual microphone whenever the quizmaster listens: once the
+    quizmaster has finished speaking, or at once and louder in the contexts in `interrupts` (barge-in)."""
+
+    def __init__(self, pulse: Pulse, espeak: Espeak, interrupts: tuple[str, ...] = ()) -> None:
+        self.pulse, self.espeak, self.interrupts = pulse, espeak, interrupts
         self.said: list[str] = []
+        self.speaking_until = 0.0
         self.listens: list[Event] = []
 
     def act(self, event: Event) -> bool:
         """False once the game has listened too often."""
         if event["event"] == "say":
             self.said.append(str(event["text"]))
+            self.speaking_until = float(str(event["end"]))
         if event["event"] != "listen":
             return True
         self.listens.append(event)
         if len(self.listens) > MOST_LISTENS:
             return False
         answer, self.said = reply(self.said, event["context"]), []
-        if answer:
-            time.sleep(0.3)
-            self.pulse.feed_microphone(resample(self.espeak.render(answer, "de"))).wait()
+        if not answer:
+            return True
+        speech = resample(self.espeak.render(answer, "de"))
+        if event["context"] in self.interrupts:
+            time.sleep(0.2)
+            speech = louder(speech, SPEAKING_UP)
+        else:  # the quizmaster may still be finishing its line: listening starts as it speaks
+            time.sleep(max(0.0, self.speaking_until - float(str(event["t"]))) + 0.3)
+        self.pulse.feed_microphone(speech).wait()
         return True
+
+
+def louder(audio: Audio, factor: float) -> Audio:
+    samples = np.frombuffer(audio.samples, dtype="<i2").astype(np.float64) * factor
+    return Audio(np.clip(samples, -32768, 32767).astype("<i2").tobytes(), audio.rate)
 
 
 def _seed_with_answer_b(bank: Bank) -> int:
@@ -90,7 +110,7 @@ def test_a_whole_game_is_played_through_the_virtual_devices(pulse: Pulse, espeak
     log = tmp_path / "game.jsonl"
     log.touch()
     done = threading.Event()
-    markus = Player(pulse, espeak)
+    markus = Player(pulse, espeak, interrupts=("answer",))
 
     def act(event: Event) -> bool:
         if markus.act(event):
@@ -133,6 +153,8 @@ def test_a_whole_game_is_played_through_the_virtual_devices(pulse: Pulse, espeak
     assert [event["totals"] for event in events if event["event"] == "game_over"] == [{"Markus": 50}]
     said = [event["text"] for event in events if event["event"] == "say"]
     assert said[-1] == "Danke fürs Spielen. Bis zum nächsten Mal!"
+    # Markus answered over "Markus, deine Antwort?": the quizmaster stopped talking and heard him.
+    assert [event["player"] for event in events if event["event"] == "barge_in"][:1] == ["Markus"]
 
 
 def _follow(log: Path, act: Callable[[Event], bool], stop: threading.Event) -> threading.Thread:

@@ -23,7 +23,7 @@ from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game
 from voicemaster.rules import moneydrop as md
 from voicemaster.speech import phrases
-from voicemaster.speech.devices import FileSink
+from voicemaster.speech.devices import FileSink, Playback
 from voicemaster.speech.earcons import earcon
 from voicemaster.speech.recognition import Recognizer
 from voicemaster.speech.synthesis import Espeak, Voice
@@ -106,7 +106,7 @@ def _play(game: _Game, *, language: str, recognizer: Recognizer, voices: dict[st
         transcript = Transcript(transcript_file)
         sink = FileSink()
 
-        def hear(listen: Listen, said: Say | None) -> Observation:
+        def hear(listen: Listen, said: Say | None, _speaking: Playback | None) -> Observation:
             if counts["utterances"] >= MOST_UTTERANCES:
                 raise DemoStuck(f"the simulated players were not understood after {MOST_UTTERANCES} utterances")
             text = players.respond(listen, said)

@@ -25,7 +25,7 @@ from voicemaster.questions.selection import Bank
 from voicemaster.rules import moneydrop as md
 from voicemaster.rules import new_game
 from voicemaster.rules.variants import VARIANTS
-from voicemaster.speech.devices import Microphone, Speaker
+from voicemaster.speech.devices import Microphone, Playback, Speaker
 from voicemaster.speech.earcons import earcon
 from voicemaster.speech.hearing import listen_and_recognize
 from voicemaster.speech.recognition import Recognizer
@@ -48,8 +48,9 @@ def play(
     """Runs a game until it ends; raises AudioUnavailable when a device is missing or lost."""
     speaker, microphone = Speaker(), Microphone()
 
-    def hear(listen: Listen, _said: Say | None) -> Observation:
-        heard = listen_and_recognize(microphone, recognizer, listen.context, listen.timeout_seconds).heard
+    def hear(listen: Listen, _said: Say | None, speaking: Playback | None) -> Observation:
+        hearing = listen_and_recognize(microphone, recognizer, listen.context, listen.timeout_seconds, speaking)
+        heard = hearing.heard
         return Silence() if heard is None else heard
 
     bank = Bank(entries)
@@ -90,6 +91,7 @@ def play(
         asked_before = len(host.session.asked)
         try:
             drive(host.run(), runner.perform)
+            runner.finish_speaking()
         finally:
             microphone.close()
             if isinstance(host, Quizmaster):

@@ -3,6 +3,10 @@
 The dialogue never sees a device or a clock; the runner keeps the game's time. Playing live it is the wall clock.
 Writing a session it is the length of everything said and heard, so that the phone call's 30 seconds are 30 seconds
 of session, whatever machine renders it.
+
+A line is played out before anything else happens, except when the next thing is listening: then the player may
+already be heard while the quizmaster finishes ("Anna, deine Antwort?"), and a player who speaks up over it stops it
+(barge-in, through the microphone's echo gate).
 """
 
 from __future__ import annotations
@@ -29,12 +33,13 @@ from voicemaster.host.turns import (
 )
 from voicemaster.speech import voices
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices import AudioOut, FileSink
+from voicemaster.speech.devices import AudioOut, FileSink, Playback
 from voicemaster.speech.synthesis import Espeak
 from voicemaster.store import Store
 
-Hear = Callable[[Listen, Say | None], Observation]
-"""What came of listening, given the last line said: the microphone and the recognizer, or a simulated player."""
+Hear = Callable[[Listen, Say | None, Playback | None], Observation]
+"""What came of listening, given the last line said and its playback if it is still playing: the microphone and the
+recognizer, or a simulated player."""
 
 
 class Clock(Protocol):
@@ -68,6 +73,8 @@ class WallClock:
 
 
 T = TypeVar("T")
+BARGE_IN_SLACK_SECONDS = 0.05
+"""A line stopped this close to its end was played out, not interrupted."""
 EARCON_RATE = 22_050
 _VOICE_STEPS = {
     ("rate", 1): voices.faster,
@@ -113,24 +120,34 @@ class Runner:
     earcons: Callable[[str, int], Audio] | None = None
     last_said: Say | None = None
     _timer_start: float = 0.0
+    _speaking: Playback | None = None
+    """The last line, while it may still be playing."""
 
     @property
     def now(self) -> float:
         return self.clock.now()
 
     def perform(self, effect: Effect) -> Observation | None:
+        if not isinstance(effect, Listen):
+            self.finish_speaking()
         match effect:
             case Say() as said:
                 text = self.lines.render(said.key, said.params)
                 self.last_said = said
                 start = self.now
-                self.out.play(self.voice.render(text, self.lines.language)).wait()
-                self.transcript.write(start, "say", {"speaker": "host", "text": text, "start": start, "end": self.now})
+                audio = self.voice.render(text, self.lines.language)
+                self._speaking = self.out.play(audio)
+                end = start + audio.seconds
+                self.transcript.write(start, "say", {"speaker": "host", "text": text, "start": start, "end": end})
             case Listen() as listen:
                 self.transcript.write(
                     self.now, "listen", {"player": listen.player, "context": listen.context.name.value}
                 )
-                return self.hear(listen, self.last_said)
+                speaking, self._speaking = self._speaking, None
+                heard = self.hear(listen, self.last_said, speaking)
+                if speaking is not None and speaking.position() < speaking.audio.seconds - BARGE_IN_SLACK_SECONDS:
+                    self.transcript.write(self.now, "barge_in", {"player": listen.player, "at": speaking.position()})
+                return heard
             case StartTimer(seconds):
                 self._timer_start = self.now
                 self.transcript.write(self.now, "timer", {"seconds": seconds})
@@ -153,3 +170,9 @@ class Runner:
                     return None
                 self.transcript.write(self.now, event, dict(data))
         return None
+
+    def finish_speaking(self) -> None:
+        """Wait for the last line to be played out: the next thing is not listening, or there is no next thing."""
+        speaking, self._speaking = self._speaking, None
+        if speaking is not None:
+            speaking.wait()
