@@ -217,5 +217,7 @@ def test_a_yes_is_never_taken_at_a_short_pause(espeak: Espeak, recognizer: Whisp
     yes, wait = spoken(espeak, "Ja"), spoken(espeak, "Nein, warte")
     source = FileSource([joined(yes, pause(0.4), wait)], SETTINGS, vad)
     hearing = listen_and_recognize(source, recognizer, Context(ContextName.CONFIRM, "de"), timeout=3)
-    assert not hearing.early and hearing.audio is not None and matches(hearing.audio, wait) > 0.99
-    assert hearing.heard is not None and hearing.heard.intent != "yes"
+    # The "Ja" was read at its pause and listening went on; the whole utterance is a no, which may end early.
+    assert hearing.recognitions[0].intent == "yes" and len(hearing.recognitions) > 1
+    assert hearing.audio is not None and matches(hearing.audio, wait) > 0.99
+    assert hearing.heard is not None and hearing.heard.intent == "no"
