@@ -39,7 +39,7 @@ Event = dict[str, object]
 MOST_LISTENS = 16
 """Twice what a game needs: a game that keeps asking has misheard again and again, and is stopped."""
 REPLIES = (
-    ("richtig verstanden", "ja"),  # the name read back
+    ("richtig verstanden", "ja"),  # the name read back right
     ("noch jemand", ""),  # "anyone else?": silence is nobody
     ("unterbrochen", "ja"),  # continue the interrupted game
     ("endgültige Entscheidung", "ja"),
@@ -49,9 +49,15 @@ REPLIES = (
 ANSWERS = {"name": "Ich heiße Markus.", "answer": "Antwort B"}
 
 
+NOT_MY_NAME = "Nee, das stimmt nicht."
+"""Said to a name read back wrong ("If Heiser Martus, habe ich das richtig verstanden?")."""
+
+
 def reply(said: list[str], context: object) -> str:
     """What the player says when the quizmaster listens, after it said `said` since it last listened."""
     asked = " ".join(said)
+    if "richtig verstanden" in asked and "Markus" not in asked:
+        return NOT_MY_NAME
     return next((answer for cue, answer in REPLIES if cue in asked), ANSWERS.get(str(context), ""))
 
 

@@ -116,7 +116,7 @@ def test_silence_is_not_an_utterance(recognizer: WhisperRecognizer) -> None:
         ("Ja, endgültig. Ja, endgültig.", "yes"),
         ("Ja, endgültig. Ja, endgültig. Ja, end", "yes"),  # repeated until the length ran out
         ("Ja, endgültig. Nein.", "unknown"),  # two different things said: never collapsed into one
-        ("Ja. Nein, warte.", "unknown"),
+        ("Ja. Nein, warte.", "no"),  # a yes taken back is a no, never collapsed into the yes
         ("Ja. Endgültig. Ja. Endgültig. Ja.", "yes"),  # a repeated utterance of two sentences
     ],
 )
