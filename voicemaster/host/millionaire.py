@@ -188,9 +188,9 @@ class Quizmaster:
 
     def _read_question(self, letters: Sequence[Letter] | None = None) -> Dialogue:
         question, _ = self._entry_text()
-        yield Say("question", {"text": question})
+        yield Say("question", {"text": question}, leads_to_listening=True)
         for letter in letters or Letter.first(len(self.session.options)):
-            yield Say("option", {"letter": letter.value, "text": self._option(letter)})
+            yield Say("option", {"letter": letter.value, "text": self._option(letter)}, leads_to_listening=True)
 
     def _option(self, letter: Letter) -> str:
         return self.session.options[Letter.first(4).index(letter)]
@@ -239,7 +239,7 @@ class Quizmaster:
         silences = misheard = 0
         prompt: tuple[str, dict[str, Any]] = ("your_answer", {"player": player})
         while self._still_deciding(player):
-            yield Say(*prompt)
+            yield Say(*prompt, leads_to_listening=True)
             heard = yield from listen(self._answer_context(player), player)
             prompt = ("your_answer_again", {"player": player})
             if isinstance(heard, Silence):

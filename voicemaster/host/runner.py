@@ -5,8 +5,9 @@ Writing a session it is the length of everything said and heard, so that the pho
 of session, whatever machine renders it.
 
 A line is played out before anything else happens, except when the next thing is listening: then the player may
-already be heard while the quizmaster finishes ("Anna, deine Antwort?"), and a player who speaks up over it stops it
-(barge-in, through the microphone's echo gate).
+already be heard while the quizmaster finishes, and a player who speaks up over it stops it (barge-in, through the
+microphone's echo gate). Lines that lead up to listening (the question, its options, "Anna, deine Antwort?") are
+held until the listening comes and played as one, so a player who knows the answer need not wait for the options.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from voicemaster.host.turns import (
 from voicemaster.speech import voices
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices import AudioOut, FileSink, Playback
+from voicemaster.speech.signal import resample
 from voicemaster.speech.synthesis import Espeak
 from voicemaster.store import Store
 
@@ -122,24 +124,31 @@ class Runner:
     _timer_start: float = 0.0
     _speaking: Playback | None = None
     """The last line, while it may still be playing."""
+    _held: list[tuple[str, Audio]] = field(default_factory=list)
+    """Lines leading up to listening, rendered, not yet played."""
 
     @property
     def now(self) -> float:
         return self.clock.now()
 
     def perform(self, effect: Effect) -> Observation | None:
+        if isinstance(effect, Say) and effect.leads_to_listening:
+            text = self.lines.render(effect.key, effect.params)
+            self.last_said = effect
+            self._held.append((text, self.voice.render(text, self.lines.language)))
+            return None
         if not isinstance(effect, Listen):
             self.finish_speaking()
         match effect:
             case Say() as said:
                 text = self.lines.render(said.key, said.params)
                 self.last_said = said
-                start = self.now
-                audio = self.voice.render(text, self.lines.language)
-                self._speaking = self.out.play(audio)
-                end = start + audio.seconds
-                self.transcript.write(start, "say", {"speaker": "host", "text": text, "start": start, "end": end})
+                self._speak([(text, self.voice.render(text, self.lines.language))])
             case Listen() as listen:
+                if self._held:
+                    self._wait_for_speaking()
+                    self._speak(self._held)
+                    self._held = []
                 self.transcript.write(
                     self.now, "listen", {"player": listen.player, "context": listen.context.name.value}
                 )
@@ -172,7 +181,25 @@ class Runner:
         return None
 
     def finish_speaking(self) -> None:
-        """Wait for the last line to be played out: the next thing is not listening, or there is no next thing."""
+        """Play out what is still to be said: the next thing is not listening, or there is no next thing."""
+        self._wait_for_speaking()
+        if self._held:
+            self._speak(self._held)
+            self._held = []
+            self._wait_for_speaking()
+
+    def _speak(self, said: list[tuple[str, Audio]]) -> None:
+        """Start playing lines one after the other, as one sound, and write down when each is heard."""
+        start = self.now
+        rate = said[0][1].rate
+        audio = Audio(b"".join(resample(line, rate).samples for _, line in said), rate)
+        self._speaking = self.out.play(audio)
+        for text, line in said:
+            end = start + line.seconds
+            self.transcript.write(start, "say", {"speaker": "host", "text": text, "start": start, "end": end})
+            start = end
+
+    def _wait_for_speaking(self) -> None:
         speaking, self._speaking = self._speaking, None
         if speaking is not None:
             speaking.wait()

@@ -19,6 +19,9 @@ class Say:
 
     key: str
     params: Mapping[str, Any] = field(default_factory=dict)
+    leads_to_listening: bool = False
+    """A line that leads up to the next `Listen` (the question, its options, "Anna, deine Antwort?"): the player may
+    answer over it, and a player who does stops it."""
 
 
 @dataclass(frozen=True)
