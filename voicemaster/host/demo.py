@@ -134,6 +134,7 @@ def _play(game: _Game, *, language: str, recognizer: Recognizer, voices: dict[st
             earcons=earcon,
         )
         drive(game.dialogue, runner.perform)
+        runner.finish_speaking()
     session = out / "session.wav"
     sink.write(session)
     return DemoResult(session, transcript_path, sink.seconds, counts["utterances"], counts["understood"])
