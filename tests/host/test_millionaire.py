@@ -17,7 +17,7 @@ from voicemaster.host.runner import Runner, SessionClock, Transcript, drive
 from voicemaster.host.turns import Effect, Listen, Observation, Record, Say, Silence
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
-from voicemaster.rules import GameSettings, new_game, variant
+from voicemaster.rules import GameSettings, Mode, new_game, variant
 from voicemaster.rules.variants import AudienceForm, PhoneForm
 from voicemaster.speech.devices import FileSink
 from voicemaster.speech.earcons import earcon
@@ -259,6 +259,32 @@ def test_players_vote_as_the_audience_and_a_partner_takes_the_call(bank: Bank) -
     assert "your_vote" in keys and "audience_votes" in keys
     assert "partner_letters" in keys
     assert played.events("game_over")[0]["winners"] == ["Anna", "Ben"]
+
+
+def test_in_show_mode_one_candidate_a_round_answers_and_the_others_are_the_audience(bank: Bank) -> None:
+    answered_by: dict[int, set[str | None]] = {}
+
+    def candidates(table: Table, listen: Listen, last_key: str) -> Observation:
+        game = table.quizmaster.game
+        current = game.round
+        assert current is not None
+        if listen.context.name is ContextName.ANSWER and last_key != "your_vote":
+            answered_by.setdefault(current.number, set()).add(listen.player)
+            seat = current.seat(listen.player or "")
+            if current.number == 1 and current.level == 1 and seat and "audience" not in seat.jokers_used:
+                return heard("joker", "audience")
+        if last_key == "play_on" and current.number == 1 and current.level == 3:
+            return heard("no")  # Anna stops before question 3 and keeps 100 €
+        return always_right(table, listen, last_key)
+
+    settings = GameSettings(
+        variant("classic"), ("Anna", "Ben"), rounds=2, seed=11, mode=Mode.SHOW, audience_form=AudienceForm.PLAYERS
+    )
+    played = Table(Quizmaster(Session(new_game(settings)), bank, "de"), candidates).play()
+    assert answered_by == {1: {"Anna"}, 2: {"Ben"}}
+    said = dict(played.said)
+    assert said["your_vote"].startswith("Ben")  # Anna's audience is the other player
+    assert played.events("game_over") == [{"totals": {"Anna": 100, "Ben": 1_000_000}, "winners": ["Ben"]}]
 
 
 def test_a_player_misheard_three_times_is_offered_the_options_one_by_one(bank: Bank) -> None:
