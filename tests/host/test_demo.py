@@ -21,11 +21,19 @@ from voicemaster.speech.engines import open_recognizer
 from voicemaster.speech.synthesis import DEFAULT_VOICES
 
 
-@pytest.mark.parametrize(("language", "rules"), [("de", "risiko"), ("en", "uk"), ("fr", "qvgdm")])
-def test_a_whole_game_by_voice(language: str, rules: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("language", "rules", "players"),
+    [
+        ("de", "risiko", ("Anna",)),
+        ("en", "uk", ("Anna",)),
+        ("fr", "qvgdm", ("Anna",)),
+        ("de", "classic", ("Anna", "Ben")),
+    ],
+)
+def test_a_whole_game_by_voice(language: str, rules: str, players: tuple[str, ...], tmp_path: Path) -> None:
     entries = tuple(load(pack_files(REPO_ROOT / "questions")).entries)
     result = run_demo(
-        GameSettings(variant(rules), ("Anna",), rounds=1, seed=7),
+        GameSettings(variant(rules), players, rounds=1, seed=7),
         language=language,
         entries=entries,
         recognizer=open_recognizer("whisper", language),
@@ -39,10 +47,13 @@ def test_a_whole_game_by_voice(language: str, rules: str, tmp_path: Path) -> Non
     for index, event in enumerate(events):
         if event["event"] == "locked":
             heard = [e for e in events[:index] if e["event"] == "heard"][-1]
-            assert (heard["player"], heard["context"], heard["intent"]) == ("Anna", "confirm", "yes")
-    # The money: what the player left with is the game's total.
-    left_with = [e["amount"] for e in events if e["event"] in ("payout", "walk_away")]
-    assert [e["totals"] for e in events if e["event"] == "game_over"] == [{"Anna": sum(left_with)}]
+            assert (heard["player"], heard["context"], heard["intent"]) == (event["player"], "confirm", "yes")
+    # The money: what each player left with is their total.
+    left_with = {
+        player: sum(e["amount"] for e in events if e["event"] in ("payout", "walk_away") and e["player"] == player)
+        for player in players
+    }
+    assert [e["totals"] for e in events if e["event"] == "game_over"] == [left_with]
     assert Audio.read(result.session).seconds == pytest.approx(result.seconds, abs=0.01)
 
 
