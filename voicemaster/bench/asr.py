@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from voicemaster.bench.corpus import Clip, Noise, Utterance, UtteranceSet, generate, load, utterances
 from voicemaster.config import LANGUAGES
@@ -93,19 +93,36 @@ def as_written(which: UtteranceSet, languages: Sequence[str]) -> dict[str, Any]:
             context = Context(said.context, language, said.options, said.names)
             outcomes.append((said, understand(said.text, context, phrases)))
     commands = [(said, meant) for said, meant in outcomes if said.intent != "unknown"]
-    talk = [meant for said, meant in outcomes if said.intent == "unknown"]
-
-    def right(said: Utterance, meant: Understanding) -> bool:
-        return (meant.intent, meant.value) == (said.intent, said.value)
-
     return {
-        "utterances": len(outcomes),
-        "accuracy": _share([right(said, meant) for said, meant in commands]),
+        **_tally(outcomes),
         "accuracy_by_language": {
-            language: _share([right(said, meant) for said, meant in commands if said.language == language])
+            language: _share([_right(said, meant) for said, meant in commands if said.language == language])
             for language in languages
         },
-        "wrong": sum(1 for said, meant in commands if meant.intent != "unknown" and not right(said, meant)),
+    }
+
+
+class _Meaning(Protocol):
+    @property
+    def intent(self) -> str: ...
+
+    @property
+    def value(self) -> str | None: ...
+
+
+def _right(said: _Meaning, meant: _Meaning) -> bool:
+    return (meant.intent, meant.value) == (said.intent, said.value)
+
+
+def _tally(outcomes: Sequence[tuple[_Meaning, _Meaning]]) -> dict[str, Any]:
+    """What was said against what was understood: commands understood, taken for something else, and non-command
+    talk taken for a command."""
+    commands = [(said, meant) for said, meant in outcomes if said.intent != "unknown"]
+    talk = [meant for said, meant in outcomes if said.intent == "unknown"]
+    return {
+        "utterances": len(outcomes),
+        "accuracy": _share([_right(said, meant) for said, meant in commands]),
+        "wrong": sum(1 for said, meant in commands if meant.intent != "unknown" and not _right(said, meant)),
         "non_command_utterances": len(talk),
         "false_accepts": sum(1 for meant in talk if meant.intent != "unknown"),
     }
@@ -155,27 +172,18 @@ def _measure(setup: EngineSetup, clips: Sequence[Clip], corpus: Path) -> dict[st
 
 def summarize(outcomes: Sequence[tuple[Clip, Heard]]) -> dict[str, Any]:
     commands = [(clip, heard) for clip, heard in outcomes if clip.intent != "unknown"]
-    talk = [(clip, heard) for clip, heard in outcomes if clip.intent == "unknown"]
-
-    def right(clip: Clip, heard: Heard) -> bool:
-        return (heard.intent, heard.value) == (clip.intent, clip.value)
-
     cells: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
     for clip, heard in commands:
         condition = "clean" if clip.snr_db is None else f"car {clip.snr_db:g} dB"
-        cells[clip.language][condition].append(right(clip, heard))
+        cells[clip.language][condition].append(_right(clip, heard))
     times = [heard.decode_ms for _, heard in outcomes]
     return {
-        "utterances": len(outcomes),
-        "accuracy": _share([right(clip, heard) for clip, heard in commands]),
+        **_tally(outcomes),
         "accuracy_by_language": {
             language: {condition: _share(marks) for condition, marks in sorted(row.items())}
             for language, row in sorted(cells.items())
         },
         "asked_again": _share([heard.intent == "unknown" for _, heard in commands]),
-        "wrong": sum(1 for clip, heard in commands if heard.intent != "unknown" and not right(clip, heard)),
-        "non_command_utterances": len(talk),
-        "false_accepts": sum(1 for _, heard in talk if heard.intent != "unknown"),
         "decode_ms": percentiles(times),
         "mistakes": [
             {
@@ -186,7 +194,7 @@ def summarize(outcomes: Sequence[tuple[Clip, Heard]]) -> dict[str, Any]:
                 "understood": _meaning(heard.intent, heard.value),
             }
             for clip, heard in outcomes
-            if not right(clip, heard)
+            if not _right(clip, heard)
         ],
     }
 

@@ -133,17 +133,13 @@ class Runner:
 
     def perform(self, effect: Effect) -> Observation | None:
         if isinstance(effect, Say) and effect.leads_to_listening:
-            text = self.lines.render(effect.key, effect.params)
-            self.last_said = effect
-            self._held.append((text, self.voice.render(text, self.lines.language)))
+            self._held.append(self._render(effect))
             return None
         if not isinstance(effect, Listen):
             self.finish_speaking()
         match effect:
             case Say() as said:
-                text = self.lines.render(said.key, said.params)
-                self.last_said = said
-                self._speak([(text, self.voice.render(text, self.lines.language))])
+                self._speak([self._render(said)])
             case Listen() as listen:
                 if self._held:
                     self._wait_for_speaking()
@@ -187,6 +183,12 @@ class Runner:
             self._speak(self._held)
             self._held = []
             self._wait_for_speaking()
+
+    def _render(self, said: Say) -> tuple[str, Audio]:
+        """The line's text and its sound; it becomes the last line said."""
+        self.last_said = said
+        text = self.lines.render(said.key, said.params)
+        return text, self.voice.render(text, self.lines.language)
 
     def _speak(self, said: list[tuple[str, Audio]]) -> None:
         """Start playing lines one after the other, as one sound, and write down when each is heard."""

@@ -176,7 +176,7 @@ def _load(language: str, folder: Path) -> HearPhrases:
 
     return HearPhrases(
         language=language,
-        filler=tuple(normalize(text, language) for text in table.texts("filler")),
+        filler=normalized(table.texts("filler")),
         expect={name: table.table("expect").text(name.value) for name in ContextName},
         letters={letter: letters.texts(letter.value) for letter in Letter},
         answer_letter=table.table("answer").texts("letter", placeholder="{letter}"),
