@@ -158,6 +158,23 @@ def test_walking_away_takes_what_was_won_and_needs_a_second_yes(bank: Bank) -> N
     assert played.events("game_over")[0]["totals"] == {"Anna": 2_000}
 
 
+def test_a_walk_away_or_quit_misheard_is_asked_about_and_a_no_plays_on(bank: Bank) -> None:
+    """The recognizer may take an answer for "Je m'arrête" or "beenden": nothing ends before a clear yes."""
+    replies = iter([heard("walk_away"), heard("no"), heard("quit"), heard("unknown")])
+
+    def misheard_at_three(table: Table, listen: Listen, last_key: str) -> Observation:
+        current = table.quizmaster.game.round
+        if current is not None and current.level == 3 and (reply := next(replies, None)) is not None:
+            return reply
+        return always_right(table, listen, last_key)
+
+    played = table(bank, misheard_at_three).play()
+    keys = [key for key, _ in played.said]
+    assert keys.count("confirm_walk_away") == 1 and keys.count("confirm_quit") == 1
+    assert played.events("walk_away") == []
+    assert played.events("game_over") == [{"totals": {"Anna": 1_000_000}, "winners": ["Anna"]}]
+
+
 def test_jokers_by_voice_and_a_clear_answer_when_one_is_spent(bank: Bank) -> None:
     asked: list[str] = []
 
