@@ -24,7 +24,7 @@ def test_latency_prints_one_json_object_with_p50_and_p95_per_engine(
     german: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     argv = ["bench", "latency", "--corpus", str(german), "--languages", "de", "--limit", "3", "--json"]
-    assert cli.main([*argv, "--engines", "whisper,vosk"]) == 0
+    assert cli.main([*argv, "--engines", "whisper,vosk,vosk-ko"]) == 0
     figures = json.loads(capsys.readouterr().out)
     assert figures["benchmark"] == "latency" and figures["clips"] == 3
     whisper = figures["engines"]["whisper"]
@@ -40,6 +40,11 @@ def test_latency_prints_one_json_object_with_p50_and_p95_per_engine(
     # Vosk has a model for German or says why it was not measured.
     vosk = figures["engines"]["vosk"]
     assert vosk["utterances"] or "de" in vosk["not_installed"]
+    # Its Korean stand-in is timed on ten commands at three speeds, really decoded: most come back as said.
+    korean = figures["engines"]["vosk-ko"]
+    assert korean["utterances"] + korean["not_heard"] == 30 and set(korean["by_language"]) == {"ko"}
+    assert korean["early_decision"]["understood_as_said"] > 0.5
+    assert isinstance(korean["early_decision"]["latency_ms"]["p50"], float)
 
 
 def test_the_peak_memory_of_a_process_is_measured(tmp_path: Path) -> None:

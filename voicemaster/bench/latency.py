@@ -21,13 +21,14 @@ would hear an end of speech no microphone in a car hears. `voicemaster bench asr
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from voicemaster.bench import korean_vosk
 from voicemaster.bench.asr import ENGINE_SETUPS, EngineSetup, per_language, percentiles, select_clips
 from voicemaster.bench.corpus import Clip
 from voicemaster.config import LANGUAGES
@@ -36,7 +37,7 @@ from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices import FileSource
 from voicemaster.speech.endpoint import EndpointSettings, SileroVad, VoiceActivity
 from voicemaster.speech.hearing import listen_and_recognize
-from voicemaster.speech.recognition import Context, Heard, Recognizer
+from voicemaster.speech.recognition import Context, ContextName, Heard, Recognizer, RecognizerUnavailable
 from voicemaster.speech.synthesis import Espeak, Voice
 
 LISTEN_TIMEOUT_SECONDS = 5.0
@@ -47,6 +48,8 @@ REPLY_STAND_IN = {"player": "Anna", "letter": "B", "text": "Paris"}
 """The read-back of an answer stands in for the reply to anything understood that is not an answer: it is among the
 longer first sentences of a reply, so its render time flatters nothing."""
 MODES = ("early_decision", "full_pause")
+KOREAN_VOSK = "vosk-ko"
+"""The Vosk engine's stand-in: see `bench.korean_vosk`."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,14 @@ def run(
     clips = select_clips(corpus, languages, limit, clean_only=True)
     vad = SileroVad()
     speaker = Espeak(dict(voices))
-    results = {name: _measure(ENGINE_SETUPS[name], clips, corpus, vad, speaker, settings) for name in engines}
+    results = {
+        name: (
+            _korean_vosk(vad, speaker, settings)
+            if name == KOREAN_VOSK
+            else _measure(ENGINE_SETUPS[name], clips, corpus, vad, speaker, settings)
+        )
+        for name in engines
+    }
     return {
         "benchmark": "latency",
         "corpus": str(corpus),
@@ -98,25 +108,51 @@ def _measure(
     speaker: Espeak,
     settings: EndpointSettings,
 ) -> dict[str, Any]:
-    turns: dict[str, list[Turn]] = {mode: [] for mode in MODES}
     missing: dict[str, str] = {}
+    heard = (
+        (utterance, recognizer, Replies.of(language, speaker))
+        for language, recognizer, own in per_language(setup, clips, missing)
+        for utterance in (Utterance.of(clip, corpus) for clip in own)
+    )
+    return _figures(setup.describe, heard, missing, vad, settings)
+
+
+def _korean_vosk(vad: VoiceActivity, speaker: Espeak, settings: EndpointSettings) -> dict[str, Any]:
+    """The Vosk engine timed on its Korean stand-in, answered in German (see `bench.korean_vosk`)."""
+    describe = "Vosk's small Korean model, ten Korean commands as its grammar: the Vosk engine's timing"
+    try:
+        recognizer = korean_vosk.KoreanVosk()
+    except RecognizerUnavailable as error:
+        return _figures(describe, (), {korean_vosk.LANGUAGE: str(error)}, vad, settings)
+    replies = Replies.of("de", speaker)
+    context = Context(ContextName.ANSWER, korean_vosk.LANGUAGE)
+    heard = ((Utterance(audio, context, meant), recognizer, replies) for audio, meant in korean_vosk.renderings())
+    return _figures(describe, heard, {}, vad, settings)
+
+
+def _figures(
+    describe: str,
+    heard: Iterable[tuple[Utterance, Recognizer, Replies]],
+    missing: dict[str, str],
+    vad: VoiceActivity,
+    settings: EndpointSettings,
+) -> dict[str, Any]:
+    """Each utterance heard twice, with the early decision and with the full pause, and the figures of both."""
+    turns: dict[str, list[Turn]] = {mode: [] for mode in MODES}
     missed = changed = 0
-    for language, recognizer, own in per_language(setup, clips, missing):
-        replies = Replies(lines.load(language), speaker)
-        for clip in own:
-            audio = Audio.read(corpus / clip.file)
-            early, full = (
-                _turn(clip, audio, recognizer, vad, settings, replies, early=mode == "early_decision") for mode in MODES
-            )
-            if early is None or full is None:
-                missed += 1
-                continue
-            turns["early_decision"].append(early)
-            turns["full_pause"].append(full)
-            changed += early.meaning != full.meaning
+    for said, recognizer, replies in heard:
+        early, full = (
+            _turn(said, recognizer, vad, settings, replies, early=mode == "early_decision") for mode in MODES
+        )
+        if early is None or full is None:
+            missed += 1
+            continue
+        turns["early_decision"].append(early)
+        turns["full_pause"].append(full)
+        changed += early.meaning != full.meaning
     measured = turns["early_decision"]
     return {
-        "describe": setup.describe,
+        "describe": describe,
         "not_installed": missing,
         "utterances": len(measured),
         "not_heard": missed,
@@ -129,9 +165,22 @@ def _measure(
     }
 
 
+@dataclass(frozen=True)
+class Utterance:
+    """A clean rendering, where it was said, and what it means."""
+
+    audio: Audio
+    context: Context
+    meant: tuple[str, str | None]
+
+    @classmethod
+    def of(cls, clip: Clip, corpus: Path) -> Utterance:
+        context = Context(clip.context, clip.language, clip.options, clip.names)
+        return cls(Audio.read(corpus / clip.file), context, (clip.intent, clip.value))
+
+
 def _turn(
-    clip: Clip,
-    audio: Audio,
+    said: Utterance,
     recognizer: Recognizer,
     vad: VoiceActivity,
     settings: EndpointSettings,
@@ -139,8 +188,8 @@ def _turn(
     *,
     early: bool,
 ) -> Turn | None:
-    """The clip heard and answered once; None if the detector heard no utterance in it."""
-    context = Context(clip.context, clip.language, clip.options, clip.names)
+    """The utterance heard and answered once; None if the detector heard no utterance in it."""
+    audio, context = said.audio, said.context
     source = FileSource([audio], settings, vad)
     hearing = listen_and_recognize(source, recognizer, context, LISTEN_TIMEOUT_SECONDS, early=early)
     timeline = source.timeline
@@ -159,10 +208,10 @@ def _turn(
     wait = timeline.stopped - speech_end
     meaning = (hearing.heard.intent, hearing.heard.value)
     return Turn(
-        language=clip.language,
+        language=context.language,
         ended_early=hearing.early,
         meaning=meaning,
-        understood_as_said=meaning == (clip.intent, clip.value),
+        understood_as_said=meaning == said.meant,
         wait=wait,
         recognition=sum(decodes),
         reply=rendered,
@@ -175,8 +224,13 @@ def _turn(
 class Replies:
     """The quizmaster's first sentence in reply to what was heard, rendered by its voice."""
 
+    language: str
     said: lines.Lines
     speaker: Espeak
+
+    @classmethod
+    def of(cls, language: str, speaker: Espeak) -> Replies:
+        return cls(language, lines.load(language), speaker)
 
     def text(self, heard: Heard, context: Context) -> str:
         if heard.intent == "unknown":
@@ -190,7 +244,7 @@ class Replies:
         """Seconds until the reply's first sample exists."""
         text = self.text(heard, context)
         started = time.perf_counter()
-        self.speaker.render(text, context.language)
+        self.speaker.render(text, self.language)
         return time.perf_counter() - started
 
 
