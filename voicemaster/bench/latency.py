@@ -14,6 +14,9 @@ while the recognizer works on an attempt, so an attempt that does not end the ut
 outlasts the rest of the pause. `serial_ms` adds every decode on top of the wait instead: an upper bound. Every clip
 is heard twice, with the early decision and waiting out the full pause, so that the gain shows.
 
+`--engines vosk-ko` times the Vosk engine on its Korean stand-in (`bench.korean_vosk`): ten Korean commands at
+three speeds, answered by the German quizmaster, while no German, English or French Vosk model can be installed.
+
 Noisy clips are left out: their noise stops 0.2 s after the speech, where a car's would go on, so the detector
 would hear an end of speech no microphone in a car hears. `voicemaster bench asr` measures what noise costs.
 """
