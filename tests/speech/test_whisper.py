@@ -93,7 +93,7 @@ def test_spoken_commands_are_understood(
 
 
 @pytest.mark.parametrize(("language", "context", "text", "intent", "value"), HARD)
-def test_what_is_not_understood_is_asked_again_never_guessed(
+def test_what_is_not_understood_is_asked_again_or_said_back_never_acted_on(
     recognizer: WhisperRecognizer, language: str, context: ContextName, text: str, intent: str, value: str | None
 ) -> None:
     heard = recognizer.recognize(Espeak(DEFAULT_VOICES).render(text, language), _context(language, context))
