@@ -498,10 +498,10 @@ def _bench(args: argparse.Namespace) -> int:
         figures = memory.run()
         print(json.dumps(figures) if args.json else memory.report(figures))
         return 0
-    from voicemaster.bench import asr
+    from voicemaster.bench import asr, korean_vosk
 
     engines = [name.strip() for name in args.engines.split(",") if name.strip()]
-    known = [*asr.ENGINE_SETUPS, *(["vosk-ko"] if args.what == "latency" else [])]
+    known = [*asr.ENGINE_SETUPS, *([korean_vosk.ENGINE] if args.what == "latency" else [])]
     unknown = sorted(set(engines) - set(known))
     if unknown:
         print(f"voicemaster: no engine {', '.join(unknown)}; choose from {', '.join(known)}", file=sys.stderr)

