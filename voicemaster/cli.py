@@ -199,7 +199,8 @@ def _demo(args: argparse.Namespace) -> int:
         return 2
     print(
         f"{result.seconds / 60:.1f} minutes of game in {result.session}; every step in {result.transcript}. "
-        f"{result.understood} of {result.utterances} player utterances understood, the rest asked again."
+        f"{result.understood} of {result.utterances} player utterances understood as meant, {result.mistaken} taken "
+        "for something else, the rest asked again."
     )
     return 0
 

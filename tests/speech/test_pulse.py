@@ -80,10 +80,10 @@ def test_the_microphone_hears_an_utterance_played_into_it(microphone_capture: Mi
 def test_what_the_microphone_heard_is_recognized(microphone_capture: MicrophoneCapture) -> None:
     from voicemaster.speech.models import require_model
     from voicemaster.speech.recognition import Context, ContextName
-    from voicemaster.speech.whisper_engine import WhisperEngine, WhisperRecognizer
+    from voicemaster.speech.whisper.recognizer import WhisperRecognizer
 
     assert microphone_capture.heard is not None
-    recognizer = WhisperRecognizer(WhisperEngine(require_model("whisper", "de")))
+    recognizer = WhisperRecognizer(require_model("whisper", "de"))
     context = Context(ContextName.ANSWER, "de", ("Berlin", "Paris", "Rom", "Wien"))
     heard = recognizer.recognize(microphone_capture.heard, context)
     assert (heard.intent, heard.value) == ("answer", "B"), heard

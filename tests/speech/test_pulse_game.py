@@ -45,6 +45,7 @@ REPLIES = (
     ("endgültige Entscheidung", "ja"),
     ("weiter um", "Ich höre auf"),  # "play on for 100 €?" ("nein" alone is heard as "Ein.")
     ("Ist das richtig", "ja"),  # "you stop and take 50 € home?"
+    ("B, ", "ja"),  # the options read one by one, after "Antwort B" was not understood: yes at B, silence elsewhere
 )
 ANSWERS = {"name": "Ich heiße Markus.", "answer": "Antwort B"}
 

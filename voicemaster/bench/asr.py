@@ -13,14 +13,17 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
+from voicemaster.bench import real_speech
 from voicemaster.bench.corpus import Clip, Noise, Utterance, UtteranceSet, generate, load, utterances
 from voicemaster.config import LANGUAGES
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.intents import Understanding, understand
 from voicemaster.speech.phrases import load as load_phrases
-from voicemaster.speech.recognition import Context, Heard, Recognizer, RecognizerUnavailable
+from voicemaster.speech.recognition import Context, ContextName, Heard, Recognizer, RecognizerUnavailable
+from voicemaster.speech.whisper.decision import MARGINS, Evidence, Margins, decide
+from voicemaster.speech.whisper.recognizer import Tuning
 
 
 @dataclass(frozen=True)
@@ -31,17 +34,15 @@ class EngineSetup:
     """Opens the recognizer for a language; raises RecognizerUnavailable when its model is missing."""
 
 
-def _whisper(*, min_window_seconds: float, prompted: bool, beam: int) -> Callable[[str], Recognizer]:
+def _whisper(tuning: Tuning) -> Callable[[str], Recognizer]:
     def open_whisper(language: str) -> Recognizer:
         from voicemaster.speech.models import ModelMissing, require_model
-        from voicemaster.speech.whisper_engine import WhisperEngine, WhisperRecognizer
+        from voicemaster.speech.whisper.recognizer import WhisperRecognizer
 
         try:
-            path = require_model("whisper", language)
+            return WhisperRecognizer(require_model("whisper", language), tuning)
         except ModelMissing as error:
             raise RecognizerUnavailable(str(error)) from None
-        engine = WhisperEngine(path, beam=beam, min_window_seconds=min_window_seconds)
-        return WhisperRecognizer(engine, prompted=prompted)
 
     return open_whisper
 
@@ -57,31 +58,105 @@ ENGINE_SETUPS = {
     for setup in (
         EngineSetup(
             "whisper",
-            "Whisper base, window sized to the utterance, context prompt, beam 2",
-            _whisper(min_window_seconds=5.0, prompted=True, beam=2),
+            "Whisper base deciding by the grammar: every phrase of the context scored, two margins",
+            _whisper(Tuning()),
         ),
         EngineSetup(
-            "whisper-30s",
-            "the same with Whisper's full 30 s window",
-            _whisper(min_window_seconds=30.0, prompted=True, beam=2),
+            "whisper-prompted",
+            "the same with the context's examples as the decoder's previous text while the phrases are scored",
+            _whisper(Tuning(prompted=True)),
         ),
         EngineSetup(
-            "whisper-plain",
-            "plain transcription: 30 s window, no prompt, greedy, then the same matcher",
-            _whisper(min_window_seconds=30.0, prompted=False, beam=1),
+            "whisper-2.5s",
+            "the same with a 2.5 s window instead of 5 s (half the encoder's time)",
+            _whisper(Tuning(window_seconds=2.5)),
+        ),
+        EngineSetup(
+            "whisper-words",
+            "Whisper base's free reading, understood by its words alone (the baseline)",
+            _whisper(Tuning(by_grammar=False)),
         ),
         EngineSetup("vosk", "Vosk small model with a grammar per context", _vosk),
     )
 }
 
 
+@dataclass(frozen=True)
+class Sample:
+    """One utterance of either corpus, as the measurement needs it."""
+
+    path: Path
+    language: str
+    context: ContextName
+    options: tuple[str, ...]
+    names: tuple[str, ...]
+    text: str
+    intent: str
+    value: str | None
+    condition: str
+    """Clean or with car noise (eSpeak-NG), or whose voice (real recordings)."""
+
+    @property
+    def file(self) -> str:
+        return self.path.name
+
+
+def espeak_samples(corpus: Path, clips: Sequence[Clip]) -> list[Sample]:
+    return [
+        Sample(
+            corpus / clip.file,
+            clip.language,
+            clip.context,
+            clip.options,
+            clip.names,
+            clip.text,
+            clip.intent,
+            clip.value,
+            "clean" if clip.snr_db is None else f"car {clip.snr_db:g} dB",
+        )
+        for clip in clips
+    ]
+
+
+def real_samples(languages: Sequence[str]) -> tuple[list[Sample], str | None]:
+    """The real recordings set-up installed, or none and why."""
+    try:
+        clips = real_speech.load(languages)
+    except real_speech.RealSpeechUnavailable as error:
+        return [], str(error)
+    return [
+        Sample(
+            clip.path(),
+            clip.language,
+            ContextName(clip.context),
+            clip.options,
+            (),
+            clip.text,
+            clip.intent,
+            clip.value,
+            clip.speaker,
+        )
+        for clip in clips
+    ], None
+
+
 def run(
     corpus: Path, engines: Sequence[str], *, languages: Sequence[str] = LANGUAGES, limit: int | None = None
 ) -> dict[str, Any]:
     clips = select_clips(corpus, languages, limit)
-    results = {name: _measure(ENGINE_SETUPS[name], clips, corpus) for name in engines}
+    real, real_missing = real_samples(languages)
+    corpora = {"espeak": espeak_samples(corpus, clips), "real": real}
+    results = {name: _measure(ENGINE_SETUPS[name], corpora) for name in engines}
     written = {which: as_written(which, languages) for which in ("utterances", "heldout")}
-    return {"benchmark": "asr", "corpus": str(corpus), "clips": len(clips), "engines": results, "written": written}
+    return {
+        "benchmark": "asr",
+        "corpus": str(corpus),
+        "clips": len(clips),
+        "real_clips": len(real),
+        "real_missing": real_missing,
+        "engines": results,
+        "written": written,
+    }
 
 
 def as_written(which: UtteranceSet, languages: Sequence[str]) -> dict[str, Any]:
@@ -143,12 +218,20 @@ def select_clips(
     return clips
 
 
+class _HasLanguage(Protocol):
+    @property
+    def language(self) -> str: ...
+
+
+Sampled = TypeVar("Sampled", bound=_HasLanguage)
+
+
 def per_language(
-    setup: EngineSetup, clips: Sequence[Clip], missing: dict[str, str]
-) -> Iterator[tuple[str, Recognizer, list[Clip]]]:
+    setup: EngineSetup, clips: Sequence[Sampled], missing: dict[str, str]
+) -> Iterator[tuple[str, Recognizer, list[Sampled]]]:
     """Each language's clips with the engine's recognizer for it, loaded once; a language whose model is not
     installed goes into `missing` with the reason."""
-    by_language: dict[str, list[Clip]] = defaultdict(list)
+    by_language: dict[str, list[Sampled]] = defaultdict(list)
     for clip in clips:
         by_language[clip.language].append(clip)
     for language, own in sorted(by_language.items()):
@@ -160,23 +243,75 @@ def per_language(
         yield language, recognizer, own
 
 
-def _measure(setup: EngineSetup, clips: Sequence[Clip], corpus: Path) -> dict[str, Any]:
-    outcomes: list[tuple[Clip, Heard]] = []
-    missing: dict[str, str] = {}
-    for _, recognizer, own in per_language(setup, clips, missing):
-        for clip in own:
-            context = Context(clip.context, clip.language, clip.options, clip.names)
-            outcomes.append((clip, recognizer.recognize(Audio.read(corpus / clip.file), context)))
-    return {"describe": setup.describe, **summarize(outcomes), "not_installed": missing}
+def _measure(setup: EngineSetup, corpora: dict[str, list[Sample]]) -> dict[str, Any]:
+    found: dict[str, Any] = {"describe": setup.describe}
+    for name, samples in corpora.items():
+        outcomes: list[tuple[Sample, Heard]] = []
+        weighed: list[Weighed] = []
+        missing: dict[str, str] = {}
+        for _, recognizer, own in per_language(setup, samples, missing):
+            for sample in own:
+                context = Context(sample.context, sample.language, sample.options, sample.names)
+                heard = recognizer.recognize(Audio.read(sample.path), context)
+                outcomes.append((sample, heard))
+                evidence = getattr(recognizer, "last", None)
+                if isinstance(evidence, Evidence):
+                    weighed.append(Weighed(sample, context, evidence, heard))
+        found[name] = {**summarize(outcomes), "not_installed": missing, "margins": margin_curve(outcomes, weighed)}
+    return found
 
 
-def summarize(outcomes: Sequence[tuple[Clip, Heard]]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Weighed:
+    """A grammar decision and the evidence it was made on, to be made again with other margins."""
+
+    sample: Sample
+    context: Context
+    evidence: Evidence
+    heard: Heard
+
+
+MEANING_MARGINS = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0)
+FREE_MARGINS = (2.0, 4.0, 6.0, 8.0, 10.0, 12.0)
+
+
+def margin_curve(outcomes: Sequence[tuple[Sample, Heard]], weighed: Sequence[Weighed]) -> list[dict[str, Any]]:
+    """Accuracy, wrong meanings and false accepts had the margins been others: the data they were set from.
+    Utterances decided without the grammar (placements, new names) count as they were heard."""
+    if not weighed:
+        return []
+    regraded = {id(item.heard) for item in weighed}
+    fixed = [(sample, heard) for sample, heard in outcomes if id(heard) not in regraded]
+    phrases = {item.sample.language: load_phrases(item.sample.language) for item in weighed}
+    free = [understand(item.heard.text, item.context, phrases[item.sample.language]) for item in weighed]
+    curve = []
+    for meaning in MEANING_MARGINS:
+        for free_margin in FREE_MARGINS:
+            margins = Margins(meaning, free_margin, MARGINS.longer)
+            again = [
+                (item.sample, decide(item.evidence, reading, item.heard.text, margins))
+                for item, reading in zip(weighed, free, strict=True)
+            ]
+            tally = _tally([*fixed, *again])
+            curve.append(
+                {
+                    "meaning": meaning,
+                    "free": free_margin,
+                    "accuracy": tally["accuracy"]["share"] if tally["accuracy"] else None,
+                    "wrong": tally["wrong"],
+                    "false_accepts": tally["false_accepts"],
+                }
+            )
+    return curve
+
+
+def summarize(outcomes: Sequence[tuple[Sample, Heard]]) -> dict[str, Any]:
     commands = [(clip, heard) for clip, heard in outcomes if clip.intent != "unknown"]
     cells: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
     for clip, heard in commands:
-        condition = "clean" if clip.snr_db is None else f"car {clip.snr_db:g} dB"
-        cells[clip.language][condition].append(_right(clip, heard))
+        cells[clip.language][clip.condition].append(_right(clip, heard))
     times = [heard.decode_ms for _, heard in outcomes]
+    talk = [(clip, heard) for clip, heard in outcomes if clip.intent == "unknown"]
     return {
         **_tally(outcomes),
         "accuracy_by_language": {
@@ -184,6 +319,10 @@ def summarize(outcomes: Sequence[tuple[Clip, Heard]]) -> dict[str, Any]:
             for language, row in sorted(cells.items())
         },
         "asked_again": _share([heard.intent == "unknown" for _, heard in commands]),
+        "false_accepts_by_context": {
+            context: sum(1 for clip, heard in talk if clip.context == context and heard.intent != "unknown")
+            for context in sorted({clip.context.value for clip, _ in talk})
+        },
         "decode_ms": percentiles(times),
         "mistakes": [
             {
@@ -226,19 +365,48 @@ def report(figures: dict[str, Any]) -> str:
             f"{found['accuracy']['n']} commands ({by_language}), taken for something else {found['wrong']}, "
             f"false accepts {found['false_accepts']} of {found['non_command_utterances']}"
         )
+    if figures["real_missing"]:
+        lines.append(f"real recordings: not measured: {figures['real_missing']}")
     for name, result in figures["engines"].items():
         lines.append(f"\n{name}: {result['describe']}")
-        for language, reason in result["not_installed"].items():
-            lines.append(f"  {language}: not measured: {reason}")
-        if not result["utterances"]:
-            continue
-        accuracy = result["accuracy"]
-        lines.append(f"  intent accuracy {accuracy['share']:.1%} of {accuracy['n']} commands" if accuracy else "")
-        for language, row in result["accuracy_by_language"].items():
-            cells = ", ".join(f"{condition} {cell['share']:.1%} ({cell['n']})" for condition, cell in row.items())
-            lines.append(f"    {language}: {cells}")
-        asked = result["asked_again"]
-        lines.append(f"  asked again {asked['share']:.1%}, taken for something else {result['wrong']}" if asked else "")
-        lines.append(f"  false accepts {result['false_accepts']} of {result['non_command_utterances']} non-commands")
-        lines.append(f"  decode p50 {result['decode_ms']['p50']} ms, p95 {result['decode_ms']['p95']} ms")
+        for corpus, label in CORPORA.items():
+            lines += _report_corpus(result[corpus], label)
     return "\n".join(line for line in lines if line)
+
+
+CORPORA = {"espeak": "eSpeak-NG corpus", "real": "real recordings (klettres-data)"}
+
+
+def _report_corpus(result: dict[str, Any], label: str) -> list[str]:
+    lines = [f"  {label}:"]
+    for language, reason in result["not_installed"].items():
+        lines.append(f"    {language}: not measured: {reason}")
+    if not result["utterances"]:
+        return lines
+    accuracy = result["accuracy"]
+    lines.append(f"    intent accuracy {accuracy['share']:.1%} of {accuracy['n']} commands" if accuracy else "")
+    for language, row in result["accuracy_by_language"].items():
+        cells = ", ".join(f"{condition} {cell['share']:.1%} ({cell['n']})" for condition, cell in row.items())
+        lines.append(f"      {language}: {cells}")
+    asked = result["asked_again"]
+    lines.append(f"    asked again {asked['share']:.1%}, wrong meaning {result['wrong']}" if asked else "")
+    by_context = ", ".join(f"{context} {count}" for context, count in result["false_accepts_by_context"].items())
+    lines.append(
+        f"    false accepts {result['false_accepts']} of {result['non_command_utterances']} non-commands"
+        + (f" ({by_context})" if by_context else "")
+    )
+    lines.append(f"    decode p50 {result['decode_ms']['p50']} ms, p95 {result['decode_ms']['p95']} ms")
+    if result["margins"]:
+        lines.append(
+            f"    margins (in use: meaning {MARGINS.meaning:g}, free {MARGINS.free:g}): "
+            "accuracy / wrong meanings / false accepts"
+        )
+        frees = sorted({point["free"] for point in result["margins"]})
+        lines.append("      meaning \\ free " + "".join(f"{free:>16g}" for free in frees))
+        for meaning in sorted({point["meaning"] for point in result["margins"]}):
+            row = [point for point in result["margins"] if point["meaning"] == meaning]
+            cells = "".join(
+                f"{point['accuracy'] or 0:>9.1%} /{point['wrong']:>2} /{point['false_accepts']:>2}" for point in row
+            )
+            lines.append(f"      {meaning:>7g}       {cells}")
+    return lines

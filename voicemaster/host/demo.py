@@ -25,6 +25,7 @@ from voicemaster.rules import moneydrop as md
 from voicemaster.speech import phrases
 from voicemaster.speech.devices import FileSink, Playback
 from voicemaster.speech.earcons import earcon
+from voicemaster.speech.intents import understand
 from voicemaster.speech.recognition import Recognizer
 from voicemaster.speech.synthesis import Espeak, Voice
 from voicemaster.store import Store
@@ -49,6 +50,9 @@ class DemoResult:
     seconds: float
     utterances: int
     understood: int
+    """Utterances heard as what the player meant."""
+    mistaken: int
+    """Utterances heard as something the player did not mean (the rest were asked again)."""
 
 
 class Simulated(Protocol):
@@ -100,7 +104,8 @@ def _play(game: _Game, *, language: str, recognizer: Recognizer, voices: dict[st
     out.mkdir(parents=True, exist_ok=True)
     players = game.players
     player_speech = Espeak({language: player_voice(language)})
-    counts = {"utterances": 0, "understood": 0}
+    counts = {"utterances": 0, "understood": 0, "mistaken": 0}
+    meanings = phrases.load(language)
     transcript_path = out / "transcript.jsonl"
     with transcript_path.open("w", encoding="utf-8") as transcript_file, Store(out / "demo.db") as store:
         transcript = Transcript(transcript_file)
@@ -117,9 +122,14 @@ def _play(game: _Game, *, language: str, recognizer: Recognizer, voices: dict[st
             transcript.write(sink.seconds, "player", {"player": listen.player, "speaker": "player", "text": text})
             sink.play(audio)
             heard = recognizer.recognize(audio, listen.context)
+            # What the player meant is what their words mean as written; a player who is answered as if they had
+            # said something else notices it, and says it another way next time.
+            meant = understand(text, listen.context, meanings)
+            right = (heard.intent, heard.value) == (meant.intent, meant.value)
             counts["utterances"] += 1
-            counts["understood"] += heard.intent != "unknown"
-            players.understood(heard.intent != "unknown")
+            counts["understood"] += right
+            counts["mistaken"] += not right and heard.intent != "unknown"
+            players.understood(right)
             return heard
 
         runner = Runner(
@@ -137,4 +147,6 @@ def _play(game: _Game, *, language: str, recognizer: Recognizer, voices: dict[st
         runner.finish_speaking()
     session = out / "session.wav"
     sink.write(session)
-    return DemoResult(session, transcript_path, sink.seconds, counts["utterances"], counts["understood"])
+    return DemoResult(
+        session, transcript_path, sink.seconds, counts["utterances"], counts["understood"], counts["mistaken"]
+    )

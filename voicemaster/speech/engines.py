@@ -61,13 +61,13 @@ def _speakable(text: str) -> bool:
 
 def open_recognizer(engine: EngineName, language: str) -> Recognizer:
     from voicemaster.speech.models import ModelMissing, find_model, require_model
-    from voicemaster.speech.whisper_engine import WhisperEngine, WhisperRecognizer
+    from voicemaster.speech.whisper.recognizer import WhisperRecognizer
 
     if engine in ("auto", "vosk"):
         path = find_model("vosk", language)
         if path is not None:
             return VoskRecognizer(path)
     try:
-        return WhisperRecognizer(WhisperEngine(require_model(engine if engine == "vosk" else "whisper", language)))
+        return WhisperRecognizer(require_model(engine if engine == "vosk" else "whisper", language))
     except ModelMissing as error:
         raise RecognizerUnavailable(str(error)) from None

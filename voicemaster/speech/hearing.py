@@ -50,6 +50,11 @@ def listen_and_recognize(
     """One utterance heard and understood; with `early` False it always waits out the full pause (the baseline that
     `voicemaster bench latency` compares with)."""
     readings: list[tuple[Audio, Heard]] = []
+    # What the recognizer can work out from the context alone (Whisper's phrase trie) is done while the player
+    # still thinks, not after they speak.
+    prepare = getattr(recognizer, "prepare", None)
+    if prepare is not None:
+        prepare(context)
 
     def complete(so_far: Audio) -> bool:
         readings.append((so_far, recognizer.recognize(so_far, context)))

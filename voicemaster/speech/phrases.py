@@ -34,6 +34,8 @@ class Phrase:
     value: str | None = None
     said: str = ""
     """The words as spoken, for a recognizer's grammar: lower case, no punctuation, numbers as words."""
+    written: str = ""
+    """As the phrase file writes it, for a recognizer that scores how a transcript would spell it."""
 
 
 @dataclass(frozen=True)
@@ -154,8 +156,10 @@ def _grammar(context: Context, phrases: HearPhrases) -> tuple[Phrase, ...]:
         found += [(text, "switch_category", None) for text in phrases.placement.switch]
     for command, said in phrases.commands.items():
         found += [(text, command, None) for text in said]
-    unique = {Phrase(normalize(text, phrases.language), intent, value, spoken(text)) for text, intent, value in found}
-    return tuple(sorted(unique, key=lambda phrase: (phrase.intent, phrase.value or "", phrase.text)))
+    unique = {
+        Phrase(normalize(text, phrases.language), intent, value, spoken(text), text) for text, intent, value in found
+    }
+    return tuple(sorted(unique, key=lambda phrase: (phrase.intent, phrase.value or "", phrase.text, phrase.written)))
 
 
 def load(language: str, folder: Path = PHRASES_DIR) -> HearPhrases:
