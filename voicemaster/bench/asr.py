@@ -11,7 +11,7 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -22,7 +22,7 @@ from voicemaster.speech.audio import Audio
 from voicemaster.speech.intents import Understanding, understand
 from voicemaster.speech.phrases import load as load_phrases
 from voicemaster.speech.recognition import Context, ContextName, Heard, Recognizer, RecognizerUnavailable
-from voicemaster.speech.whisper.decision import MARGINS, Evidence, Margins, decide
+from voicemaster.speech.whisper.decision import MARGINS, Evidence, decide
 from voicemaster.speech.whisper.recognizer import Tuning
 
 
@@ -287,7 +287,7 @@ def margin_curve(outcomes: Sequence[tuple[Sample, Heard]], weighed: Sequence[Wei
     curve = []
     for meaning in MEANING_MARGINS:
         for free_margin in FREE_MARGINS:
-            margins = Margins(meaning, free_margin, MARGINS.longer)
+            margins = replace(MARGINS, meaning=meaning, free=free_margin)
             again = [
                 (item.sample, decide(item.evidence, reading, item.heard.text, margins))
                 for item, reading in zip(weighed, free, strict=True)
