@@ -499,7 +499,7 @@ def _bench(args: argparse.Namespace) -> int:
         figures = memory.run()
         print(json.dumps(figures) if args.json else memory.report(figures))
         return 0
-    from voicemaster.bench import asr, korean_vosk
+    from voicemaster.bench import asr, asr_report, korean_vosk
 
     engines = [name.strip() for name in args.engines.split(",") if name.strip()]
     known = [*asr.ENGINE_SETUPS, *([korean_vosk.ENGINE] if args.what == "latency" else [])]
@@ -516,7 +516,7 @@ def _bench(args: argparse.Namespace) -> int:
         print(json.dumps(figures, ensure_ascii=False) if args.json else latency.report(figures))
         return 0
     figures = asr.run(args.corpus, engines, languages=languages, limit=args.limit)
-    print(json.dumps(figures, ensure_ascii=False) if args.json else asr.report(figures))
+    print(json.dumps(figures, ensure_ascii=False) if args.json else asr_report.report(figures))
     return 0
 
 

@@ -189,9 +189,10 @@ class Whisper:
         self.conv1 = (w("encoder/conv1/weight"), w("encoder/conv1/bias"))
         self.conv2 = (w("encoder/conv2/weight"), w("encoder/conv2/bias"))
         self.encoder_positions = w("encoder/position_encodings/encodings")
-        encoder_layers = sum(
-            1 for name in raw if name.startswith("encoder/layer_") and name.endswith("ffn/linear_0/bias")
-        )
+
+        def count(part: str) -> int:
+            return sum(1 for name in raw if name.startswith(f"{part}/layer_") and name.endswith("ffn/linear_0/bias"))
+
         self.encoder_layers = tuple(
             EncoderLayer(
                 norm(f"encoder/layer_{i}/self_attention/layer_norm"),
@@ -199,14 +200,11 @@ class Whisper:
                 linear(f"encoder/layer_{i}/self_attention/linear_1"),
                 ffn(f"encoder/layer_{i}/ffn"),
             )
-            for i in range(encoder_layers)
+            for i in range(count("encoder"))
         )
         self.encoder_norm = norm("encoder/layer_norm")
         self.embeddings = w("decoder/embeddings/weight")
         self.decoder_positions = w("decoder/position_encodings/encodings")
-        decoder_layers = sum(
-            1 for name in raw if name.startswith("decoder/layer_") and name.endswith("ffn/linear_0/bias")
-        )
         self.decoder_layers = tuple(
             DecoderLayer(
                 norm(f"decoder/layer_{i}/self_attention/layer_norm"),
@@ -218,7 +216,7 @@ class Whisper:
                 linear(f"decoder/layer_{i}/attention/linear_2"),
                 ffn(f"decoder/layer_{i}/ffn"),
             )
-            for i in range(decoder_layers)
+            for i in range(count("decoder"))
         )
         self.decoder_norm = norm("decoder/layer_norm")
 

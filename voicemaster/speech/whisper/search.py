@@ -28,13 +28,9 @@ class Scores:
     """The log-probability of the free reading with its end of text; of the reading so far when it was cut off."""
     no_speech: float
     """The model's probability that nothing was said."""
-    steps: int
-    """Decoder batches run: the depth of the search."""
-    rows: int
-    """Prefixes stepped in all, the free reading's included: the work done."""
 
 
-Spell = Callable[[Sequence[int]], str]
+Spell = Callable[[Sequence[int]], str] | None
 """Tokens as text, to tell a repetition that differs only in case; without one, tokens are compared as they are."""
 
 
@@ -46,7 +42,7 @@ class FreeReading:
     those of what was said once.
     """
 
-    def __init__(self, special: Special, budget: int, spell: Spell = str) -> None:
+    def __init__(self, special: Special, budget: int, spell: Spell = None) -> None:
         self.special = special
         self.spell = spell
         self.budget = budget
@@ -83,13 +79,15 @@ class FreeReading:
         return choice
 
 
-def _repeated(tokens: list[int], spell: Spell = str) -> int:
+def _repeated(tokens: list[int], spell: Spell = None) -> int:
     """The length of the unit when the tokens are one unit said twice ("fix." and "Fix." alike), else 0."""
     half, odd = divmod(len(tokens), 2)
     if odd or not half:
         return 0
     if tokens[:half] == tokens[half:]:
         return half
+    if spell is None:
+        return 0
     first, second = (spell(part).lower().strip(" .,;!?") for part in (tokens[:half], tokens[half:]))
     return half if first and first == second else 0
 
@@ -104,7 +102,7 @@ def search(
     prune: float,
     beam: int,
     prompt: tuple[int, ...] = (),
-    spell: Spell = str,
+    spell: Spell = None,
 ) -> Scores:
     """Every phrase's score after `prompt` (the context's examples make short commands legible), and the free
     reading after none (a prompt would put its own words into the free reading, which must say what the audio
@@ -113,11 +111,10 @@ def search(
     # probability right after the start of transcript, as Whisper itself reads it.
     free_prefix, first = model.start(audio, list(special.start), at=(0, -1))
     no_speech, free_logprobs = math.exp(float(first[0, special.no_speech])), first[1:]
-    phrases, logprobs = model.start(audio, [*prompt, *special.start]) if prompt else (free_prefix, free_logprobs)
+    prefixes, logprobs = model.start(audio, [*prompt, *special.start]) if prompt else (free_prefix, free_logprobs)
     frontier: list[tuple[Node, float]] = [(trie.root, 0.0)]
     free = FreeReading(special, free_budget, spell)
     best: dict[int, float] = {}
-    steps = rows = 0
     while True:
         # Whole phrases first: they set the bound below which a prefix no longer matters.
         for (node, score), row in zip(frontier, logprobs, strict=True):
@@ -137,22 +134,20 @@ def search(
         groups: list[tuple[Prefixes, Tokens]] = []
         if candidates:
             parents = np.array([parent for _, parent, _, _ in candidates], dtype=np.intp)
-            groups.append((phrases.select(parents), np.array([token for _, _, token, _ in candidates])))
+            groups.append((prefixes.select(parents), np.array([token for _, _, token, _ in candidates])))
         if next_free is not None:
             groups.append((free_prefix, np.array([next_free])))
         if not groups:
             break
         stepped = model.step_groups(audio, groups)
         if candidates:
-            phrases, logprobs = stepped[0]
+            prefixes, logprobs = stepped[0]
         if next_free is not None:
             free_prefix, free_logprobs = stepped[-1]
         frontier = [(child, score) for score, _, _, child in candidates]
         if not candidates:
             logprobs = logprobs[:0]
-        steps += 1
-        rows += sum(len(tokens) for _, tokens in groups)
-    return Scores(best, tuple(free.tokens), free.score, no_speech, steps, rows)
+    return Scores(best, tuple(free.tokens), free.score, no_speech)
 
 
 def _free_choice(row: Array, special: Special, *, first: bool) -> int:
@@ -167,7 +162,7 @@ def transcribe(
     *,
     budget: int,
     beam: int = 2,
-    spell: Spell = str,
+    spell: Spell = None,
 ) -> tuple[int, ...]:
     """The decoder's reading after `prefix` (which may carry a prompt): a beam search of `beam` readings, the best
     by its mean log-probability per token, said once. A wider search than the greedy free reading: a prompted reading

@@ -1,0 +1,67 @@
+"""`voicemaster bench asr` as text: the figures of `bench.asr.run`, a corpus and an engine at a time, with the margin
+curve the decision's margins were set from."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from voicemaster.speech.whisper.decision import MARGINS
+
+
+def report(figures: dict[str, Any]) -> str:
+    lines = [f"speech corpus {figures['corpus']}: {figures['clips']} utterances"]
+    for which, label in (("utterances", "the corpus's utterances"), ("heldout", "the held-out utterances")):
+        found = figures["written"][which]
+        by_language = ", ".join(
+            f"{language} {cell['share']:.1%}" for language, cell in found["accuracy_by_language"].items() if cell
+        )
+        lines.append(
+            f"intent matcher on the written words of {label}: {found['accuracy']['share']:.1%} of "
+            f"{found['accuracy']['n']} commands ({by_language}), taken for something else {found['wrong']}, "
+            f"false accepts {found['false_accepts']} of {found['non_command_utterances']}"
+        )
+    if figures["real_missing"]:
+        lines.append(f"real recordings: not measured: {figures['real_missing']}")
+    for name, result in figures["engines"].items():
+        lines.append(f"\n{name}: {result['describe']}")
+        for corpus, label in CORPORA.items():
+            lines += _report_corpus(result[corpus], label)
+    return "\n".join(line for line in lines if line)
+
+
+CORPORA = {"espeak": "eSpeak-NG corpus", "real": "real recordings (klettres-data)"}
+
+
+def _report_corpus(result: dict[str, Any], label: str) -> list[str]:
+    lines = [f"  {label}:"]
+    for language, reason in result["not_installed"].items():
+        lines.append(f"    {language}: not measured: {reason}")
+    if not result["utterances"]:
+        return lines
+    accuracy = result["accuracy"]
+    lines.append(f"    intent accuracy {accuracy['share']:.1%} of {accuracy['n']} commands" if accuracy else "")
+    for language, row in result["accuracy_by_language"].items():
+        cells = ", ".join(f"{condition} {cell['share']:.1%} ({cell['n']})" for condition, cell in row.items())
+        lines.append(f"      {language}: {cells}")
+    asked = result["asked_again"]
+    lines.append(f"    asked again {asked['share']:.1%}, wrong meaning {result['wrong']}" if asked else "")
+    by_context = ", ".join(f"{context} {count}" for context, count in result["false_accepts_by_context"].items())
+    lines.append(
+        f"    false accepts {result['false_accepts']} of {result['non_command_utterances']} non-commands"
+        + (f" ({by_context})" if by_context else "")
+    )
+    lines.append(f"    decode p50 {result['decode_ms']['p50']} ms, p95 {result['decode_ms']['p95']} ms")
+    if result["margins"]:
+        lines.append(
+            f"    margins (in use: meaning {MARGINS.meaning:g}, free {MARGINS.free:g}): "
+            "accuracy / wrong meanings / false accepts"
+        )
+        frees = sorted({point["free"] for point in result["margins"]})
+        lines.append("      meaning \\ free " + "".join(f"{free:>16g}" for free in frees))
+        for meaning in sorted({point["meaning"] for point in result["margins"]}):
+            row = [point for point in result["margins"] if point["meaning"] == meaning]
+            cells = "".join(
+                f"{point['accuracy'] or 0:>9.1%} /{point['wrong']:>2} /{point['false_accepts']:>2}" for point in row
+            )
+            lines.append(f"      {meaning:>7g}       {cells}")
+    return lines
