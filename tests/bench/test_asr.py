@@ -6,6 +6,7 @@ from pathlib import Path
 
 from voicemaster.bench import asr, corpus
 from voicemaster.bench.asr_report import report
+from voicemaster.speech.whisper.decision import MARGINS
 
 
 def test_bench_asr_reports_each_corpus_and_the_curve_its_margins_were_set_from(tmp_path: Path) -> None:
@@ -17,7 +18,12 @@ def test_bench_asr_reports_each_corpus_and_the_curve_its_margins_were_set_from(t
     assert real["utterances"] == figures["real_clips"] > 0
     assert real["wrong"] == 0  # a real person's answer is never taken for another
     # The curve holds the margins in use, and there the same figures as the decision made.
-    in_use = next(point for point in real["margins"] if (point["meaning"], point["free"]) == (2.0, 8.0))
+    in_use = next(
+        point for point in real["margins"] if (point["meaning"], point["free"]) == (MARGINS.meaning, MARGINS.free)
+    )
     assert in_use["accuracy"] == real["accuracy"]["share"]
     text = report(figures)
-    assert "real recordings (klettres-data)" in text and "margins (in use: meaning 2, free 8)" in text
+    assert (
+        "real recordings (klettres-data)" in text
+        and f"margins (in use: meaning {MARGINS.meaning:g}, free {MARGINS.free:g})" in text
+    )

@@ -58,13 +58,14 @@ ENGINE_SETUPS = {
     for setup in (
         EngineSetup(
             "whisper",
-            "Whisper base deciding by the grammar: every phrase of the context scored, two margins",
+            "Whisper base deciding by the grammar: every phrase of the context scored (after no text and after "
+            "the context's examples), two margins",
             _whisper(Tuning()),
         ),
         EngineSetup(
-            "whisper-prompted",
-            "the same with the context's examples as the decoder's previous text while the phrases are scored",
-            _whisper(Tuning(prompted=True)),
+            "whisper-unprompted",
+            "the same with each phrase scored after no text only, not also after the context's examples",
+            _whisper(Tuning(prompted=False)),
         ),
         EngineSetup(
             "whisper-2.5s",

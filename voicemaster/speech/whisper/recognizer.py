@@ -52,9 +52,11 @@ class Tuning:
     """At most this many prefixes are extended per token, whatever the audio."""
     by_grammar: bool = True
     """False: the free reading's words alone decide (the baseline `bench asr` compares with)."""
-    prompted: bool = False
-    """True: the phrases are scored after the context's examples as the decoder's previous text. It makes real
-    people's short words more legible, but makes the listed phrases attractors (see `bench asr`)."""
+    prompted: bool = True
+    """True: each phrase's score is the mean of its log-probability after no text and after the context's examples
+    as the decoder's previous text. Measured on the real recordings (`bench asr`, engine `whisper-unprompted`): the
+    mean understood 92 % where the plain score understood 82 %, with no more wrong meanings on the eSpeak corpus;
+    the prompted score alone makes the listed phrases attractors for garbled audio."""
 
 
 class WhisperRecognizer:
@@ -150,12 +152,13 @@ class WhisperRecognizer:
 
 
 def examples_of(context: Context, phrases: HearPhrases) -> str:
-    """The context's examples, then the options or names of the moment, and a phrase of every command."""
+    """The context's examples, then the options or names of the moment. Not every command: a phrase in the prompt
+    draws garbled audio to itself ("Ich würde D sagen", read "Ich will die Margen.", scored as "Schneller" when the
+    prompt listed it)."""
     extra = context.options if context.name is ContextName.ANSWER else ()
     if context.name is ContextName.NAME:
         extra = context.names
-    commands = [said[0][:1].upper() + said[0][1:] for said in phrases.commands.values()]
-    return " ".join([phrases.expect[context.name], *(f"{text}." for text in (*extra, *commands))])
+    return " ".join([phrases.expect[context.name], *(f"{text}." for text in extra)])
 
 
 def _meaning(text: str, context: Context, phrases: HearPhrases) -> Understanding:
