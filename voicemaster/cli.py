@@ -97,7 +97,12 @@ def _parser() -> argparse.ArgumentParser:
     say.add_argument("text")
     say.add_argument("--lang", default=None, choices=LANGUAGES, help="default: from config")
     say.add_argument("--out", type=Path, help="write this WAV file instead of playing through the speaker")
+    say.add_argument("--voice", metavar="ENGINE:NAME", help="e.g. kokoro:bm_george or espeak:en-us; default: config")
     say.set_defaults(run=_say)
+
+    voices = commands.add_parser("voices", help="the voices the quizmaster can speak with, per language")
+    voices.add_argument("--json", action="store_true", help="one JSON object per voice, one per line")
+    voices.set_defaults(run=_voices)
 
     history = commands.add_parser("history", help="recent games, newest first, with each player's totals")
     history.add_argument("--limit", type=int, default=20, help="how many games")
@@ -365,32 +370,15 @@ def _hear(args: argparse.Namespace) -> int:
 
 
 def _say(args: argparse.Namespace) -> int:
-    from voicemaster.speech.synthesis import Espeak, SpeechUnavailable
+    from voicemaster.voice_commands import say
 
-    settings = _settings(args)
-    language = args.lang or settings.game.language
-    try:
-        audio = Espeak(settings.speech).render(args.text, language)
-    except SpeechUnavailable as error:
-        print(f"voicemaster: {error}", file=sys.stderr)
-        return 2
-    if args.out is not None:
-        audio.write(args.out)
-        print(f"{audio.seconds:.2f} s of speech at {audio.rate} Hz written to {args.out}")
-        return 0
-    from voicemaster.speech.devices import AudioUnavailable, Speaker
+    return say(args, _settings(args))
 
-    try:
-        playback = Speaker().play(audio)
-        try:
-            playback.wait()
-        except KeyboardInterrupt:
-            playback.stop()
-            return 130
-    except AudioUnavailable as error:
-        print(f"voicemaster: {error}", file=sys.stderr)
-        return 2
-    return 0
+
+def _voices(args: argparse.Namespace) -> int:
+    from voicemaster.voice_commands import voices
+
+    return voices(args, _settings(args))
 
 
 def _devices(_args: argparse.Namespace) -> int:

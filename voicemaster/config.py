@@ -24,7 +24,7 @@ from voicemaster.rules import (
 )
 from voicemaster.rules.errors import InvalidSetup
 from voicemaster.rules.moneydrop import MoneyDropSettings
-from voicemaster.speech.synthesis import DEFAULT_VOICES, Voice
+from voicemaster.speech.synthesis import DEFAULT_VOICES, SPEECH_ENGINES, Voice
 
 LANGUAGES = ("de", "en", "fr")
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -159,6 +159,8 @@ def _check(path: Path, data: dict[str, Any], known_ladders: set[str]) -> None:
             raise ConfigError(path, f"speech.{language}", f"expected a language of {', '.join(LANGUAGES)}")
         if not 80 <= voice.rate <= 450 or not 0 <= voice.volume <= 200:
             raise ConfigError(path, f"speech.{language}", "rate must be 80-450 words a minute, volume 0-200")
+        if voice.engine not in SPEECH_ENGINES:
+            raise ConfigError(path, f"speech.{language}.engine", f"expected one of {', '.join(SPEECH_ENGINES)}")
     for name in settings.ladders:
         try:
             settings.ladder(name)

@@ -22,12 +22,13 @@ from voicemaster.questions.model import Entry
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game
 from voicemaster.rules import moneydrop as md
-from voicemaster.speech import phrases
+from voicemaster.speech import kokoro, phrases
 from voicemaster.speech.devices import FileSink, Playback
 from voicemaster.speech.earcons import earcon
 from voicemaster.speech.intents import understand
 from voicemaster.speech.recognition import Recognizer
-from voicemaster.speech.synthesis import Espeak, Voice
+from voicemaster.speech.speakers import Engines, Speakers, resolved
+from voicemaster.speech.synthesis import Voice
 from voicemaster.store import Store
 
 MOST_UTTERANCES = 600
@@ -38,9 +39,23 @@ class DemoStuck(RuntimeError):
     pass
 
 
-def player_voice(language: str) -> Voice:
-    """The simulated players speak with another voice than the quizmaster, so a listener tells them apart."""
-    return Voice({"de": "de+m3", "en": "en-us", "fr": "fr+m3"}[language], rate=150)
+def player_voices(language: str, quizmaster: Voice) -> list[Voice]:
+    """The simulated players' voices, each player their own, none the quizmaster's, so a listener tells them apart:
+    Kokoro's natural voices where they are installed (English; French borrows English voices, as Kokoro has one
+    French voice), else eSpeak-NG variants. The ear is measured on the most human speech there is."""
+    host = resolved(quizmaster, language)
+    if host.engine == "kokoro" or (language in PLAYER_KOKORO_VOICES and kokoro.installed() is not None):
+        names = [name for name in PLAYER_KOKORO_VOICES.get(language, ()) if name != host.name]
+        if names:
+            return [Voice(name, rate=150, engine="kokoro") for name in names]
+    return [Voice(name, rate=150, engine="espeak") for name in PLAYER_ESPEAK_VOICES[language]]
+
+
+PLAYER_KOKORO_VOICES = {
+    "en": ("am_michael", "af_heart", "bm_george", "af_bella", "bm_lewis", "bf_isabella"),
+    "fr": ("ff_siwis", "am_michael", "bf_emma", "af_heart"),
+}
+PLAYER_ESPEAK_VOICES = {"de": ("de+m3", "de+f2", "de+m5"), "en": ("en-us", "en-us+f2"), "fr": ("fr+m3", "fr+f2")}
 
 
 @dataclass(frozen=True)
@@ -103,7 +118,9 @@ def _play(game: _Game, *, language: str, recognizer: Recognizer, voices: dict[st
     """The quizmaster's dialogue against simulated players whose words are spoken, then heard by the recognizer."""
     out.mkdir(parents=True, exist_ok=True)
     players = game.players
-    player_speech = Espeak({language: player_voice(language)})
+    cast = player_voices(language, voices.get(language, Voice()))
+    engines = Engines()  # one Kokoro for the quizmaster and every player
+    own_voice: dict[str | None, Speakers] = {}
     counts = {"utterances": 0, "understood": 0, "mistaken": 0}
     meanings = phrases.load(language)
     transcript_path = out / "transcript.jsonl"
@@ -118,7 +135,9 @@ def _play(game: _Game, *, language: str, recognizer: Recognizer, voices: dict[st
             if not text:
                 sink.pause(listen.timeout_seconds)
                 return Silence()
-            audio = player_speech.render(text, language)
+            if listen.player not in own_voice:
+                own_voice[listen.player] = Speakers({language: cast[len(own_voice) % len(cast)]}, engines)
+            audio = own_voice[listen.player].render(text, language)
             transcript.write(sink.seconds, "player", {"player": listen.player, "speaker": "player", "text": text})
             sink.play(audio)
             heard = recognizer.recognize(audio, listen.context)
@@ -134,7 +153,7 @@ def _play(game: _Game, *, language: str, recognizer: Recognizer, voices: dict[st
 
         runner = Runner(
             host_lines.load(language),
-            Espeak(voices),
+            Speakers(voices, engines),
             sink,
             SessionClock(sink),
             hear,

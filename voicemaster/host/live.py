@@ -29,7 +29,7 @@ from voicemaster.speech.devices import Microphone, Playback, Speaker
 from voicemaster.speech.earcons import earcon
 from voicemaster.speech.hearing import listen_and_recognize
 from voicemaster.speech.recognition import Recognizer
-from voicemaster.speech.synthesis import Espeak
+from voicemaster.speech.speakers import Speakers
 from voicemaster.store import Store
 
 
@@ -57,7 +57,7 @@ def play(
     with Store(store_path) as store, (log or Path("/dev/null")).open("a", encoding="utf-8") as log_file:
         runner = Runner(
             host_lines.load(language),
-            Espeak(config.speech),
+            Speakers(config.speech),
             speaker,
             WallClock(),
             hear,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Generator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO, TypeVar
 
 from voicemaster.host.lines import Lines
@@ -36,7 +36,7 @@ from voicemaster.speech import voices
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices import AudioOut, FileSink, Playback
 from voicemaster.speech.signal import resample
-from voicemaster.speech.synthesis import Espeak
+from voicemaster.speech.speakers import Speakers
 from voicemaster.store import Store
 
 Hear = Callable[[Listen, Say | None, Playback | None], Observation]
@@ -112,7 +112,7 @@ class Transcript:
 @dataclass
 class Runner:
     lines: Lines
-    voice: Espeak
+    voice: Speakers
     out: AudioOut
     clock: Clock
     hear: Hear
@@ -167,7 +167,7 @@ class Runner:
             case Voice(setting, steps):
                 language = self.lines.language
                 changed = _VOICE_STEPS[(setting, 1 if steps > 0 else -1)](self.voice.voices[language])
-                self.voice = replace(self.voice, voices={**self.voice.voices, language: changed})
+                self.voice = self.voice.with_voice(language, changed)
             case Record(event, data, state):
                 if state is not None:
                     if self.store is not None:

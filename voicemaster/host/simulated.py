@@ -45,6 +45,9 @@ class SimulatedPlayers:
     _hesitated: set[tuple[str, str]] = field(default_factory=set)
     misheard: int = 0
     """How many utterances in a row the quizmaster did not understand: a player rephrases, and gives up a joker."""
+    taken_wrong: int = 0
+    """How often the quizmaster read back another letter than the player's: a person who heard "B?" after saying
+    "Antwort D" says it another way next time, even after the "nein" was understood."""
 
     def respond(self, listen: Listen, said: Say | None) -> str | None:
         """What the player says after the quizmaster's line `said`, or None for silence."""
@@ -61,6 +64,7 @@ class SimulatedPlayers:
                 return self._pick(self.phrases.confirm["yes" if meant.value == offered else "no"])
             case ContextName.CONFIRM if last_key == "final_answer" and said is not None and player is not None:
                 if said.params.get("letter") != self._intention(player).value:
+                    self.taken_wrong += 1
                     return self._pick(self.phrases.confirm["no"])  # the quizmaster heard another letter
                 return self._confirm(player, last_key)
             case ContextName.CONFIRM:
@@ -141,7 +145,7 @@ class SimulatedPlayers:
         option = current[Letter.first(4).index(letter)] if len(current) > Letter.first(4).index(letter) else ""
         by_text = [t.replace("{option}", option) for t in self.phrases.answer_option] if option else []
         spelled = self.phrases.letters[letter][1:3]
-        return self._pick((worded[0], *by_text[1:2], *spelled, *worded[1:3]), variety=5)
+        return rephrased((worded[0], *by_text[1:2], *spelled, *worded[1:3]), self.misheard + self.taken_wrong, 5)
 
     def _confirm(self, player: str | None, last_key: str) -> str:
         phrases = self.phrases.confirm

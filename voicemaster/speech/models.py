@@ -44,7 +44,7 @@ from voicemaster.config import LANGUAGES, REPO_ROOT
 
 MULTILINGUAL = "multi"
 """The language of a model that hears every language voicemaster speaks."""
-ENGINES = ("vosk", "whisper")
+ENGINES = ("vosk", "whisper", "kokoro")
 RECORD = ".voicemaster-install.json"
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar.xz", ".tar.bz2", ".tar")
 SHARED_DIR = REPO_ROOT.parent / "shared" / "models"

@@ -27,14 +27,20 @@ class Synthesizer(Protocol):
 
 @dataclass(frozen=True)
 class Voice:
-    """How one language is spoken: an eSpeak-NG voice name, words per minute, and volume 0-200."""
+    """How one language is spoken: a voice of an engine, words per minute, and volume 0-200."""
 
-    name: str
+    name: str = ""
+    """The engine's name for the voice; empty: the engine's own voice for the language."""
     rate: int = 160
     volume: int = 100
+    engine: str = "auto"
+    """auto | kokoro | espeak | pyttsx3 (`speech/speakers.py` resolves auto)."""
 
 
-DEFAULT_VOICES = {"de": Voice("de"), "en": Voice("en-gb"), "fr": Voice("fr")}
+SPEECH_ENGINES = ("auto", "kokoro", "espeak")
+DEFAULT_VOICES = {"de": Voice(), "en": Voice(), "fr": Voice()}
+ESPEAK_VOICES = {"de": "de", "en": "en-gb", "fr": "fr"}
+"""eSpeak-NG's voice where the voice names none."""
 
 
 @dataclass(frozen=True)
@@ -49,9 +55,16 @@ class Espeak:
                 "eSpeak-NG is not installed: run `sudo apt-get install espeak-ng` (or `make demo`)."
             )
         voice = self.voices[language]
+        name = voice.name or ESPEAK_VOICES.get(language, language)
         with tempfile.TemporaryDirectory() as folder:
             target = Path(folder) / "speech.wav"
-            command = [binary, "-v", voice.name, "-s", str(voice.rate), "-a", str(voice.volume), "-w", str(target)]
+            command = [binary, "-v", name, "-s", str(voice.rate), "-a", str(voice.volume), "-w", str(target)]
             # The text goes on stdin so that a sentence starting with "-" is never taken for an option.
-            subprocess.run([*command, "--stdin"], input=text.encode(), check=True, capture_output=True)
+            done = subprocess.run([*command, "--stdin"], input=text.encode(), capture_output=True, check=False)
+            if done.returncode != 0 or not target.exists():
+                problem = done.stderr.decode(errors="replace").strip() or f"exit code {done.returncode}"
+                raise SpeechUnavailable(
+                    f"eSpeak-NG could not speak with the voice {name!r} ({problem}); `voicemaster voices` lists "
+                    "the voices there are."
+                )
             return Audio.read(target)

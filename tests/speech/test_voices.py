@@ -1,0 +1,109 @@
+"""The quizmaster's voices: Kokoro for English and French, eSpeak-NG for German and as the fallback, rendered for real
+and checked by ear (Whisper base hears the sentence back)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from voicemaster.cli import main
+from voicemaster.config import ConfigError, load_settings
+from voicemaster.host.demo import player_voices
+from voicemaster.speech.models import require_model
+from voicemaster.speech.recognition import Context, ContextName
+from voicemaster.speech.speakers import Engines, Speakers, resolved
+from voicemaster.speech.synthesis import Voice
+from voicemaster.speech.whisper.recognizer import WhisperRecognizer
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+@pytest.fixture(scope="module")
+def ear() -> WhisperRecognizer:
+    return WhisperRecognizer(require_model("whisper", "en"))
+
+
+@pytest.mark.parametrize(
+    ("language", "voice", "sentence", "heard"),
+    [
+        ("en", "bf_emma", "Is that your final answer?", "final answer"),
+        ("en", "am_michael", "Ask the audience, please.", "audience"),
+        ("fr", "ff_siwis", "C'est votre dernier mot ?", "dernier mot"),
+    ],
+)
+def test_kokoro_speaks_so_that_whisper_hears_the_sentence_back(
+    ear: WhisperRecognizer, language: str, voice: str, sentence: str, heard: str
+) -> None:
+    audio = Speakers({language: Voice(voice, engine="kokoro")}).render(sentence, language)
+    assert audio.rate == 24_000 and 0.8 < audio.seconds < 5
+    text = ear.recognize(audio, Context(ContextName.CONFIRM, language)).text
+    assert heard in text.lower(), text
+
+
+def test_auto_speaks_english_and_french_with_kokoro_and_german_with_espeak() -> None:
+    assert resolved(Voice(), "en") == Voice("bf_emma", engine="kokoro")
+    assert resolved(Voice(), "fr") == Voice("ff_siwis", engine="kokoro")
+    assert resolved(Voice(), "de") == Voice("", engine="espeak")
+    assert resolved(Voice("en-us"), "en").engine == "espeak"  # a name alone picks the engine that has it
+    german = Speakers({"de": Voice()}).render("Ist das deine endgültige Entscheidung?", "de")
+    assert german.rate == 22_050  # eSpeak-NG's
+
+
+def test_a_line_is_rendered_once_and_read_from_the_cache_after() -> None:
+    engines = Engines()
+    speakers = Speakers({"en": Voice()}, engines)
+    first = speakers.render("Here is your next question.", "en")
+    again = Speakers({"en": Voice()}, engines).render("Here is your next question.", "en")
+    assert again == first and (engines.rendered, engines.reused) == (1, 1)
+    slower = speakers.with_voice("en", Voice(rate=120)).render("Here is your next question.", "en")
+    assert slower.seconds > first.seconds * 1.15 and engines.rendered == 2  # re-rendered at the new speed
+
+
+def test_without_kokoro_the_quizmaster_falls_back_to_espeak_and_says_why_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("VOICEMASTER_MODELS_DIR", str(tmp_path / "no-models"))
+    speakers = Speakers({"en": Voice(engine="kokoro")})
+    for _ in range(2):
+        audio = speakers.render("Final answer?", "en")
+        assert audio.rate == 22_050 and audio.seconds > 0.3
+    warnings = capsys.readouterr().err
+    assert warnings.count("voicemaster models setup") == 1 and "eSpeak-NG instead" in warnings
+
+
+def test_the_demo_players_speak_in_voices_other_than_the_quizmasters() -> None:
+    english = player_voices("en", Voice())
+    assert len(english) >= 3 and all(voice.engine == "kokoro" for voice in english)
+    assert "bf_emma" not in {voice.name for voice in english}
+    assert "ff_siwis" not in {voice.name for voice in player_voices("fr", Voice())}
+    assert all(voice.engine == "espeak" for voice in player_voices("de", Voice()))
+
+
+def test_voices_lists_each_voice_as_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["voices", "--json"]) == 0
+    listed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {tuple(sorted(entry)) for entry in listed} == {("default", "engine", "installed", "language", "voice")}
+    defaults = {(entry["language"], entry["engine"], entry["voice"]) for entry in listed if entry["default"]}
+    assert defaults == {("de", "espeak", "de"), ("en", "kokoro", "bf_emma"), ("fr", "kokoro", "ff_siwis")}
+    assert {"af_heart", "bm_george"} <= {entry["voice"] for entry in listed if entry["engine"] == "kokoro"}
+
+
+def test_say_speaks_in_the_voice_asked_for(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "george.wav"
+    assert main(["say", "Final answer?", "--lang", "en", "--voice", "kokoro:bm_george", "--out", str(out)]) == 0
+    assert out.stat().st_size > 20_000 and "24000 Hz" in capsys.readouterr().out
+    assert main(["say", "Hallo", "--lang", "de", "--voice", "espeak:xx-nope", "--out", str(out)]) == 2
+    assert "`voicemaster voices` lists" in capsys.readouterr().err
+    assert main(["say", "Hello", "--lang", "en", "--voice", "kokoro:nobody", "--out", str(out)]) == 2
+
+
+def test_an_unknown_speech_engine_in_the_config_names_the_key(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[speech.en]\nengine = "festival"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"speech\.en\.engine"):
+        load_settings([config])

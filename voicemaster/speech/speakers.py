@@ -1,0 +1,109 @@
+"""Which engine speaks each language: the configured one, or with `auto` the most natural one installed.
+
+auto: Kokoro where it is installed and has a voice for the language (English, French), else eSpeak-NG. A voice name
+alone picks the engine that has it ("bf_emma" is Kokoro's, "en-us" eSpeak-NG's). When the chosen engine cannot
+speak (its model or library is missing) the quizmaster falls back to eSpeak-NG and says why once, rather than
+staying silent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TextIO
+
+from voicemaster.speech import kokoro
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.synthesis import Espeak, SpeechUnavailable, Voice
+
+
+def engine_for(voice: Voice, language: str) -> str:
+    """The engine that speaks this language with this voice setting."""
+    if voice.engine != "auto":
+        return voice.engine
+    if voice.name:
+        return "kokoro" if voice.name in kokoro.KOKORO_VOICES else "espeak"
+    return "kokoro" if kokoro.speaks(language) else "espeak"
+
+
+def resolved(voice: Voice, language: str) -> Voice:
+    """The voice with its engine and name filled in."""
+    engine = engine_for(voice, language)
+    name = voice.name
+    if not name and engine == "kokoro":
+        name = kokoro.DEFAULT_VOICE.get(language, "")
+    return replace(voice, engine=engine, name=name)
+
+
+@dataclass
+class Engines:
+    """What the speakers of one game share: Kokoro, loaded once when first needed (about a second), the engines
+    that failed, and how many lines were rendered rather than read from the cache."""
+
+    warnings: TextIO | None = None
+    """Where a fallback is explained; None: standard error."""
+    kokoro: kokoro.Kokoro | None = None
+    failed: set[str] = field(default_factory=set)
+    rendered: int = 0
+    reused: int = 0
+
+
+@dataclass(frozen=True)
+class Speakers:
+    """A `Synthesizer` that gives each sentence to its language's engine, and falls back to eSpeak-NG (saying why,
+    once) when that engine cannot speak."""
+
+    voices: Mapping[str, Voice]
+    engines: Engines = field(default_factory=Engines)
+
+    def with_voice(self, language: str, voice: Voice) -> Speakers:
+        """The same engines with one language's voice changed ("langsamer": Kokoro renders at the new speed,
+        rather than stretching audio, which would blur it)."""
+        return Speakers({**self.voices, language: voice}, self.engines)
+
+    def render(self, text: str, language: str) -> Audio:
+        voice = resolved(self.voices[language], language)
+        if voice.engine == "kokoro" and voice.engine not in self.engines.failed:
+            try:
+                return self._cached(text, voice)
+            except SpeechUnavailable as error:
+                self.engines.failed.add(voice.engine)
+                print(
+                    f"voicemaster: {error} Speaking with eSpeak-NG instead.", file=self.engines.warnings or sys.stderr
+                )
+        espeak_voice = voice if voice.engine == "espeak" else replace(voice, name="", engine="espeak")
+        return Espeak({language: espeak_voice}).render(text, language)
+
+    def _cached(self, text: str, voice: Voice) -> Audio:
+        """Kokoro takes about as long as the speech lasts: a line rendered once, in any game, is read from disk."""
+        path = rendered_path(text, voice)
+        if path.exists():
+            try:
+                audio = Audio.read(path)
+                self.engines.reused += 1
+                return audio
+            except ValueError:  # a file cut short by a crash: render it again
+                path.unlink(missing_ok=True)
+        audio = self._kokoro().speak(text, voice)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".wav", delete=False) as out:
+            audio.write(Path(out.name))
+        Path(out.name).replace(path)
+        self.engines.rendered += 1
+        return audio
+
+    def _kokoro(self) -> kokoro.Kokoro:
+        if self.engines.kokoro is None:
+            self.engines.kokoro = kokoro.Kokoro()
+        return self.engines.kokoro
+
+
+def rendered_path(text: str, voice: Voice) -> Path:
+    """Where a line rendered in this voice is kept: keyed by everything that changes its sound."""
+    key = "\x1f".join([kokoro.ENGINE_VERSION, voice.engine, voice.name, str(voice.rate), str(voice.volume), text])
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    return kokoro.cache_dir() / "speech" / digest[:2] / f"{digest}.wav"

@@ -1,0 +1,121 @@
+"""`voicemaster voices` and `voicemaster say`: the voices there are, and one sentence spoken in one of them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+from voicemaster.config import LANGUAGES, Settings
+from voicemaster.speech import kokoro
+from voicemaster.speech.speakers import Speakers, resolved
+from voicemaster.speech.synthesis import ESPEAK_VOICES, SPEECH_ENGINES, SpeechUnavailable, Voice
+
+MBROLA_VOICES = Path("/usr/share/mbrola")
+
+
+@dataclass(frozen=True)
+class Listed:
+    language: str
+    engine: str
+    voice: str
+    installed: bool
+    default: bool
+    """The quizmaster speaks with it, as the settings stand."""
+
+
+def listed(settings: Settings) -> list[Listed]:
+    """Every voice of every engine for the game's languages: Kokoro's, and eSpeak-NG's own for the language."""
+    kokoro_installed = kokoro.installed() is not None
+    espeak = _espeak_voices()
+    entries = []
+    for language in LANGUAGES:
+        chosen = resolved(settings.speech.get(language, Voice()), language)
+        if chosen.engine == "espeak" and not chosen.name:
+            chosen = replace(chosen, name=ESPEAK_VOICES[language])
+        for name in kokoro.voice_names(language):
+            entries.append(
+                Listed(language, "kokoro", name, kokoro_installed, (chosen.engine, chosen.name) == ("kokoro", name))
+            )
+        for name, speaks in espeak.get(language, [(ESPEAK_VOICES[language], False)]):
+            entries.append(Listed(language, "espeak", name, speaks, (chosen.engine, chosen.name) == ("espeak", name)))
+    return entries
+
+
+def _espeak_voices() -> dict[str, list[tuple[str, bool]]]:
+    """eSpeak-NG's voices for each language, its default first, each with whether it can speak: `espeak-ng
+    --voices=LANG` lists MBROLA voices too, which speak only where their data is installed (Debian non-free)."""
+    binary = shutil.which("espeak-ng")
+    found: dict[str, list[tuple[str, bool]]] = {}
+    for language in LANGUAGES if binary else ():
+        done = subprocess.run([binary or "", f"--voices={language}"], capture_output=True, text=True, check=False)
+        default = ESPEAK_VOICES[language]
+        voices = {default: True}
+        for line in done.stdout.splitlines()[1:]:
+            columns = line.split()
+            if len(columns) < 5 or columns[4].startswith("!v/") or not columns[1].startswith(language):
+                continue
+            if columns[4].startswith("mb/"):
+                name = columns[4].removeprefix("mb/")
+                voices.setdefault(name, (MBROLA_VOICES / name.removeprefix("mb-")).exists())
+            else:
+                voices.setdefault(columns[1], True)
+        found[language] = list(voices.items())
+    return found
+
+
+def voices(args: argparse.Namespace, settings: Settings) -> int:
+    for entry in listed(settings):
+        if args.json:
+            print(json.dumps(asdict(entry)))
+        else:
+            marks = ("installed" if entry.installed else "not installed") + (", default" if entry.default else "")
+            print(f"{entry.language}  {entry.engine:7} {entry.voice:14} {marks}")
+    if not args.json and kokoro.installed() is None:
+        print("Kokoro's natural English and French voices: run `voicemaster models setup` to install them.")
+    return 0
+
+
+def chosen_voice(spec: str | None, language: str, settings: Settings) -> Voice:
+    """The voice `--voice ENGINE:NAME` names (with the configured rate and volume), else the configured one."""
+    configured = settings.speech.get(language, Voice())
+    if spec is None:
+        return configured
+    engine, _, name = spec.partition(":")
+    if engine not in SPEECH_ENGINES or engine == "auto":
+        known = ", ".join(engine for engine in SPEECH_ENGINES if engine != "auto")
+        raise SpeechUnavailable(f"--voice {spec!r}: expected ENGINE:NAME with an engine of {known}")
+    if engine == "kokoro" and name and name not in kokoro.KOKORO_VOICES:
+        raise SpeechUnavailable(f"Kokoro has no voice {name!r}; `voicemaster voices` lists those there are.")
+    return replace(configured, engine=engine, name=name)
+
+
+def say(args: argparse.Namespace, settings: Settings) -> int:
+    language = args.lang or settings.game.language
+    try:
+        voice = chosen_voice(args.voice, language, settings)
+        audio = Speakers({language: voice}).render(args.text, language)
+    except SpeechUnavailable as error:
+        print(f"voicemaster: {error}", file=sys.stderr)
+        return 2
+    if args.out is not None:
+        audio.write(args.out)
+        print(f"{audio.seconds:.2f} s of speech at {audio.rate} Hz written to {args.out}")
+        return 0
+    from voicemaster.speech.devices import AudioUnavailable, Speaker
+
+    try:
+        playback = Speaker().play(audio)
+        try:
+            playback.wait()
+        except KeyboardInterrupt:
+            playback.stop()
+            return 130
+    except AudioUnavailable as error:
+        print(f"voicemaster: {error}", file=sys.stderr)
+        return 2
+    return 0
