@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from voicemaster.cli import REPO_ROOT
-from voicemaster.host.demo import run_demo, run_moneydrop_demo
+from voicemaster.host.demo import PLAYER_ESPEAK_VOICES, run_demo, run_moneydrop_demo
 from voicemaster.questions.model import Entry
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.rules import GameSettings, variant
@@ -22,12 +22,26 @@ from voicemaster.rules.moneydrop import MoneyDropSettings
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.engines import open_recognizer
 from voicemaster.speech.recognition import Recognizer
-from voicemaster.speech.synthesis import DEFAULT_VOICES
+from voicemaster.speech.synthesis import Voice
 
 
 @pytest.fixture(scope="module")
 def entries() -> tuple[Entry, ...]:
     return tuple(load(pack_files(REPO_ROOT / "questions")).entries)
+
+
+QUIZMASTER = {language: Voice(engine="espeak") for language in ("de", "en", "fr")}
+ESPEAK_CAST = {
+    language: tuple(Voice(name, rate=150, engine="espeak") for name in names)
+    for language, names in PLAYER_ESPEAK_VOICES.items()
+}
+"""Quizmaster and players in eSpeak-NG, which renders in milliseconds, so the suite stays short; one English game is
+played with Kokoro's voices as in `make demo` (and tests/speech/test_voices.py hears Kokoro back)."""
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "cache"))
 
 
 @pytest.fixture(scope="module")
@@ -61,8 +75,9 @@ def test_a_whole_game_by_voice(
         language=language,
         entries=entries,
         recognizer=whisper(language),
-        voices=dict(DEFAULT_VOICES),
+        voices=QUIZMASTER,
         out=tmp_path,
+        cast=ESPEAK_CAST[language],
     )
     events = [json.loads(line) for line in result.transcript.read_text(encoding="utf-8").splitlines()]
     names = [event["event"] for event in events]
@@ -92,8 +107,9 @@ def test_a_money_drop_run_by_voice(
         language=language,
         entries=entries,
         recognizer=whisper(language),
-        voices=dict(DEFAULT_VOICES),
+        voices=QUIZMASTER,
         out=tmp_path,
+        cast=ESPEAK_CAST[language],
     )
     events = [json.loads(line) for line in result.transcript.read_text(encoding="utf-8").splitlines()]
     locked = [e for e in events if e["event"] == "locked"]
@@ -112,3 +128,19 @@ def test_a_money_drop_run_by_voice(
         money = lock["placement"][card["correct"]] * 25_000
         assert results[index]["money_left"] == money
     assert [e["totals"] for e in events if e["event"] == "game_over"] == [{"Anna": money}]
+
+
+def test_an_english_game_with_kokoro_players_is_understood(
+    entries: tuple[Entry, ...], whisper: Callable[[str], Recognizer], tmp_path: Path
+) -> None:
+    # As `make demo --lang en` plays it: the players speak in Kokoro's natural voices, each their own.
+    result = run_demo(
+        GameSettings(variant("uk"), ("Anna",), rounds=1, seed=7),
+        language="en",
+        entries=entries,
+        recognizer=whisper("en"),
+        voices=QUIZMASTER,
+        out=tmp_path,
+    )
+    assert result.utterances > 0 and result.understood >= 0.9 * result.utterances
+    assert result.mistaken == 0

@@ -22,7 +22,8 @@ from voicemaster.rules.variants import AudienceForm, PhoneForm
 from voicemaster.speech.devices import FileSink
 from voicemaster.speech.earcons import earcon
 from voicemaster.speech.recognition import ContextName, Heard
-from voicemaster.speech.synthesis import DEFAULT_VOICES, Espeak
+from voicemaster.speech.speakers import Speakers
+from voicemaster.speech.synthesis import DEFAULT_VOICES
 
 
 @pytest.fixture(scope="module")
@@ -214,7 +215,7 @@ def test_the_phone_call_runs_thirty_seconds_of_game_time(bank: Bank) -> None:
     sink = FileSink()
     runner = Runner(
         load_lines("de"),
-        Espeak(DEFAULT_VOICES),
+        Speakers(DEFAULT_VOICES),
         sink,
         SessionClock(sink),
         lambda listen, said, _speaking: scripted.script(scripted, listen, said.key if said else ""),

@@ -14,7 +14,8 @@ from voicemaster.host.runner import Runner, SessionClock, Transcript, drive
 from voicemaster.host.turns import Effect, Listen, Observation, Say, Silence
 from voicemaster.speech.devices import FileSink, Playback
 from voicemaster.speech.recognition import Context, ContextName
-from voicemaster.speech.synthesis import DEFAULT_VOICES, Espeak
+from voicemaster.speech.speakers import Speakers
+from voicemaster.speech.synthesis import DEFAULT_VOICES
 
 
 def question_then_answer() -> Generator[Effect, Observation | None, None]:
@@ -35,7 +36,7 @@ def test_the_question_its_options_and_the_prompt_are_one_sound_heard_over() -> N
         speaking_when_listening.append(speaking)
         return Silence()
 
-    runner = Runner(load_lines("de"), Espeak(DEFAULT_VOICES), sink, SessionClock(sink), hear, Transcript(out))
+    runner = Runner(load_lines("de"), Speakers(DEFAULT_VOICES), sink, SessionClock(sink), hear, Transcript(out))
     drive(question_then_answer(), runner.perform)
     runner.finish_speaking()
 

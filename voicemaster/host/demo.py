@@ -8,6 +8,7 @@ the players' go into `session.wav`, every step into `transcript.jsonl`.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -41,8 +42,9 @@ class DemoStuck(RuntimeError):
 
 def player_voices(language: str, quizmaster: Voice) -> list[Voice]:
     """The simulated players' voices, each player their own, none the quizmaster's, so a listener tells them apart:
-    Kokoro's natural voices where they are installed (English; French borrows English voices, as Kokoro has one
-    French voice), else eSpeak-NG variants. The ear is measured on the most human speech there is."""
+    Kokoro's natural voices where they are installed (French borrows the English voices that Whisper heard
+    say "oui" and "non" in French, as Kokoro has one French voice), else eSpeak-NG variants. The ear is measured
+    on the most human speech there is."""
     host = resolved(quizmaster, language)
     if host.engine == "kokoro" or (language in PLAYER_KOKORO_VOICES and kokoro.installed() is not None):
         names = [name for name in PLAYER_KOKORO_VOICES.get(language, ()) if name != host.name]
@@ -53,7 +55,7 @@ def player_voices(language: str, quizmaster: Voice) -> list[Voice]:
 
 PLAYER_KOKORO_VOICES = {
     "en": ("am_michael", "af_heart", "bm_george", "af_bella", "bm_lewis", "bf_isabella"),
-    "fr": ("ff_siwis", "am_michael", "bf_emma", "af_heart"),
+    "fr": ("ff_siwis", "af_heart", "af_bella", "am_michael"),
 }
 PLAYER_ESPEAK_VOICES = {"de": ("de+m3", "de+f2", "de+m5"), "en": ("en-us", "en-us+f2"), "fr": ("fr+m3", "fr+f2")}
 
@@ -84,11 +86,13 @@ def run_demo(
     recognizer: Recognizer,
     voices: dict[str, Voice],
     out: Path,
+    cast: Sequence[Voice] = (),
 ) -> DemoResult:
+    """A game of simulated players; `cast`: their voices, by default `player_voices`."""
     quizmaster = Quizmaster(Session(new_game(settings)), Bank(entries), language)
     players = SimulatedPlayers(quizmaster, phrases.load(language), random.Random(settings.seed))
     game = _Game(quizmaster.run(), players, f"demo-{settings.seed}")
-    return _play(game, language=language, recognizer=recognizer, voices=voices, out=out)
+    return _play(game, language=language, recognizer=recognizer, voices=voices, out=out, cast=cast)
 
 
 def run_moneydrop_demo(
@@ -100,11 +104,12 @@ def run_moneydrop_demo(
     recognizer: Recognizer,
     voices: dict[str, Voice],
     out: Path,
+    cast: Sequence[Voice] = (),
 ) -> DemoResult:
     host = MoneyDropHost(DropSession(md.MoneyDropGame(settings)), Bank(entries), language, seed)
     team = SimulatedTeam(host, phrases.load(language), random.Random(seed))
     game = _Game(host.run(), team, f"moneydrop-demo-{seed}")
-    return _play(game, language=language, recognizer=recognizer, voices=voices, out=out)
+    return _play(game, language=language, recognizer=recognizer, voices=voices, out=out, cast=cast)
 
 
 @dataclass(frozen=True)
@@ -114,11 +119,13 @@ class _Game:
     game_id: str
 
 
-def _play(game: _Game, *, language: str, recognizer: Recognizer, voices: dict[str, Voice], out: Path) -> DemoResult:
+def _play(
+    game: _Game, *, language: str, recognizer: Recognizer, voices: dict[str, Voice], out: Path, cast: Sequence[Voice]
+) -> DemoResult:
     """The quizmaster's dialogue against simulated players whose words are spoken, then heard by the recognizer."""
     out.mkdir(parents=True, exist_ok=True)
     players = game.players
-    cast = player_voices(language, voices.get(language, Voice()))
+    cast = cast or player_voices(language, voices.get(language, Voice()))
     engines = Engines()  # one Kokoro for the quizmaster and every player
     own_voice: dict[str | None, Speakers] = {}
     counts = {"utterances": 0, "understood": 0, "mistaken": 0}

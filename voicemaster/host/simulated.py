@@ -36,6 +36,11 @@ class Intention:
     value: str | None = None
 
 
+CONFIRM_WORDINGS = 3
+"""A yes that was not understood is said another way ("oui", then "oui, c'est mon dernier mot"), as a person would:
+a French "oui" in a borrowed English voice was heard as "Wait" 149 times in a row."""
+
+
 @dataclass
 class SimulatedPlayers:
     quizmaster: Quizmaster
@@ -155,12 +160,12 @@ class SimulatedPlayers:
             if (player, question) not in self._hesitated and self.rng.random() < SAYS_NO_FIRST:
                 self._hesitated.add((player, question))
                 return self._pick(phrases["no"])
-            return self._pick(phrases["yes"])
+            return self._pick(phrases["yes"], variety=CONFIRM_WORDINGS)
         if last_key in ("confirm_quit", "another_round"):
-            return self._pick(phrases["no"])
+            return self._pick(phrases["no"], variety=CONFIRM_WORDINGS)
         if last_key == "paused":
             return self._pick(self.phrases.commands["resume"])
-        return self._pick(phrases["yes"])
+        return self._pick(phrases["yes"], variety=CONFIRM_WORDINGS)
 
     def _name(self, names: list[str]) -> str:
         template = self.phrases.name[0]
