@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,10 +79,10 @@ def speaks(language: str) -> bool:
 
 
 class Kokoro:
-    """Renders sentences in Kokoro voices: about as long as the audio lasts on two cores, so the quizmaster renders
-    ahead (`speech/rendering.py`) and never waits on it."""
+    """Renders sentences in Kokoro voices: about as long as the audio lasts on two cores, so `Speakers` keeps each
+    rendered line on disk."""
 
-    def __init__(self, voices: Mapping[str, Voice] | None = None, files: tuple[Path, Path] | None = None) -> None:
+    def __init__(self, files: tuple[Path, Path] | None = None) -> None:
         files = files or installed()
         if files is None:
             raise SpeechUnavailable(
@@ -92,7 +91,6 @@ class Kokoro:
         try:
             import onnxruntime
             from kokoro_onnx import Kokoro as Engine
-            from kokoro_onnx.config import SAMPLE_RATE
         except ImportError:
             raise SpeechUnavailable(
                 "kokoro-onnx is not installed: run `make demo` or `.venv/bin/pip install 'voicemaster[voice]'`."
@@ -101,12 +99,7 @@ class Kokoro:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = os.cpu_count() or 1
         session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
-        self.voices = dict(voices or {})
-        self.rate = SAMPLE_RATE
         self._engine: Any = Engine.from_session(session, str(_voice_tables(voice_folder)))
-
-    def render(self, text: str, language: str) -> Audio:
-        return self.speak(text, self.voices[language])
 
     def speak(self, text: str, voice: Voice) -> Audio:
         known = KOKORO_VOICES.get(voice.name)
