@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -118,12 +119,18 @@ def _voice_tables(folder: Path) -> Path:
     target = cache_dir() / f"kokoro-voices-{digest[:16]}.npz"
     if target.exists():
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
     tables = {file.stem: np.fromfile(file, dtype="<f4").reshape(-1, 1, STYLE_WIDTH) for file in files}
-    with tempfile.NamedTemporaryFile(dir=target.parent, suffix=".npz", delete=False) as out:
-        np.savez(out, **tables)  # type: ignore[arg-type]
-    Path(out.name).replace(target)
+    write_whole(target, lambda path: np.savez(path, **tables))  # type: ignore[arg-type]
     return target
+
+
+def write_whole(target: Path, write: Callable[[Path], object]) -> None:
+    """Writes a cache file under another name and renames it into place: a crash never leaves half a file."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=target.parent, suffix=target.suffix, delete=False) as out:
+        pass
+    write(Path(out.name))
+    Path(out.name).replace(target)
 
 
 def cache_dir() -> Path:

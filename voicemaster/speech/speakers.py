@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import sys
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -42,7 +41,7 @@ def resolved(voice: Voice, language: str) -> Voice:
 @dataclass
 class Engines:
     """What the speakers of one game share: Kokoro, loaded once when first needed (about a second), the engines
-    that failed, and how many lines were rendered rather than read from the cache."""
+    that failed, how many lines were rendered rather than read from the cache, and the voices as resolved."""
 
     warnings: TextIO | None = None
     """Where a fallback is explained; None: standard error."""
@@ -50,6 +49,13 @@ class Engines:
     failed: set[str] = field(default_factory=set)
     rendered: int = 0
     reused: int = 0
+    voices: dict[tuple[Voice, str], Voice] = field(default_factory=dict)
+    """Each voice setting as resolved, once a game: resolving `auto` reads the model manifest and the disk."""
+
+    def resolve(self, voice: Voice, language: str) -> Voice:
+        if (voice, language) not in self.voices:
+            self.voices[voice, language] = resolved(voice, language)
+        return self.voices[voice, language]
 
 
 @dataclass(frozen=True)
@@ -66,7 +72,7 @@ class Speakers:
         return Speakers({**self.voices, language: voice}, self.engines)
 
     def render(self, text: str, language: str) -> Audio:
-        voice = resolved(self.voices[language], language)
+        voice = self.engines.resolve(self.voices[language], language)
         if voice.engine == "kokoro" and voice.engine not in self.engines.failed:
             try:
                 return self._cached(text, voice)
@@ -89,10 +95,7 @@ class Speakers:
             except ValueError:  # a file cut short by a crash: render it again
                 path.unlink(missing_ok=True)
         audio = self._kokoro().speak(text, voice)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".wav", delete=False) as out:
-            audio.write(Path(out.name))
-        Path(out.name).replace(path)
+        kokoro.write_whole(path, audio.write)
         self.engines.rendered += 1
         return audio
 

@@ -154,14 +154,9 @@ def search(
         stepped = model.step_groups(audio, groups)
         if next_free is not None:
             free_prefix, free_logprobs = stepped[-1]
-        if not candidates:
-            break
-        readings = stepped[: len(readings)]
+        if candidates:  # else the phrases are all scored, and the free reading reads on alone
+            readings = stepped[: len(readings)]
         frontier = [(child, extended) for _, extended, _, _, child in candidates]
-    while not free.done:  # the phrases are all scored; the free reading reads on alone
-        next_free = free.advance(free_logprobs[0])
-        if next_free is not None:
-            free_prefix, free_logprobs = model.step(audio, free_prefix, np.array([next_free]))
     return Scores(best, tuple(free.tokens), free.score, no_speech)
 
 
