@@ -134,9 +134,10 @@ def _parser() -> argparse.ArgumentParser:
     bench = commands.add_parser("bench", help="measure speed (prints figures, never fails on time)")
     bench.add_argument(
         "what",
-        choices=("rules", "asr", "latency", "memory"),
+        choices=("rules", "asr", "latency", "memory", "voice"),
         help="rules: simulated games per second; asr: recognition accuracy and speed; latency: from the end of an "
-        "utterance to the reply; memory: peak memory of a game",
+        "utterance to the reply; memory: peak memory of a game; voice: speech engines' real-time factor and the "
+        "time to the first sample of a reply, with and without render-ahead",
     )
     bench.add_argument("--seconds", type=float, default=1.0, help="rules: time per scenario")
     bench.add_argument(
@@ -147,8 +148,11 @@ def _parser() -> argparse.ArgumentParser:
         default="whisper,vosk",
         help="asr, latency: engines, comma-separated; latency also vosk-ko: the Vosk engine timed on Korean",
     )
-    bench.add_argument("--languages", default=",".join(LANGUAGES), help="asr, latency: languages, comma-separated")
+    bench.add_argument("--languages", default=",".join(LANGUAGES), help="asr, latency, voice: languages")
     bench.add_argument("--limit", type=int, default=None, help="asr, latency: an even sample of this many clips")
+    bench.add_argument(
+        "--questions", type=int, default=3, help="voice: questions in each timed game (played in real time)"
+    )
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.set_defaults(run=_bench)
     return parser
@@ -480,6 +484,13 @@ def _bench(args: argparse.Namespace) -> int:
 
         figures = rules.run(args.seconds)
         print(json.dumps(figures) if args.json else rules.report(figures))
+        return 0
+    if args.what == "voice":
+        from voicemaster.bench import voice
+
+        languages = [language.strip() for language in args.languages.split(",") if language.strip()]
+        figures = voice.run(_bank_path(None), languages, max(1, min(args.questions, 15)))
+        print(json.dumps(figures) if args.json else voice.report(figures))
         return 0
     if args.what == "memory":
         from voicemaster.bench import memory

@@ -1,4 +1,5 @@
-"""`voicemaster bench asr` on a small German corpus and the German real recordings, through the real recognizer."""
+"""`voicemaster bench asr` on a small German corpus, the German real recordings and English Kokoro voices, through the
+real recognizer."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ from pathlib import Path
 
 from voicemaster.bench import asr, corpus
 from voicemaster.bench.asr_report import report
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.recognition import Context
 from voicemaster.speech.whisper.decision import MARGINS
 
 
@@ -27,3 +30,18 @@ def test_bench_asr_reports_each_corpus_and_the_curve_its_margins_were_set_from(t
         "real recordings (klettres-data)" in text
         and f"margins (in use: meaning {MARGINS.meaning:g}, free {MARGINS.free:g})" in text
     )
+
+
+def test_the_demo_players_kokoro_voices_make_a_corpus_the_ear_is_measured_on(tmp_path: Path) -> None:
+    samples, missing = asr.kokoro_samples(tmp_path, ("en", "de"), limit=4)
+    assert missing is None and len(samples) == 4  # German has no Kokoro voice: its players are not in this corpus
+    assert {sample.language for sample in samples} == {"en"} and len({sample.condition for sample in samples}) == 4
+    made = {sample.path: sample.path.stat().st_mtime_ns for sample in samples}
+    again, _ = asr.kokoro_samples(tmp_path, ("en",), limit=4)
+    assert {sample.path: sample.path.stat().st_mtime_ns for sample in again} == made  # rendered once, then reused
+    recognizer = asr.ENGINE_SETUPS["whisper"].open("en")
+    understood = [
+        recognizer.recognize(Audio.read(s.path), Context(s.context, "en", s.options, s.names)).intent == s.intent
+        for s in samples
+    ]
+    assert sum(understood) >= 3, understood

@@ -14,7 +14,7 @@ from voicemaster.cli import REPO_ROOT
 from voicemaster.host.lines import load as load_lines
 from voicemaster.host.millionaire import Quizmaster, Session
 from voicemaster.host.runner import Runner, SessionClock, Transcript, drive
-from voicemaster.host.turns import Effect, Listen, Observation, Record, Say, Silence
+from voicemaster.host.turns import Effect, Foresee, Listen, Observation, Record, Say, Silence
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, Mode, new_game, variant
@@ -44,6 +44,10 @@ class Table:
     """(key, text) of every line."""
     records: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     states: list[str] = field(default_factory=list)
+    foreseen: set[str] = field(default_factory=set)
+    """The texts of the quizmaster's latest foresight."""
+    as_foreseen: list[tuple[str, bool]] = field(default_factory=list)
+    """(key, whether the latest foresight held its text) of every line."""
 
     @property
     def last_key(self) -> str:
@@ -54,6 +58,9 @@ class Table:
         match effect:
             case Say(key, params):
                 self.said.append((key, lines.render(key, params)))
+                self.as_foreseen.append((key, self.said[-1][1] in self.foreseen))
+            case Foresee(foreseen):
+                self.foreseen = {lines.render(said.key, said.params) for said in foreseen}
             case Listen() as listen:
                 return self.script(self, listen, self.last_key)
             case Record(event, data, state):
@@ -107,6 +114,16 @@ def test_a_player_who_knows_everything_wins_the_million(bank: Bank, language: st
     million = {"de": "eine Million Euro", "en": "one million euros", "fr": "un million d'euros"}[language]
     assert million in spoken["top_prize"]
     assert len({q["question_id"] for q in played.events("question")}) == 15
+
+
+def test_every_reply_to_an_answer_and_the_next_question_are_foreseen_before_the_player_speaks(bank: Bank) -> None:
+    """What a slow voice renders ahead is what is then said: the reply follows the player's answer at once."""
+    played = table(bank, always_right).play()
+    replies = ("final_answer", "locked", "reveal_suspense", "correct_answer", "right", "question_intro", "question")
+    after_first_turn = played.as_foreseen[[key for key, _ in played.as_foreseen].index("your_answer") + 1 :]
+    missed = [key for key, foreseen in after_first_turn if key in (*replies, "option", "play_on") and not foreseen]
+    assert not missed
+    assert sum(key == "final_answer" for key, _ in after_first_turn) == 15
 
 
 def test_no_answer_is_locked_without_a_clear_yes(bank: Bank) -> None:

@@ -4,6 +4,7 @@ and checked by ear (Whisper base hears the sentence back)."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,8 @@ from voicemaster.config import ConfigError, load_settings
 from voicemaster.host.demo import player_voices
 from voicemaster.speech.models import require_model
 from voicemaster.speech.recognition import Context, ContextName
-from voicemaster.speech.speakers import Engines, Speakers, resolved
+from voicemaster.speech.render_ahead import Priority
+from voicemaster.speech.speakers import Engines, Speakers, rendered_path, resolved
 from voicemaster.speech.synthesis import Voice
 from voicemaster.speech.whisper.recognizer import WhisperRecognizer
 
@@ -59,9 +61,39 @@ def test_a_line_is_rendered_once_and_read_from_the_cache_after() -> None:
     speakers = Speakers({"en": Voice()}, engines)
     first = speakers.render("Here is your next question.", "en")
     again = Speakers({"en": Voice()}, engines).render("Here is your next question.", "en")
-    assert again == first and (engines.rendered, engines.reused) == (1, 1)
+    assert again == first and engines.lines.served == {"rendered": 1, "ready": 1}
     slower = speakers.with_voice("en", Voice(rate=120)).render("Here is your next question.", "en")
-    assert slower.seconds > first.seconds * 1.15 and engines.rendered == 2  # re-rendered at the new speed
+    assert slower.seconds > first.seconds * 1.15 and engines.lines.served["rendered"] == 2  # at the new speed
+
+
+def test_lines_rendered_ahead_are_ready_when_they_are_said() -> None:
+    engines = Engines()
+    speakers = Speakers({"fr": Voice()}, engines)
+    foreseen = ["Est-ce votre dernier mot ?", "La réponse B est verrouillée."]
+    speakers.ahead(foreseen, "fr", Priority.FORESEEN)
+    deadline = time.monotonic() + 30
+    while not all(rendered_path(line, engines.resolve(Voice(), "fr")).exists() for line in foreseen):
+        assert time.monotonic() < deadline, "the foreseen lines were never rendered"
+        time.sleep(0.05)
+    said = [speakers.render(line, "fr") for line in foreseen]
+    assert engines.lines.served == {"ready": 2} and all(audio.seconds > 0.8 for audio in said)
+
+
+def test_a_line_needed_now_goes_before_lines_foreseen_and_old_foresight_is_dropped() -> None:
+    engines = Engines()
+    speakers = Speakers({"en": Voice()}, engines)
+    old = [f"Question {n} of the round that is over." for n in range(1, 6)]
+    speakers.ahead(old, "en", Priority.FORESEEN)
+    speakers.ahead(["Is that your final answer?"], "en", Priority.FORESEEN)  # replaces the old foresight
+    assert speakers.render("Well done.", "en").seconds > 0.3
+    voice = engines.resolve(Voice(), "en")
+    deadline = time.monotonic() + 30
+    while not rendered_path("Is that your final answer?", voice).exists():  # what is still foreseen comes next
+        assert time.monotonic() < deadline, "the foreseen line was never rendered"
+        time.sleep(0.05)
+    needed_first = rendered_path("Well done.", voice).stat().st_mtime_ns
+    assert needed_first <= rendered_path("Is that your final answer?", voice).stat().st_mtime_ns
+    assert sum(rendered_path(line, voice).exists() for line in old) <= 1  # at most the one already rendering
 
 
 def test_without_kokoro_the_quizmaster_falls_back_to_espeak_and_says_why_once(

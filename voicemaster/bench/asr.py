@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from voicemaster.bench import real_speech
+from voicemaster.bench import kokoro_corpus, real_speech
 from voicemaster.bench.corpus import Clip, Noise, Utterance, UtteranceSet, generate, load, utterances
 from voicemaster.config import LANGUAGES
 from voicemaster.speech.audio import Audio
@@ -119,6 +119,16 @@ def espeak_samples(corpus: Path, clips: Sequence[Clip]) -> list[Sample]:
     ]
 
 
+def kokoro_samples(corpus: Path, languages: Sequence[str], limit: int | None) -> tuple[list[Sample], str | None]:
+    """The utterances in the Kokoro voices of the demo's players (English, French), or none and why."""
+    rendered, missing = kokoro_corpus.generate(corpus, languages, limit)
+    return [
+        Sample(c.path, u.language, u.context, u.options, u.names, u.text, u.intent, u.value, c.voice)
+        for c in rendered
+        for u in [c.utterance]
+    ], missing
+
+
 def real_samples(languages: Sequence[str]) -> tuple[list[Sample], str | None]:
     """The real recordings set-up installed, or none and why."""
     try:
@@ -146,7 +156,8 @@ def run(
 ) -> dict[str, Any]:
     clips = select_clips(corpus, languages, limit)
     real, real_missing = real_samples(languages)
-    corpora = {"espeak": espeak_samples(corpus, clips), "real": real}
+    natural, natural_missing = kokoro_samples(corpus, languages, limit)
+    corpora = {"espeak": espeak_samples(corpus, clips), "kokoro": natural, "real": real}
     results = {name: _measure(ENGINE_SETUPS[name], corpora) for name in engines}
     written = {which: as_written(which, languages) for which in ("utterances", "heldout")}
     return {
@@ -155,6 +166,8 @@ def run(
         "clips": len(clips),
         "real_clips": len(real),
         "real_missing": real_missing,
+        "kokoro_clips": len(natural),
+        "kokoro_missing": natural_missing,
         "engines": results,
         "written": written,
     }

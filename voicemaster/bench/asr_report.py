@@ -20,6 +20,8 @@ def report(figures: dict[str, Any]) -> str:
             f"{found['accuracy']['n']} commands ({by_language}), taken for something else {found['wrong']}, "
             f"false accepts {found['false_accepts']} of {found['non_command_utterances']}"
         )
+    if figures.get("kokoro_missing"):
+        lines.append(f"Kokoro voices: not measured: {figures['kokoro_missing']}")
     if figures["real_missing"]:
         lines.append(f"real recordings: not measured: {figures['real_missing']}")
     for name, result in figures["engines"].items():
@@ -29,7 +31,11 @@ def report(figures: dict[str, Any]) -> str:
     return "\n".join(line for line in lines if line)
 
 
-CORPORA = {"espeak": "eSpeak-NG corpus", "real": "real recordings (klettres-data)"}
+CORPORA = {
+    "espeak": "eSpeak-NG corpus",
+    "kokoro": "Kokoro voices (the demo's players; English and French)",
+    "real": "real recordings (klettres-data)",
+}
 
 
 def _report_corpus(result: dict[str, Any], label: str) -> list[str]:

@@ -322,7 +322,7 @@ def _unit(samples: Floats) -> Floats:
     return scaled
 
 
-def _trimmed(samples: Floats) -> Floats:
+def trimmed(samples: Floats) -> Floats:
     """The speech without eSpeak-NG's own silences, keeping 10 ms so that no soft onset or ending is lost."""
     loud = np.flatnonzero(np.abs(samples) > 0.01 * np.max(np.abs(samples)))
     margin = RECOGNITION_RATE // 100
@@ -374,7 +374,7 @@ def _from_wav_stream(data: bytes) -> Audio:
 
 def _render(rendering: Rendering, binary: str, out_dir: Path, seed: int) -> list[Clip]:
     u = rendering.utterance
-    speech = _trimmed(to_float(resample(_speak(binary, rendering), RECOGNITION_RATE)).astype(np.float64))
+    speech = trimmed(to_float(resample(_speak(binary, rendering), RECOGNITION_RATE)).astype(np.float64))
     # Seeded by the rendering itself, so the noise does not depend on what else is generated, or in which order.
     key = hashlib.sha256(f"{seed} {u.id} {rendering.number}".encode()).digest()
     rng = np.random.default_rng(int.from_bytes(key[:8], "little"))

@@ -168,6 +168,7 @@ def _play(
             store=store,
             game_id=game.game_id,
             earcons=earcon,
+            render_ahead=False,
         )
         drive(game.dialogue, runner.perform)
         runner.finish_speaking()

@@ -100,6 +100,10 @@ class Lines:
             return "".join(items)
         return ", ".join(items[:-1]) + f" {self.joiner} " + items[-1]
 
+    def fixed(self) -> list[str]:
+        """The lines that are always said the same way (no placeholder): a voice renders them once for every game."""
+        return [self.render(key, {}) for key in self.texts if not self.placeholders(key)]
+
     def placeholders(self, key: str) -> set[str]:
         return {name for _, name, _, _ in string.Formatter().parse(self.texts[key]) if name}
 

@@ -13,11 +13,13 @@ from collections.abc import Generator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from voicemaster.host import foresight
 from voicemaster.host.lines import Line, Money
 from voicemaster.host.listening import Asking, after_silence, ask_yes_no, change_voice, listen, one_by_one, pause
 from voicemaster.host.turns import (
     Dialogue,
     Effect,
+    Foresee,
     Observation,
     Play,
     Record,
@@ -181,18 +183,20 @@ class Quizmaster:
         )
         yield from self._read_question()
 
-    def _entry_text(self) -> tuple[str, str]:
+    def question_texts(self) -> tuple[str, str]:
+        """The current question and its explanation."""
         entry = self.bank.entry(self.session.asked[-1])
         assert entry is not None, "a stored game names a question the bank no longer has"
         return entry.question, entry.explanation
 
     def _read_question(self, letters: Sequence[Letter] | None = None) -> Dialogue:
-        question, _ = self._entry_text()
+        question, _ = self.question_texts()
         yield Say("question", {"text": question}, leads_to_listening=True)
         for letter in letters or Letter.first(len(self.session.options)):
-            yield Say("option", {"letter": letter.value, "text": self._option(letter)}, leads_to_listening=True)
+            yield Say("option", {"letter": letter.value, "text": self.option(letter)}, leads_to_listening=True)
 
-    def _option(self, letter: Letter) -> str:
+    def option(self, letter: Letter) -> str:
+        """The text of the current question's option `letter`, as the players heard it."""
         return self.session.options[Letter.first(4).index(letter)]
 
     # Before a question
@@ -223,7 +227,7 @@ class Quizmaster:
     def _answer_context(self, player: str) -> Context:
         seat = self._seat(player)
         options = tuple(
-            self._option(letter) if letter in seat.available else ""
+            self.option(letter) if letter in seat.available else ""
             for letter in Letter.first(len(self.session.options))
         )
         return Context(ContextName.ANSWER, self.language, options)
@@ -236,6 +240,7 @@ class Quizmaster:
         return seat
 
     def _turn(self, player: str) -> Dialogue:
+        yield Foresee(foresight.replies(self, player))
         silences = misheard = 0
         prompt: tuple[str, dict[str, Any]] = ("your_answer", {"player": player})
         while self._still_deciding(player):
@@ -266,7 +271,7 @@ class Quizmaster:
     def _scan_options(self, player: str) -> Generator[Effect, Observation | None, Letter | None]:
         yield Say("scan_intro", {"player": player})
         letters = self._seat(player).available
-        offers = [{"letter": letter.value, "text": self._option(letter)} for letter in letters]
+        offers = [{"letter": letter.value, "text": self.option(letter)} for letter in letters]
         taken = yield from one_by_one("scan_option", offers, player, self.language)
         return None if taken is None else letters[taken]
 
@@ -279,7 +284,7 @@ class Quizmaster:
                     yield Say("option_gone", {"letter": letter.value})
                     return
                 yield from self._apply(GiveAnswer(player, letter))
-                said = {"player": player, "letter": letter.value, "text": self._option(letter)}
+                said = {"player": player, "letter": letter.value, "text": self.option(letter)}
                 level = self.game.round.level if self.game.round else 1
                 if level < self.confirm_from_level:
                     final = True
@@ -416,7 +421,7 @@ class Quizmaster:
     # Announcements
 
     def _announce(self, event: events.Event) -> Dialogue:
-        options = self._option
+        options = self.option
         match event:
             case events.RoundStarted(number, candidates):
                 yield Say("round_started", {"number": number, "players": list(candidates)})
@@ -455,7 +460,7 @@ class Quizmaster:
             case events.TryFailed(player, letter, tries):
                 yield Say("try_failed", {"player": player, "letter": letter.value, "tries": tries})
             case events.Revealed(correct):
-                _, explanation = self._entry_text()
+                _, explanation = self.question_texts()
                 yield Say("correct_answer", {"letter": correct.value, "text": options(correct)})
                 if explanation:
                     yield Say("explanation", {"text": explanation})

@@ -8,6 +8,10 @@ A line is played out before anything else happens, except when the next thing is
 already be heard while the quizmaster finishes, and a player who speaks up over it stops it (barge-in, through the
 microphone's echo gate). Lines that lead up to listening (the question, its options, "Anna, deine Antwort?") are
 held until the listening comes and played as one, so a player who knows the answer need not wait for the options.
+
+With `render_ahead`, a slow voice (Kokoro renders about as fast as it speaks) is kept ahead of the game: the next line
+renders while one plays, the lines the quizmaster foresees while the player thinks, and the fixed lines of the
+language whenever nothing else is to do.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from voicemaster.host.lines import Lines
 from voicemaster.host.turns import (
     Effect,
     Elapsed,
+    Foresee,
     Listen,
     Observation,
     Play,
@@ -35,6 +40,7 @@ from voicemaster.host.turns import (
 from voicemaster.speech import voices
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices import AudioOut, FileSink, Playback
+from voicemaster.speech.render_ahead import Priority
 from voicemaster.speech.signal import resample
 from voicemaster.speech.speakers import Speakers
 from voicemaster.store import Store
@@ -120,26 +126,39 @@ class Runner:
     store: Store | None = None
     game_id: str = ""
     earcons: Callable[[str, int], Audio] | None = None
+    render_ahead: bool = True
+    """Render lines before they are said. A session file has no use for it: its time is the length of what is said,
+    however long rendering takes."""
     last_said: Say | None = None
     _timer_start: float = 0.0
     _speaking: Playback | None = None
     """The last line, while it may still be playing."""
-    _held: list[tuple[str, Audio]] = field(default_factory=list)
-    """Lines leading up to listening, rendered, not yet played."""
+    _held: list[str] = field(default_factory=list)
+    """Lines leading up to listening, not yet played."""
+
+    def __post_init__(self) -> None:
+        if self.render_ahead:
+            self.voice.ahead(self.lines.fixed(), self.lines.language, Priority.FIXED)
 
     @property
     def now(self) -> float:
         return self.clock.now()
 
     def perform(self, effect: Effect) -> Observation | None:
-        if isinstance(effect, Say) and effect.leads_to_listening:
-            self._held.append(self._render(effect))
-            return None
-        if not isinstance(effect, Listen):
+        if isinstance(effect, Say):
+            text = self._text(effect)
+            if effect.leads_to_listening:
+                self._held.append(text)
+                return None
+        if not isinstance(effect, Listen | Foresee):
             self.finish_speaking()
         match effect:
-            case Say() as said:
-                self._speak([self._render(said)])
+            case Say():
+                self._speak([text])
+            case Foresee(lines):
+                if self.render_ahead:
+                    texts = [self.lines.render(said.key, said.params) for said in lines]
+                    self.voice.ahead(texts, self.lines.language, Priority.FORESEEN)
             case Listen() as listen:
                 if self._held:
                     self._wait_for_speaking()
@@ -184,14 +203,18 @@ class Runner:
             self._held = []
             self._wait_for_speaking()
 
-    def _render(self, said: Say) -> tuple[str, Audio]:
-        """The line's text and its sound; it becomes the last line said."""
+    def _text(self, said: Say) -> str:
+        """The line's words, put in the voice's queue to render while what is before it plays; the line becomes the
+        last line said."""
         self.last_said = said
         text = self.lines.render(said.key, said.params)
-        return text, self.voice.render(text, self.lines.language)
+        if self.render_ahead:
+            self.voice.ahead([text], self.lines.language, Priority.SOON)
+        return text
 
-    def _speak(self, said: list[tuple[str, Audio]]) -> None:
+    def _speak(self, texts: list[str]) -> None:
         """Start playing lines one after the other, as one sound, and write down when each is heard."""
+        said = [(text, self.voice.render(text, self.lines.language)) for text in texts]
         start = self.now
         rate = said[0][1].rate
         audio = Audio(b"".join(resample(line, rate).samples for _, line in said), rate)

@@ -78,7 +78,16 @@ class Record:
     """The whole game to store, serialized: a crash after this point resumes here."""
 
 
-Effect = Say | Listen | StartTimer | ReadTimer | WaitUntil | Play | Voice | Record
+@dataclass(frozen=True)
+class Foresee:
+    """Lines the quizmaster expects to say soon, the likeliest first (the replies to each answer, the next question):
+    a runner may render them ahead, so that a reply is ready the moment it is decided. Each foresight replaces the
+    one before; nothing is said."""
+
+    lines: tuple[Say, ...]
+
+
+Effect = Say | Listen | StartTimer | ReadTimer | WaitUntil | Play | Voice | Record | Foresee
 
 
 @dataclass(frozen=True)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
 from voicemaster.speech import kokoro
 from voicemaster.speech.audio import Audio
+from voicemaster.speech.render_ahead import Priority, RenderQueue
 from voicemaster.speech.synthesis import Espeak, SpeechUnavailable, Voice
 
 
@@ -40,22 +41,38 @@ def resolved(voice: Voice, language: str) -> Voice:
 
 @dataclass
 class Engines:
-    """What the speakers of one game share: Kokoro, loaded once when first needed (about a second), the engines
-    that failed, how many lines were rendered rather than read from the cache, and the voices as resolved."""
+    """What the speakers of one game share: Kokoro, loaded once when first needed (about a second) and rendering on
+    one thread ahead of the game, the engines that failed, and the voices as resolved."""
 
     warnings: TextIO | None = None
     """Where a fallback is explained; None: standard error."""
     kokoro: kokoro.Kokoro | None = None
     failed: set[str] = field(default_factory=set)
-    rendered: int = 0
-    reused: int = 0
     voices: dict[tuple[Voice, str], Voice] = field(default_factory=dict)
     """Each voice setting as resolved, once a game: resolving `auto` reads the model manifest and the disk."""
+    lines: RenderQueue = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.lines = RenderQueue(self._render_kokoro, lambda text, voice: rendered_path(text, voice).exists())
 
     def resolve(self, voice: Voice, language: str) -> Voice:
         if (voice, language) not in self.voices:
             self.voices[voice, language] = resolved(voice, language)
         return self.voices[voice, language]
+
+    def _render_kokoro(self, text: str, voice: Voice) -> Audio:
+        """A line rendered once, in any game, is read from disk: Kokoro takes about as long as the speech lasts."""
+        path = rendered_path(text, voice)
+        if path.exists():
+            try:
+                return Audio.read(path)
+            except ValueError:  # a file cut short by a crash: render it again
+                path.unlink(missing_ok=True)
+        if self.kokoro is None:
+            self.kokoro = kokoro.Kokoro()
+        audio = self.kokoro.speak(text, voice)
+        kokoro.write_whole(path, audio.write)
+        return audio
 
 
 @dataclass(frozen=True)
@@ -75,7 +92,7 @@ class Speakers:
         voice = self.engines.resolve(self.voices[language], language)
         if voice.engine == "kokoro" and voice.engine not in self.engines.failed:
             try:
-                return self._cached(text, voice)
+                return self.engines.lines.get(text, voice)
             except SpeechUnavailable as error:
                 self.engines.failed.add(voice.engine)
                 print(
@@ -84,25 +101,12 @@ class Speakers:
         espeak_voice = voice if voice.engine == "espeak" else replace(voice, name="", engine="espeak")
         return Espeak({language: espeak_voice}).render(text, language)
 
-    def _cached(self, text: str, voice: Voice) -> Audio:
-        """Kokoro takes about as long as the speech lasts: a line rendered once, in any game, is read from disk."""
-        path = rendered_path(text, voice)
-        if path.exists():
-            try:
-                audio = Audio.read(path)
-                self.engines.reused += 1
-                return audio
-            except ValueError:  # a file cut short by a crash: render it again
-                path.unlink(missing_ok=True)
-        audio = self._kokoro().speak(text, voice)
-        kokoro.write_whole(path, audio.write)
-        self.engines.rendered += 1
-        return audio
-
-    def _kokoro(self) -> kokoro.Kokoro:
-        if self.engines.kokoro is None:
-            self.engines.kokoro = kokoro.Kokoro()
-        return self.engines.kokoro
+    def ahead(self, texts: Sequence[str], language: str, priority: Priority) -> None:
+        """Have these lines rendered in the background, to be ready when they are said. eSpeak-NG needs no head
+        start: it renders a line in 10-20 ms."""
+        voice = self.engines.resolve(self.voices[language], language)
+        if voice.engine == "kokoro" and voice.engine not in self.engines.failed:
+            self.engines.lines.ahead([(text, voice) for text in texts], priority)
 
 
 def rendered_path(text: str, voice: Voice) -> Path:
