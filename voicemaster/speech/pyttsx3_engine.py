@@ -16,6 +16,10 @@ traps (pyttsx3 2.99 with libespeak-ng 1.51, NOTES-audio.md), and what is done ab
   a new folder that is read once and removed, so no file is ever read twice or written after it was read.
 - The driver prints "Audio saved to ..." on standard output, from eSpeak's thread: its module's `print` is
   silenced, rather than redirecting `sys.stdout`, which would swallow what other threads print meanwhile.
+- Settings can be lost (not in the notes; found here): the eSpeak driver queues voice, rate and volume on eSpeak's
+  thread, and `runAndWait()` cancels what is still queued. Alternating 160 and 320 words a minute, 9 to 12 of 40
+  sentences came out at the other rate. We wait for eSpeak to apply them (`_settle`) and check, after each
+  sentence, that the voice, rate and volume in force were ours, rendering it again if not.
 - A voice the driver cannot set is reported on its "error" event only, and the sentence is spoken in the previous
   voice: names are checked against the driver's list first, and errors raised.
 """
