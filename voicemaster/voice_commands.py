@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from voicemaster.config import LANGUAGES, Settings
-from voicemaster.speech import kokoro
+from voicemaster.speech import kokoro, pyttsx3_engine
 from voicemaster.speech.speakers import Speakers, resolved
 from voicemaster.speech.synthesis import ESPEAK_VOICES, SPEECH_ENGINES, SpeechUnavailable, Voice
 
@@ -29,9 +29,11 @@ class Listed:
 
 
 def listed(settings: Settings) -> list[Listed]:
-    """Every voice of every engine for the game's languages: Kokoro's, and eSpeak-NG's own for the language."""
+    """Every voice of every engine for the game's languages: Kokoro's, eSpeak-NG's own for the language, and those
+    pyttsx3 reaches (the system's; on Linux eSpeak-NG's again, through its library)."""
     kokoro_installed = kokoro.installed() is not None
     espeak = _espeak_voices()
+    system = _pyttsx3_voices()
     entries = []
     for language in LANGUAGES:
         chosen = resolved(settings.speech.get(language, Voice()), language)
@@ -43,7 +45,32 @@ def listed(settings: Settings) -> list[Listed]:
             )
         for name, speaks in espeak.get(language, [(ESPEAK_VOICES[language], False)]):
             entries.append(Listed(language, "espeak", name, speaks, (chosen.engine, chosen.name) == ("espeak", name)))
+        if system is None:
+            entries.append(Listed(language, "pyttsx3", "", False, chosen.engine == "pyttsx3"))
+            continue
+        picked = _pyttsx3_pick(system, chosen, language)
+        entries.extend(
+            Listed(language, "pyttsx3", voice.id, True, voice.id == picked) for voice in system.voices_for(language)
+        )
     return entries
+
+
+def _pyttsx3_pick(system: pyttsx3_engine.Pyttsx3Speech, chosen: Voice, language: str) -> str | None:
+    """The id of the pyttsx3 voice the quizmaster speaks with; None when it speaks with another engine, or names a
+    voice pyttsx3 does not have (it then falls back to eSpeak-NG)."""
+    if chosen.engine != "pyttsx3":
+        return None
+    try:
+        return system.voice_id(chosen.name, language)
+    except SpeechUnavailable:
+        return None
+
+
+def _pyttsx3_voices() -> pyttsx3_engine.Pyttsx3Speech | None:
+    try:
+        return pyttsx3_engine.shared()
+    except SpeechUnavailable:
+        return None
 
 
 def _espeak_voices() -> dict[str, list[tuple[str, bool]]]:
@@ -74,9 +101,11 @@ def voices(args: argparse.Namespace, settings: Settings) -> int:
             print(json.dumps(asdict(entry)))
         else:
             marks = ("installed" if entry.installed else "not installed") + (", default" if entry.default else "")
-            print(f"{entry.language}  {entry.engine:7} {entry.voice:14} {marks}")
+            print(f"{entry.language}  {entry.engine:7} {entry.voice or '-':14} {marks}")
     if not args.json and kokoro.installed() is None:
         print("Kokoro's natural English and French voices: run `voicemaster models setup` to install them.")
+    if not args.json and _pyttsx3_voices() is None:
+        print(f"The system's voices through pyttsx3: run `{pyttsx3_engine.INSTALL}.")
     return 0
 
 
@@ -91,6 +120,8 @@ def chosen_voice(spec: str | None, language: str, settings: Settings) -> Voice:
         raise SpeechUnavailable(f"--voice {spec!r}: expected ENGINE:NAME with an engine of {known}")
     if engine == "kokoro" and name and name not in kokoro.KOKORO_VOICES:
         raise SpeechUnavailable(f"Kokoro has no voice {name!r}; `voicemaster voices` lists those there are.")
+    if engine == "pyttsx3":  # asked for by name: a missing library or voice is said, not spoken over in eSpeak-NG
+        pyttsx3_engine.shared().voice_id(name, language)
     return replace(configured, engine=engine, name=name)
 
 

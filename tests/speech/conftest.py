@@ -26,10 +26,18 @@ import pytest
 
 from voicemaster.config import default_paths, load_settings
 from voicemaster.speech.audio import Audio
+from voicemaster.speech.models import require_model
 from voicemaster.speech.signal import resample, to_float
 from voicemaster.speech.synthesis import Espeak
+from voicemaster.speech.whisper.recognizer import WhisperRecognizer
 
 RATE = 16_000
+
+
+@pytest.fixture(scope="session")
+def ear() -> WhisperRecognizer:
+    """Whisper base, to check by ear that a voice says what it was given."""
+    return WhisperRecognizer(require_model("whisper", "en"))
 
 
 @pytest.fixture(scope="session")

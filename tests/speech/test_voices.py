@@ -12,7 +12,6 @@ import pytest
 from voicemaster.cli import main
 from voicemaster.config import ConfigError, load_settings
 from voicemaster.host.demo import player_voices
-from voicemaster.speech.models import require_model
 from voicemaster.speech.recognition import Context, ContextName
 from voicemaster.speech.render_ahead import Priority
 from voicemaster.speech.speakers import Engines, Speakers, rendered_path, resolved
@@ -23,11 +22,6 @@ from voicemaster.speech.whisper.recognizer import WhisperRecognizer
 @pytest.fixture(autouse=True)
 def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-
-
-@pytest.fixture(scope="module")
-def ear() -> WhisperRecognizer:
-    return WhisperRecognizer(require_model("whisper", "en"))
 
 
 @pytest.mark.parametrize(

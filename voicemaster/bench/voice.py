@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import statistics
 import tempfile
 import threading
@@ -30,12 +31,12 @@ from voicemaster.host.turns import Listen, Observation, Say
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
-from voicemaster.speech import kokoro
+from voicemaster.speech import kokoro, pyttsx3_engine
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices import Playback
 from voicemaster.speech.recognition import ContextName, Heard
 from voicemaster.speech.speakers import Engines, Speakers, engine_for
-from voicemaster.speech.synthesis import Voice
+from voicemaster.speech.synthesis import SpeechUnavailable, Voice
 
 RTF_LINES = 8
 """Lines of the phrase file rendered for the real-time factor: the fixed lines, the longest first."""
@@ -44,7 +45,16 @@ THINK_SECONDS = 2.0
 
 
 def engines_for(language: str) -> list[str]:
-    return ["kokoro", "espeak"] if kokoro.speaks(language) else ["espeak"]
+    """The engines installed for this language."""
+    engines = ["kokoro"] if kokoro.speaks(language) else []
+    if shutil.which("espeak-ng"):
+        engines.append("espeak")
+    try:
+        pyttsx3_engine.shared()
+        engines.append("pyttsx3")
+    except SpeechUnavailable:
+        pass
+    return engines
 
 
 def run(questions_root: Path, languages: Sequence[str], questions: int, think: float = THINK_SECONDS) -> dict[str, Any]:

@@ -1,21 +1,22 @@
 """Which engine speaks each language: the configured one, or with `auto` the most natural one installed.
 
-auto: Kokoro where it is installed and has a voice for the language (English, French), else eSpeak-NG. A voice name
-alone picks the engine that has it ("bf_emma" is Kokoro's, "en-us" eSpeak-NG's). When the chosen engine cannot
-speak (its model or library is missing) the quizmaster falls back to eSpeak-NG and says why once, rather than
-staying silent.
+auto: Kokoro where it is installed and has a voice for the language (English, French), else eSpeak-NG where its
+program is installed (Linux), else pyttsx3 (the system's voice on Windows and macOS). A voice name alone picks the
+engine that has it ("bf_emma" is Kokoro's, "en-us" eSpeak-NG's). When the chosen engine cannot speak (its model or
+library is missing) the quizmaster falls back to eSpeak-NG and says why once, rather than staying silent.
 """
 
 from __future__ import annotations
 
 import hashlib
+import shutil
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
-from voicemaster.speech import kokoro
+from voicemaster.speech import kokoro, pyttsx3_engine
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.render_ahead import Priority, RenderQueue
 from voicemaster.speech.synthesis import Espeak, SpeechUnavailable, Voice
@@ -25,9 +26,9 @@ def engine_for(voice: Voice, language: str) -> str:
     """The engine that speaks this language with this voice setting."""
     if voice.engine != "auto":
         return voice.engine
-    if voice.name:
-        return "kokoro" if voice.name in kokoro.KOKORO_VOICES else "espeak"
-    return "kokoro" if kokoro.speaks(language) else "espeak"
+    if voice.name in kokoro.KOKORO_VOICES or (not voice.name and kokoro.speaks(language)):
+        return "kokoro"
+    return "espeak" if shutil.which("espeak-ng") else "pyttsx3"
 
 
 def resolved(voice: Voice, language: str) -> Voice:
@@ -90,8 +91,10 @@ class Speakers:
 
     def render(self, text: str, language: str) -> Audio:
         voice = self.engines.resolve(self.voices[language], language)
-        if voice.engine == "kokoro" and voice.engine not in self.engines.failed:
+        if voice.engine in ("kokoro", "pyttsx3") and voice.engine not in self.engines.failed:
             try:
+                if voice.engine == "pyttsx3":  # as fast as eSpeak-NG, or the system's voice: nothing to cache
+                    return pyttsx3_engine.shared().render(text, voice, language)
                 return self.engines.lines.get(text, voice)
             except SpeechUnavailable as error:
                 self.engines.failed.add(voice.engine)

@@ -2,7 +2,8 @@
 
 eSpeak-NG is called directly rather than through pyttsx3: pyttsx3 2.99 on Linux can return before its file is
 complete, writes a header rate that is not the voice's, and lets a later `say()` write into an earlier file
-(NOTES-audio.md). The command line renders one complete, byte-identical WAV per sentence in 10-20 ms.
+(NOTES-audio.md). The command line renders one complete, byte-identical WAV per sentence in 10-20 ms. pyttsx3 is
+the voice of systems without it (`speech/pyttsx3_engine.py`).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ class Voice:
     """auto | kokoro | espeak | pyttsx3 (`speech/speakers.py` resolves auto)."""
 
 
-SPEECH_ENGINES = ("auto", "kokoro", "espeak")
+SPEECH_ENGINES = ("auto", "kokoro", "espeak", "pyttsx3")
 DEFAULT_VOICES = {"de": Voice(), "en": Voice(), "fr": Voice()}
 ESPEAK_VOICES = {"de": "de", "en": "en-gb", "fr": "fr"}
 """eSpeak-NG's voice where the voice names none."""

@@ -1,0 +1,132 @@
+"""Reading a sound file another program writes: WAV (SAPI5, eSpeak) or AIFF (macOS), whole or not yet.
+
+`Audio.read` trusts a file that voicemaster wrote itself. A file a speech library writes may still be growing when we
+look, may hold stereo, 8-, 24- or 32-bit or float samples, and may state a rate that is not the samples' (pyttsx3's
+eSpeak driver writes 22 050 Hz whatever the voice). So the header is parsed by hand, the file counts as complete
+only when it holds every byte its header announces, and the rate can be overridden by the caller who knows better.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.signal import from_float
+
+WAVE_PCM, WAVE_FLOAT, WAVE_EXTENSIBLE = 1, 3, 0xFFFE
+
+
+@dataclass(frozen=True)
+class Sound:
+    """Samples as the file stores them, with what its header says about them."""
+
+    samples: bytes
+    rate: int
+    channels: int
+    width: int
+    """Bytes per sample of one channel."""
+    floating: bool = False
+    big_endian: bool = False
+    unsigned: bool = False
+    """8-bit WAV is unsigned."""
+
+    def to_audio(self, rate: int | None = None) -> Audio:
+        """16-bit mono at `rate` (default: the header's); channels are averaged."""
+        frame = self.channels * self.width
+        usable = self.samples[: len(self.samples) // frame * frame]
+        order = ">" if self.big_endian else "<"
+        if self.floating:
+            values = np.frombuffer(usable, dtype=f"{order}f{self.width}").astype(np.float64)
+        elif self.width == 3:
+            raw = np.frombuffer(usable, dtype=np.uint8).reshape(-1, 3).astype(np.int32)
+            high, low = (raw[:, 0], raw[:, 2]) if self.big_endian else (raw[:, 2], raw[:, 0])
+            values = ((high << 24) | (raw[:, 1] << 16) | (low << 8)).astype(np.float64) / 2**31
+        else:
+            kind = "u" if self.unsigned else "i"
+            values = np.frombuffer(usable, dtype=f"{order}{kind}{self.width}").astype(np.float64)
+            if self.unsigned:
+                values -= 2 ** (8 * self.width - 1)
+            values /= 2 ** (8 * self.width - 1)
+        mono = values.reshape(-1, self.channels).mean(axis=1)
+        return from_float(mono, rate or self.rate)
+
+
+def read_complete(path: Path) -> Sound | None:
+    """The file's sound, or None while it is missing, cut short or not a sound file (yet)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if data[:4] == b"RIFF" and data[8:12] == b"WAVE":
+        return _wave(data)
+    if data[:4] == b"FORM" and data[8:12] in (b"AIFF", b"AIFC"):
+        return _aiff(data)
+    return None
+
+
+def _chunks(data: bytes, order: str) -> dict[bytes, tuple[int, int]]:
+    """Each chunk's start and its declared size; a chunk declared beyond the end is listed, to be found short."""
+    found: dict[bytes, tuple[int, int]] = {}
+    position = 12
+    while position + 8 <= len(data):
+        name = data[position : position + 4]
+        (size,) = struct.unpack(f"{order}I", data[position + 4 : position + 8])
+        found.setdefault(name, (position + 8, size))
+        position += 8 + size + (size & 1)
+    return found
+
+
+def _wave(data: bytes) -> Sound | None:
+    chunks = _chunks(data, "<")
+    if b"fmt " not in chunks or b"data" not in chunks:
+        return None
+    start, _ = chunks[b"fmt "]
+    tag, channels, rate, _, _, bits = struct.unpack("<HHIIHH", data[start : start + 16])
+    if tag == WAVE_EXTENSIBLE:
+        (tag,) = struct.unpack("<H", data[start + 24 : start + 26])
+    if tag not in (WAVE_PCM, WAVE_FLOAT) or channels == 0 or bits % 8:
+        return None
+    samples = _declared(data, *chunks[b"data"])
+    if samples is None:
+        return None
+    return Sound(samples, rate, channels, bits // 8, floating=tag == WAVE_FLOAT, unsigned=bits == 8)
+
+
+def _aiff(data: bytes) -> Sound | None:
+    chunks = _chunks(data, ">")
+    if b"COMM" not in chunks or b"SSND" not in chunks:
+        return None
+    start, size = chunks[b"COMM"]
+    channels, _, bits = struct.unpack(">hIh", data[start : start + 8])
+    rate = _extended(data[start + 8 : start + 18])
+    compression = data[start + 18 : start + 22] if data[8:12] == b"AIFC" and size >= 22 else b"NONE"
+    if compression not in (b"NONE", b"sowt", b"fl32", b"FL32") or channels <= 0 or bits % 8:
+        return None
+    ssnd, declared = chunks[b"SSND"]
+    if declared < 8 or len(data) < ssnd + 8:
+        return None
+    (offset,) = struct.unpack(">I", data[ssnd : ssnd + 4])
+    samples = _declared(data, ssnd + 8 + offset, declared - 8 - offset)
+    if samples is None:
+        return None
+    floating = compression in (b"fl32", b"FL32")
+    return Sound(samples, rate, channels, 4 if floating else bits // 8, floating, big_endian=compression != b"sowt")
+
+
+def _declared(data: bytes, start: int, size: int) -> bytes | None:
+    """The samples a chunk announces, None while the file holds fewer. A size of 0 is what streaming writers put
+    there before they know the length: not finished either."""
+    if size == 0 or len(data) < start + size:
+        return None
+    return data[start : start + size]
+
+
+def _extended(raw: bytes) -> int:
+    """AIFF's sample rate: an 80-bit IEEE extended float."""
+    exponent, mantissa = struct.unpack(">HQ", raw)
+    return round(math.ldexp(mantissa, (exponent & 0x7FFF) - 16383 - 63)) if mantissa else 0
