@@ -4,6 +4,9 @@ and checked by ear (Whisper base hears the sentence back)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -133,3 +136,29 @@ def test_an_unknown_speech_engine_in_the_config_names_the_key(tmp_path: Path) ->
     config.write_text('[speech.en]\nengine = "festival"\n', encoding="utf-8")
     with pytest.raises(ConfigError, match=r"speech\.en\.engine"):
         load_settings([config])
+
+
+def test_a_sentence_said_in_many_lines_is_rendered_once() -> None:
+    engines = Engines()
+    speakers = Speakers({"en": Voice()}, engines)
+    first = speakers.render("Anna, answer B, Paris. Is that your final answer?", "en")
+    second = speakers.render("Anna, answer C, Rome. Is that your final answer?", "en")
+    assert engines.lines.served == {"rendered": 3, "ready": 1}
+    assert first.seconds > 2.0 and abs(first.seconds - second.seconds) < 1.0
+
+
+def test_the_program_ends_cleanly_while_lines_are_rendered_ahead(tmp_path: Path) -> None:
+    """Ending with Kokoro in the middle of a line used to abort the process (onnxruntime's threads torn down)."""
+    script = (
+        "import time\n"
+        "from voicemaster.speech.render_ahead import Priority\n"
+        "from voicemaster.speech.speakers import Speakers\n"
+        "from voicemaster.speech.synthesis import Voice\n"
+        "speakers = Speakers({'en': Voice()})\n"
+        "speakers.ahead([f'This is line number {n} of many.' for n in range(30)], 'en', Priority.FIXED)\n"
+        "time.sleep(2)\n"
+    )
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0 and "terminate" not in done.stderr, done.stderr
+    assert 0 < len(list((tmp_path / "cache").rglob("*.wav"))) < 30  # some rendered, the rest dropped at the end

@@ -101,6 +101,9 @@ class Kokoro:
         options.intra_op_num_threads = os.cpu_count() or 1
         session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
         self._engine: Any = Engine.from_session(session, str(_voice_tables(voice_folder)))
+        # kokoro-onnx keeps the voice file open for as long as it lives: read the tables and close it.
+        with self._engine.voices as tables:
+            self._engine.voices = {name: tables[name] for name in tables.files}
 
     def speak(self, text: str, voice: Voice) -> Audio:
         known = KOKORO_VOICES.get(voice.name)

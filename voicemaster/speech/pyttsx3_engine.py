@@ -27,6 +27,7 @@ traps (pyttsx3 2.99 with libespeak-ng 1.51, NOTES-audio.md), and what is done ab
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import tempfile
 import threading
@@ -69,6 +70,7 @@ class Pyttsx3Speech:
     a process, and its callback goes to the last driver built), so a second engine would steal the first's audio."""
 
     def __init__(self, driver: str | None = None) -> None:
+        _same_espeak_data_as_kokoro()
         try:
             import pyttsx3
 
@@ -171,6 +173,22 @@ class Pyttsx3Speech:
 
     def _on_error(self, exception: object = None, **_event: object) -> None:
         self._errors.append(str(exception))
+
+
+def _same_espeak_data_as_kokoro() -> None:
+    """Kokoro's phonemizer loads its own libespeak-ng (espeakng-loader), built with a data path of its build machine.
+    pyttsx3 asks for `libespeak-ng.so.1` by name and gets that copy when it is loaded already; initialized without a
+    path it then looks for data that is not there, and libespeak-ng ends the whole process. The environment variable
+    points it at the copy's own data."""
+    try:
+        maps = Path("/proc/self/maps").read_text()
+    except OSError:  # not Linux
+        return
+    if "espeakng_loader" not in maps:
+        return
+    import espeakng_loader  # type: ignore[import-untyped]
+
+    os.environ.setdefault("ESPEAK_DATA_PATH", espeakng_loader.get_data_path())
 
 
 @functools.cache

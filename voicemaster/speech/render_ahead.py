@@ -12,10 +12,12 @@ language. Foreseen lines of a moment that has passed are dropped when the quizma
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import queue
 import threading
 import time
+import weakref
 from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
@@ -42,6 +44,13 @@ class Priority(IntEnum):
 
 
 Key = tuple[str, Voice]
+_QUEUES: weakref.WeakSet[RenderQueue] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    for queue_ in list(_QUEUES):
+        queue_.close()
 
 
 @dataclass
@@ -53,7 +62,7 @@ class _Line:
     """Which foresight of the quizmaster's asked for it last."""
 
 
-@dataclass
+@dataclass(eq=False)
 class RenderQueue:
     """Renders lines with `render` on one worker thread, most urgent first; `get` waits for a line, `ahead` asks for
     lines to be ready later."""
@@ -72,11 +81,32 @@ class RenderQueue:
     _foresight: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _worker: threading.Thread | None = None
+    _closing: threading.Event = field(default_factory=threading.Event)
+
+    def __post_init__(self) -> None:
+        _QUEUES.add(self)
+
+    def close(self) -> None:
+        """Drop what is still to render and wait for the line being rendered: an engine stopped in the middle of a
+        render as the program exits brings the process down (onnxruntime aborts)."""
+        with self._lock:
+            while not self._queue.empty():
+                _, _, key = self._queue.get_nowait()
+                line = self._lines.get(key)
+                if line is not None and line.result.cancel():
+                    del self._lines[key]
+            worker = self._worker
+            self._closing.set()
+            self._queue.put((-1, -1, ("", Voice())))  # wakes the worker to see it is closing
+        if worker is not None:
+            worker.join()
 
     def get(self, text: str, voice: Voice) -> Audio:
         """The line's audio, rendered now if no one has rendered it yet; the engine's errors are raised here."""
         started = time.monotonic()
         key = (text, voice)
+        if self._closing.is_set():  # the program is ending: no worker any more
+            return self.render(text, voice)
         with self._lock:
             line = self._lines.get(key)
             if line is None:
@@ -143,6 +173,9 @@ class RenderQueue:
                         return None
                 continue
             with self._lock:
+                if self._closing.is_set():
+                    self._worker = None
+                    return None
                 line = self._lines.get(key)
                 if line is None or line.result.running() or line.result.done():
                     continue  # queued twice (foreseen, then wanted now) and rendered already

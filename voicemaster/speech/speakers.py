@@ -9,6 +9,7 @@ library is missing) the quizmaster falls back to eSpeak-NG and says why once, ra
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 import sys
 from collections.abc import Mapping, Sequence
@@ -95,7 +96,8 @@ class Speakers:
             try:
                 if voice.engine == "pyttsx3":  # as fast as eSpeak-NG, or the system's voice: nothing to cache
                     return pyttsx3_engine.shared().render(text, voice, language)
-                return self.engines.lines.get(text, voice)
+                parts = [self.engines.lines.get(sentence, voice) for sentence in sentences(text)]
+                return Audio(b"".join(part.samples for part in parts), parts[0].rate)
             except SpeechUnavailable as error:
                 self.engines.failed.add(voice.engine)
                 print(
@@ -109,7 +111,17 @@ class Speakers:
         start: it renders a line in 10-20 ms."""
         voice = self.engines.resolve(self.voices[language], language)
         if voice.engine == "kokoro" and voice.engine not in self.engines.failed:
-            self.engines.lines.ahead([(text, voice) for text in texts], priority)
+            wanted = dict.fromkeys(sentence for text in texts for sentence in sentences(text))
+            self.engines.lines.ahead([(sentence, voice) for sentence in wanted], priority)
+
+
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-ZÀ-ÖØ-Þ«\"„])")
+
+
+def sentences(text: str) -> list[str]:
+    """A line as Kokoro renders it, a sentence at a time: "Anna, answer B, Paris. Is that your final answer?" shares
+    its second sentence with every other option and game, so only the first is rendered again."""
+    return [part for part in SENTENCE_END.split(text.strip()) if part] or [text]
 
 
 def rendered_path(text: str, voice: Voice) -> Path:
