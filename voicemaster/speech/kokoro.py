@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from voicemaster import paths
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.signal import from_float
 from voicemaster.speech.synthesis import SpeechUnavailable, Voice
@@ -134,5 +135,5 @@ def write_whole(target: Path, write: Callable[[Path], object]) -> None:
 
 
 def cache_dir() -> Path:
-    """Rendered speech and derived files: $XDG_CACHE_HOME/voicemaster (~/.cache/voicemaster)."""
-    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "voicemaster"
+    """Rendered speech and derived files: the platform's cache folder (~/.cache/voicemaster, or $XDG_CACHE_HOME)."""
+    return paths.cache_dir()
