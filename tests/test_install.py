@@ -139,6 +139,8 @@ def test_a_first_run_without_a_model_says_in_one_line_what_to_run(user: User) ->
     assert "Traceback" not in shown.stderr and shown.stderr.count("\n") == 1
     assert shown.stderr.startswith("voicemaster: no whisper model")
     assert shown.stderr.strip().endswith("voicemaster models setup")
+    listed = user.run("models", "list")
+    assert f"Models live in {user.data / 'models'}." in listed.stdout and str(CHECKOUT) not in listed.stdout
 
 
 def test_models_setup_installs_into_the_users_data_folder_once_and_then_the_program_hears(user: User) -> None:
