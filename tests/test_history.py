@@ -9,11 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from voicemaster.cli import REPO_ROOT
 from voicemaster.host.millionaire import Quizmaster, Session
 from voicemaster.host.moneydrop import DropSession, MoneyDropHost
 from voicemaster.host.runner import drive
 from voicemaster.host.turns import Effect, Listen, Observation, Record
+from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
@@ -33,7 +33,7 @@ def _history(data_home: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_finished_and_interrupted_games_of_both_formats_are_listed(tmp_path: Path) -> None:
-    bank = Bank(tuple(load(pack_files(REPO_ROOT / "questions")).entries))
+    bank = Bank(tuple(load(pack_files(QUESTIONS_DIR)).entries))
     path = tmp_path / "voicemaster" / "voicemaster.db"
     path.parent.mkdir()
 

@@ -12,13 +12,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from voicemaster import __version__
-from voicemaster.config import ASK, LANGUAGES, REPO_ROOT, ConfigError, Settings, default_paths, load_settings
+from voicemaster import __version__, paths
+from voicemaster.config import ASK, LANGUAGES, ConfigError, Settings, default_paths, load_settings
 from voicemaster.questions.model import Entry
 from voicemaster.rules import VARIANTS
 from voicemaster.rules.errors import IllegalAction
 from voicemaster.speech.engines import ENGINES
-from voicemaster.speech.recognition import ContextName
+from voicemaster.speech.models import ModelError
+from voicemaster.speech.recognition import ContextName, RecognizerUnavailable
+from voicemaster.speech.synthesis import SpeechUnavailable
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -29,7 +31,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         result: int = args.run(args)
-    except (ConfigError, IllegalAction) as error:
+    except (ConfigError, IllegalAction, ModelError, RecognizerUnavailable, SpeechUnavailable) as error:
         print(f"voicemaster: {error}", file=sys.stderr)
         return 2
     return result
@@ -41,7 +43,9 @@ def _parser() -> argparse.ArgumentParser:
         description="An offline, hands-free quizmaster: 'Wer wird Millionär?' and 'Rette die Million' by voice.",
     )
     parser.add_argument("--version", action="version", version=f"voicemaster {__version__}")
-    parser.add_argument("--config", type=Path, help="a TOML file with your own settings (see config/default.toml)")
+    parser.add_argument(
+        "--config", type=Path, help="your own settings (TOML), instead of config.toml in your config folder"
+    )
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
 
     play = commands.add_parser("play", help="play a game by voice through the microphone and the speaker")
@@ -61,7 +65,8 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--rounds", type=int, default=2, help="how many rounds to play")
     demo.add_argument("--seed", type=int, default=None, help="the same seed plays the same game")
     demo.add_argument("--lang", default=None, choices=LANGUAGES, help="default: from config")
-    demo.add_argument("--out", type=Path, default=REPO_ROOT / "out" / "demo", help="where session.wav goes")
+    # Relative to where the command runs: `make demo` puts it into the checkout, as the README says.
+    demo.add_argument("--out", type=Path, default=Path("out", "demo"), help="where session.wav goes")
     demo.add_argument("--engine", default="auto", choices=ENGINES, help="the recognizer that hears the players")
     demo.add_argument("--text", action="store_true", help="no speech: the rules engine alone, narrated as text")
     demo.set_defaults(run=_demo)
@@ -80,7 +85,9 @@ def _parser() -> argparse.ArgumentParser:
     importer.add_argument("--format", required=True, choices=("opentdb", "csv"), dest="input_format")
     importer.add_argument("--lang", default="en", choices=LANGUAGES, help="the questions' language")
     importer.add_argument("--license", default="unknown", help="SPDX license id of a CSV's questions")
-    importer.add_argument("--out", type=Path, help="the pack to write (default: questions/LANG/imported/NAME.toml)")
+    importer.add_argument(
+        "--out", type=Path, help="the pack to write (default: LANG/NAME.toml in your packs folder, loaded with ours)"
+    )
     importer.set_defaults(run=_questions_import)
 
     hear = commands.add_parser("hear", help="recognize recorded utterances in a listening context")
@@ -141,7 +148,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("--seconds", type=float, default=1.0, help="rules: time per scenario")
     bench.add_argument(
-        "--corpus", type=Path, default=REPO_ROOT / "out" / "corpus", help="asr, latency: speech corpus, made if missing"
+        "--corpus",
+        type=Path,
+        default=paths.cache_dir() / "corpus",
+        help="asr, latency: speech corpus, made if missing (default: in the cache folder)",
     )
     bench.add_argument(
         "--engines",
@@ -291,18 +301,26 @@ def _playable_questions() -> tuple[Entry, ...] | None:
     return tuple(entry for entry in entries if isinstance(entry, Entry))
 
 
-def _bank_path(path: Path | None) -> Path:
-    return path or Path(os.environ.get("VOICEMASTER_QUESTIONS", REPO_ROOT / "questions"))
+def _bank_roots(path: Path | None) -> list[Path]:
+    """A pack or folder named on the command line; else $VOICEMASTER_QUESTIONS alone; else our packs and the user's."""
+    if path is not None:
+        return [path]
+    configured = os.environ.get(paths.QUESTIONS_ENVIRONMENT)
+    if configured:
+        return [Path(configured).expanduser()]
+    users = paths.user_questions_dir()
+    return [paths.QUESTIONS_DIR, *([users] if users.is_dir() else [])]
 
 
 def _load_bank(path: Path | None, *, check: bool = True) -> tuple[list[Any], list[Any]]:
     from voicemaster.questions.packs import load, pack_files
     from voicemaster.questions.validation import validate
 
-    root = _bank_path(path)
-    if not root.exists():
-        raise ConfigError(root, "(path)", "no such file or folder")
-    loaded = load(pack_files(root))
+    roots = _bank_roots(path)
+    for root in roots:
+        if not root.exists():
+            raise ConfigError(root, "(path)", "no such file or folder")
+    loaded = load(file for root in roots for file in pack_files(root))
     return list(loaded.entries), [*loaded.problems, *(validate(loaded.entries) if check else ())]
 
 
@@ -330,7 +348,7 @@ def _questions_import(args: argparse.Namespace) -> int:
             imported = importers.from_opentdb(args.file, args.lang)
         else:
             imported = importers.from_csv(args.file, args.lang, args.license)
-        out = args.out or REPO_ROOT / "questions" / args.lang / "imported" / f"{args.file.stem}.toml"
+        out = args.out or paths.user_questions_dir() / args.lang / f"{args.file.stem}.toml"
         importers.write_pack(imported.entries, out)
     except importers.ImportFailed as error:
         print(f"voicemaster: {error}", file=sys.stderr)
@@ -472,7 +490,7 @@ def _models_verify(_args: argparse.Namespace) -> int:
 def _models_setup(args: argparse.Namespace) -> int:
     from voicemaster.speech import models
 
-    shared = args.shared or models.SHARED_DIR
+    shared = args.shared or models.shared_dir()
     for line in models.setup(manifest=models.load_manifest(), root=models.models_dir(), shared=shared):
         print(f"models: {line}")
     return 0
@@ -489,7 +507,7 @@ def _bench(args: argparse.Namespace) -> int:
         from voicemaster.bench import voice
 
         languages = [language.strip() for language in args.languages.split(",") if language.strip()]
-        figures = voice.run(_bank_path(None), languages, max(1, min(args.questions, 15)))
+        figures = voice.run(_bank_roots(None), languages, max(1, min(args.questions, 15)))
         print(json.dumps(figures) if args.json else voice.report(figures))
         return 0
     if args.what == "memory":

@@ -1,4 +1,5 @@
-"""Settings from TOML files in `config/`, validated into frozen dataclasses.
+"""Settings from TOML files: the shipped `voicemaster/data/config/default.toml`, then the user's own, validated into
+frozen dataclasses.
 
 Each file is checked on its own first, so an error names the file that has it, the key, and what was expected.
 """
@@ -11,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from voicemaster import paths
 from voicemaster.rules import (
     LADDERS,
     VARIANTS,
@@ -27,7 +29,7 @@ from voicemaster.rules.moneydrop import MoneyDropSettings
 from voicemaster.speech.synthesis import DEFAULT_VOICES, SPEECH_ENGINES, Voice
 
 LANGUAGES = ("de", "en", "fr")
-REPO_ROOT = Path(__file__).resolve().parent.parent
+CONFIG_ENVIRONMENT = "VOICEMASTER_CONFIG_DIR"
 
 
 class ConfigError(ValueError):
@@ -102,12 +104,16 @@ class Settings:
         )
 
 
+def user_config_file() -> Path:
+    """The user's own settings: `config.toml` in $VOICEMASTER_CONFIG_DIR, else in the platform's config folder."""
+    configured = os.environ.get(CONFIG_ENVIRONMENT)
+    return (Path(configured).expanduser() if configured else paths.config_dir()) / "config.toml"
+
+
 def default_paths() -> list[Path]:
     """The shipped defaults, then the user's own file if there is one."""
-    config_dir = Path(os.environ.get("VOICEMASTER_CONFIG_DIR", REPO_ROOT / "config"))
-    user_home = Path(os.environ.get("XDG_CONFIG_HOME", Path.home() / ".config"))
-    user_file = user_home / "voicemaster" / "config.toml"
-    return [config_dir / "default.toml"] + ([user_file] if user_file.exists() else [])
+    user_file = user_config_file()
+    return [paths.DEFAULT_CONFIG] + ([user_file] if user_file.exists() else [])
 
 
 def load_settings(paths: list[Path] | None = None) -> Settings:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+from voicemaster import paths
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS heard (
@@ -35,8 +36,8 @@ class StoredGame:
 
 
 def default_path() -> Path:
-    data_home = Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share"))
-    return data_home / "voicemaster" / "voicemaster.db"
+    """In the platform's data folder: ~/.local/share/voicemaster (or under $XDG_DATA_HOME) on Linux."""
+    return paths.data_dir() / "voicemaster.db"
 
 
 class Store:

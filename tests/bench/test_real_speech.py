@@ -13,7 +13,6 @@ import pytest
 
 from voicemaster.bench import real_speech
 from voicemaster.bench.real_speech import LETTERS, RealClip, RealSpeechUnavailable
-from voicemaster.config import REPO_ROOT
 from voicemaster.speech.audio import Audio
 
 FRAME = 400
@@ -98,11 +97,14 @@ def test_confirm_clips_are_yes_or_no(clips: tuple[RealClip, ...]) -> None:
     }
 
 
-def test_the_folder_is_the_environment_variable_or_models(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_the_folder_is_the_environment_variable_or_in_the_models_folder(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv(real_speech.ENVIRONMENT, str(tmp_path))
     assert real_speech.real_speech_dir() == tmp_path
     monkeypatch.delenv(real_speech.ENVIRONMENT)
-    assert real_speech.real_speech_dir() == REPO_ROOT / "models" / "real-speech"
+    monkeypatch.setenv("VOICEMASTER_MODELS_DIR", str(tmp_path / "models"))
+    assert real_speech.real_speech_dir() == tmp_path / "models" / "real-speech"
 
 
 def test_a_missing_set_says_to_run_setup(tmp_path: Path) -> None:

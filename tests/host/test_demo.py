@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from voicemaster.cli import REPO_ROOT
 from voicemaster.host.demo import PLAYER_ESPEAK_VOICES, run_demo, run_moneydrop_demo
+from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.questions.model import Entry
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.rules import GameSettings, variant
@@ -27,7 +27,7 @@ from voicemaster.speech.synthesis import Voice
 
 @pytest.fixture(scope="module")
 def entries() -> tuple[Entry, ...]:
-    return tuple(load(pack_files(REPO_ROOT / "questions")).entries)
+    return tuple(load(pack_files(QUESTIONS_DIR)).entries)
 
 
 QUIZMASTER = {language: Voice(engine="espeak") for language in ("de", "en", "fr")}

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from voicemaster.cli import REPO_ROOT
 from voicemaster.host.lines import load as load_lines
 from voicemaster.host.millionaire import Quizmaster, Session
 from voicemaster.host.runner import Runner, SessionClock, Transcript, drive
 from voicemaster.host.turns import Effect, Foresee, Listen, Observation, Record, Say, Silence
+from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, Mode, new_game, variant
@@ -28,7 +28,7 @@ from voicemaster.speech.synthesis import DEFAULT_VOICES
 
 @pytest.fixture(scope="module")
 def bank() -> Bank:
-    return Bank(tuple(load(pack_files(REPO_ROOT / "questions")).entries))
+    return Bank(tuple(load(pack_files(QUESTIONS_DIR)).entries))
 
 
 Script = Callable[["Table", Listen, str], Observation]

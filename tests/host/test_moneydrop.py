@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from voicemaster.cli import REPO_ROOT
 from voicemaster.host.lines import load as load_lines
 from voicemaster.host.moneydrop import DropSession, MoneyDropHost, Placement, in_bundles
 from voicemaster.host.runner import drive
 from voicemaster.host.turns import Effect, Elapsed, Listen, Observation, ReadTimer, Record, Say, Silence, StartTimer
+from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import moneydrop as md
@@ -24,7 +24,7 @@ from voicemaster.speech.recognition import ContextName, Heard
 
 @pytest.fixture(scope="module")
 def bank() -> Bank:
-    return Bank(tuple(load(pack_files(REPO_ROOT / "questions")).entries))
+    return Bank(tuple(load(pack_files(QUESTIONS_DIR)).entries))
 
 
 Script = Callable[["Studio", Listen, str], str]

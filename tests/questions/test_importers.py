@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -29,9 +30,9 @@ OPENTDB = {
 }  # fmt: skip
 
 
-def voicemaster(*args: str) -> subprocess.CompletedProcess[str]:
+def voicemaster(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "voicemaster.cli", *args]
-    return subprocess.run(command, capture_output=True, text=True, check=False, timeout=60)
+    return subprocess.run(command, capture_output=True, text=True, check=False, timeout=60, env=env)
 
 
 def test_open_trivia_db_round_trips_through_validation(tmp_path: Path) -> None:
@@ -68,6 +69,25 @@ def test_csv_round_trips_through_validation(tmp_path: Path) -> None:
     loaded = load([out])
     assert loaded.problems == () and len(loaded.entries) == 2
     assert voicemaster("questions", "validate", str(out)).returncode == 0
+
+
+def test_an_import_goes_into_the_users_packs_and_the_bank_asks_it_with_ours(tmp_path: Path) -> None:
+    source = tmp_path / "family.csv"
+    source.write_text(
+        "level,category,question,correct,wrong1,wrong2,wrong3,explanation\n"
+        "2,Familie,Wie heißt Omas Hund?,Bello,Rex,Struppi,Hasso,Er heißt Bello.\n",
+        encoding="utf-8",
+    )
+    env = {name: value for name, value in os.environ.items() if name != "VOICEMASTER_QUESTIONS"}
+    env["XDG_DATA_HOME"] = str(tmp_path / "data")
+    ours = json.loads(voicemaster("questions", "stats", "--json", env=env).stdout)["de"]["millionaire"]["2"]
+    shown = voicemaster("questions", "import", str(source), "--format", "csv", "--lang", "de", env=env)
+    assert shown.returncode == 0, shown.stderr
+    written = tmp_path / "data" / "voicemaster" / "questions" / "de" / "family.toml"
+    assert f"1 questions written to {written}" in shown.stdout
+    both = json.loads(voicemaster("questions", "stats", "--json", env=env).stdout)["de"]["millionaire"]["2"]
+    assert both == ours + 1
+    assert voicemaster("questions", "validate", env=env).returncode == 0
 
 
 @pytest.mark.parametrize(

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from voicemaster.config import REPO_ROOT
+from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.questions.model import Entry, Format
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.stats import counts
 from voicemaster.questions.validation import validate
 
-BANK = REPO_ROOT / "questions"
+BANK = QUESTIONS_DIR
 
 
 @pytest.fixture(scope="module")

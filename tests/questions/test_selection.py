@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from voicemaster.config import REPO_ROOT
+from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.questions.model import Entry, Format
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank, NoQuestionLeft, present
@@ -19,7 +19,7 @@ from voicemaster.store import Store
 
 @pytest.fixture(scope="module")
 def bank() -> Bank:
-    return Bank(load(pack_files(REPO_ROOT / "questions")).entries)
+    return Bank(load(pack_files(QUESTIONS_DIR)).entries)
 
 
 def play_game(bank: Bank, seed: int, heard: dict[str, int], language: str = "de") -> list[str]:

@@ -48,4 +48,5 @@ def test_without_a_model_it_says_what_to_install(
     monkeypatch.setenv("VOICEMASTER_MODELS_DIR", str(tmp_path / "no-models"))
     recording = _record(tmp_path, "ja", "Ja", "de")
     assert main(["hear", str(recording), "--lang", "de", "--context", "confirm"]) == 2
-    assert "voicemaster models" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert said.count("\n") == 1 and said.strip().endswith("Install one with: voicemaster models setup")

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from voicemaster.cli import main
-from voicemaster.config import REPO_ROOT
+from voicemaster.paths import MODELS_MANIFEST
 from voicemaster.speech import models
 from voicemaster.speech.models import ModelError, ModelMissing, ModelSpec
 
@@ -143,7 +143,7 @@ def leftovers(root: Path) -> list[str]:
 
 
 def test_the_committed_manifest_lists_the_vosk_small_models_and_whisper_base() -> None:
-    manifest = models.load_manifest(REPO_ROOT / "models" / "manifest.toml")
+    manifest = models.load_manifest(MODELS_MANIFEST)
     vosk = {spec.language: spec for spec in manifest.values() if spec.engine == "vosk"}
     assert set(vosk) == {"de", "en", "fr"}
     for spec in vosk.values():
@@ -158,7 +158,7 @@ def test_the_committed_manifest_lists_the_vosk_small_models_and_whisper_base() -
 
 
 def test_the_installed_whisper_base_verifies() -> None:
-    manifest = models.load_manifest(REPO_ROOT / "models" / "manifest.toml")
+    manifest = models.load_manifest(MODELS_MANIFEST)
     root = models.models_dir()
     if not (root / "whisper-base").is_dir():
         pytest.skip("whisper-base is not installed (scripts/setup.sh installs it)")

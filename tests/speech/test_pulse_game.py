@@ -24,9 +24,9 @@ import numpy as np
 import pytest
 
 from tests.speech.conftest import Pulse
-from voicemaster.cli import REPO_ROOT
 from voicemaster.config import load_settings
 from voicemaster.host.live import play
+from voicemaster.paths import DEFAULT_CONFIG, QUESTIONS_DIR
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules.letters import Letter
@@ -117,7 +117,7 @@ def _seed_with_answer_b(bank: Bank) -> int:
 
 
 def test_a_whole_game_is_played_through_the_virtual_devices(pulse: Pulse, espeak: Espeak, tmp_path: Path) -> None:
-    entries = tuple(load(pack_files(REPO_ROOT / "questions")).entries)
+    entries = tuple(load(pack_files(QUESTIONS_DIR)).entries)
     seed = _seed_with_answer_b(Bank(entries))
     log = tmp_path / "game.jsonl"
     log.touch()
@@ -132,7 +132,7 @@ def test_a_whole_game_is_played_through_the_virtual_devices(pulse: Pulse, espeak
 
     _follow(log, act, done)
     try:
-        config = load_settings([REPO_ROOT / "config" / "default.toml"])
+        config = load_settings([DEFAULT_CONFIG])
         play(
             replace(
                 config,
@@ -226,7 +226,7 @@ def voicemaster_play(pulse: Pulse, tmp_path: Path) -> Iterator[Callable[[int, Pa
 def test_a_game_killed_mid_way_is_resumed_where_it_was(
     pulse: Pulse, espeak: Espeak, tmp_path: Path, voicemaster_play: Callable[[int, Path], subprocess.Popen[bytes]]
 ) -> None:
-    entries = tuple(load(pack_files(REPO_ROOT / "questions")).entries)
+    entries = tuple(load(pack_files(QUESTIONS_DIR)).entries)
     seed = _seed_with_answer_b(Bank(entries))
     stop = threading.Event()
     first_log = tmp_path / "first.jsonl"

@@ -34,6 +34,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from voicemaster.hints import system_package
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.recognition import ContextName
 from voicemaster.speech.signal import RECOGNITION_RATE, from_float, resample, to_float
@@ -417,7 +418,7 @@ def generate(out_dir: Path, languages: Sequence[str] = LANGUAGES, *, size: Size 
         raise ValueError(f"no voices for {', '.join(unknown)}; languages: {', '.join(VOICES)}")
     binary = shutil.which("espeak-ng")
     if binary is None:
-        raise SpeechUnavailable("eSpeak-NG is not installed: run `sudo apt-get install espeak-ng` (or `make demo`).")
+        raise SpeechUnavailable(f"eSpeak-NG is not installed: {system_package('espeak-ng')}.")
     manifest, stamp_path = out_dir / MANIFEST, out_dir / STAMP
     stamp = _stamp(binary, languages, size, seed)
     if _reusable(manifest, stamp_path, stamp):

@@ -3,10 +3,11 @@ French, cut from the recordings of Debian's package klettres-data (KDE's letter-
 
 License: the recordings are GPL-2+ (Anne-Marie Mahfouf and KDE's contributors). So they are never committed and never
 go into the wheel: set-up (`make setup`, which runs `python -m voicemaster.bench.real_speech`) fetches the package
-with `apt-get download`, converts the chosen recordings and installs them in `models/real-speech/` (git-ignored), or
-in `$VOICEMASTER_REAL_SPEECH` if that is set. The folder holds 16 kHz mono 16-bit WAV files, `manifest.jsonl` (one
-`RealClip` a line) and `installed.json`, which records the package's version, a checksum of the manifest and of
-the selection below, so that set-up does nothing when the set is in place and rebuilds it when the selection changes.
+with `apt-get download`, converts the chosen recordings and installs them in `real-speech/` of the models folder
+(`models/real-speech/` in a checkout, git-ignored), or in `$VOICEMASTER_REAL_SPEECH` if that is set. The folder holds
+16 kHz mono 16-bit WAV files, `manifest.jsonl` (one `RealClip` a line) and `installed.json`, which records the
+package's version, a checksum of the manifest and of the selection below, so that set-up does nothing when the set
+is in place and rebuilds it when the selection changes.
 
 Speakers are KLettres' voices, named by their folder: `de`, `en` (KLettres' plain English voice), `en_GB` and `fr`,
 one person each. What a quiz game would hear from them:
@@ -47,7 +48,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from voicemaster.config import REPO_ROOT
+from voicemaster.paths import models_dir
 from voicemaster.speech.audio import Audio
 
 PACKAGE = "klettres-data"
@@ -128,7 +129,7 @@ class RealClip:
 
 def real_speech_dir() -> Path:
     configured = os.environ.get(ENVIRONMENT)
-    return Path(configured).expanduser() if configured else REPO_ROOT / "models" / "real-speech"
+    return Path(configured).expanduser() if configured else models_dir() / "real-speech"
 
 
 def load(languages: Sequence[str] = LANGUAGES, folder: Path | None = None) -> tuple[RealClip, ...]:

@@ -57,8 +57,10 @@ def engines_for(language: str) -> list[str]:
     return engines
 
 
-def run(questions_root: Path, languages: Sequence[str], questions: int, think: float = THINK_SECONDS) -> dict[str, Any]:
-    bank = Bank(tuple(load(pack_files(questions_root)).entries))
+def run(
+    question_roots: Sequence[Path], languages: Sequence[str], questions: int, think: float = THINK_SECONDS
+) -> dict[str, Any]:
+    bank = Bank(tuple(load([pack for root in question_roots for pack in pack_files(root)]).entries))
     figures: dict[str, Any] = {"questions": questions, "think_seconds": think, "languages": {}}
     for language in languages:
         per_language: dict[str, Any] = {"engines": {}}

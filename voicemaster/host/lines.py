@@ -1,4 +1,5 @@
-"""What the quizmaster says, per language: `config/phrases/<lang>/say.toml`, filled in and spoken as words.
+"""What the quizmaster says, per language: `config/phrases/<lang>/say.toml` in the package data, filled in and
+spoken as words.
 
 Amounts are spoken the way a native speaker says them ("sechzehntausend Euro", "seize mille euros", "un million
 d'euros"), never as digits an engine might read out one by one.
@@ -17,7 +18,7 @@ from typing import Any
 from num2words import num2words
 
 from voicemaster.config import ConfigError, read_toml
-from voicemaster.speech.phrases import PHRASES_DIR
+from voicemaster.paths import PHRASES_DIR
 
 
 @dataclass(frozen=True)

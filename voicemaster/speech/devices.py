@@ -23,6 +23,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol, Self
 
+from voicemaster.hints import python_extra, system_package
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.endpoint import (
     FRAME_BYTES,
@@ -90,14 +91,9 @@ def _sounddevice() -> Any:
     try:
         import sounddevice
     except OSError:
-        raise AudioUnavailable(
-            "The PortAudio library is missing: run `sudo apt-get install libportaudio2` "
-            "(macOS: `brew install portaudio`)."
-        ) from None
+        raise AudioUnavailable(f"The PortAudio library is missing: {system_package('portaudio')}.") from None
     except ImportError:
-        raise AudioUnavailable(
-            "sounddevice is not installed: run `.venv/bin/pip install 'voicemaster[audio]'`."
-        ) from None
+        raise AudioUnavailable(f"sounddevice is not installed: {python_extra('audio')}.") from None
     return sounddevice
 
 

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from voicemaster.hints import python_extra
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.signal import RECOGNITION_RATE
 
@@ -405,9 +406,7 @@ class SileroVad:
         try:
             import onnxruntime
         except ImportError:
-            raise VoiceActivityUnavailable(
-                "Detecting speech needs onnxruntime: run `.venv/bin/pip install 'voicemaster[whisper]'`."
-            ) from None
+            raise VoiceActivityUnavailable(f"Detecting speech needs onnxruntime: {python_extra('whisper')}.") from None
         path = model or bundled_silero_model()
         options = onnxruntime.SessionOptions()
         # One thread: a frame is tiny, and the recognizer wants the cores.
@@ -442,8 +441,7 @@ def bundled_silero_model() -> Path:
     spec = importlib.util.find_spec("faster_whisper")
     if spec is None or not spec.submodule_search_locations:
         raise VoiceActivityUnavailable(
-            "Detecting speech uses the Silero model that faster-whisper ships: "
-            "run `.venv/bin/pip install 'voicemaster[whisper]'`."
+            f"Detecting speech uses the Silero model that faster-whisper ships: {python_extra('whisper')}."
         )
     path = Path(next(iter(spec.submodule_search_locations))) / "assets" / "silero_vad_v6.onnx"
     if not path.is_file():

@@ -60,14 +60,15 @@ def _speakable(text: str) -> bool:
 
 
 def open_recognizer(engine: EngineName, language: str) -> Recognizer:
-    from voicemaster.speech.models import ModelMissing, find_model, require_model
+    from voicemaster.speech.models import ModelError, find_model, require_model
     from voicemaster.speech.whisper.recognizer import WhisperRecognizer
 
-    if engine in ("auto", "vosk"):
-        path = find_model("vosk", language)
-        if path is not None:
-            return VoskRecognizer(path)
+    # A missing model is what every first run meets: it must come out as the one line that says what to run.
     try:
+        if engine in ("auto", "vosk"):
+            path = find_model("vosk", language)
+            if path is not None:
+                return VoskRecognizer(path)
         return WhisperRecognizer(require_model(engine if engine == "vosk" else "whisper", language))
-    except ModelMissing as error:
+    except ModelError as error:
         raise RecognizerUnavailable(str(error)) from None

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from voicemaster import paths
+from voicemaster.hints import python_extra
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.signal import from_float
 from voicemaster.speech.synthesis import SpeechUnavailable, Voice
@@ -86,16 +88,12 @@ class Kokoro:
     def __init__(self, files: tuple[Path, Path] | None = None) -> None:
         files = files or installed()
         if files is None:
-            raise SpeechUnavailable(
-                "the Kokoro voice is not installed: run `voicemaster models setup` (or `make demo`)."
-            )
+            raise SpeechUnavailable("the Kokoro voice is not installed: run `voicemaster models setup`.")
         try:
             import onnxruntime
             from kokoro_onnx import Kokoro as Engine
         except ImportError:
-            raise SpeechUnavailable(
-                "kokoro-onnx is not installed: run `make demo` or `.venv/bin/pip install 'voicemaster[voice]'`."
-            ) from None
+            raise SpeechUnavailable(f"kokoro-onnx is not installed: {python_extra('voice')}.") from None
         model, voice_folder = files
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = os.cpu_count() or 1
@@ -137,5 +135,5 @@ def write_whole(target: Path, write: Callable[[Path], object]) -> None:
 
 
 def cache_dir() -> Path:
-    """Rendered speech and derived files: $XDG_CACHE_HOME/voicemaster (~/.cache/voicemaster)."""
-    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "voicemaster"
+    """Rendered speech and derived files: the platform's cache folder (~/.cache/voicemaster, or $XDG_CACHE_HOME)."""
+    return paths.cache_dir()

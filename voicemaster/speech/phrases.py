@@ -1,4 +1,5 @@
-"""What players say, per language: `config/phrases/<lang>/hear.toml`, checked on load and expanded per context.
+"""What players say, per language: `config/phrases/<lang>/hear.toml` in the package data, checked on load and
+expanded per context.
 
 Each listening context allows a set of intents. Expanding the templates gives the whole phrases that count, each
 with its intent and value; the Vosk grammar and the matcher for free transcripts are both built from that one list.
@@ -16,11 +17,10 @@ from typing import Any
 
 from text_to_num import alpha2digit
 
-from voicemaster.config import REPO_ROOT, ConfigError, read_toml
+from voicemaster.config import ConfigError, read_toml
+from voicemaster.paths import PHRASES_DIR
 from voicemaster.rules.letters import Letter
 from voicemaster.speech.recognition import Context, ContextName
-
-PHRASES_DIR = REPO_ROOT / "config" / "phrases"
 
 JOKERS = ("fifty_fifty", "audience", "phone", "extra")
 COMMANDS = ("walk_away", "repeat", "help", "pause", "resume", "score", "quit", "slower", "faster", "louder", "quieter")

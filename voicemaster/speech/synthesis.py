@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from voicemaster.hints import system_package
 from voicemaster.speech.audio import Audio
 
 
@@ -52,9 +53,7 @@ class Espeak:
     def render(self, text: str, language: str) -> Audio:
         binary = shutil.which(self.executable)
         if binary is None:
-            raise SpeechUnavailable(
-                "eSpeak-NG is not installed: run `sudo apt-get install espeak-ng` (or `make demo`)."
-            )
+            raise SpeechUnavailable(f"eSpeak-NG is not installed: {system_package('espeak-ng')}.")
         voice = self.voices[language]
         name = voice.name or ESPEAK_VOICES.get(language, language)
         with tempfile.TemporaryDirectory() as folder:

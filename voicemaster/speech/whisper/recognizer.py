@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from voicemaster.hints import python_extra
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.intents import UNKNOWN, Understanding, parse_placement, understand
 from voicemaster.speech.phrases import HearPhrases, Phrase, grammar, load
@@ -66,13 +67,9 @@ class WhisperRecognizer:
         try:
             from faster_whisper.feature_extractor import FeatureExtractor
         except ImportError:
-            raise RecognizerUnavailable(
-                "faster-whisper is not installed: run `make demo` or `.venv/bin/pip install 'voicemaster[whisper]'`."
-            ) from None
+            raise RecognizerUnavailable(f"faster-whisper is not installed: {python_extra('whisper')}.") from None
         if not (model_dir / "model.bin").is_file():
-            raise RecognizerUnavailable(
-                f"no Whisper model in {model_dir}: run `voicemaster models install whisper-base` (or `make demo`)."
-            )
+            raise RecognizerUnavailable(f"no Whisper model in {model_dir}: run `voicemaster models setup`.")
         self.model = Whisper(model_dir)
         self.tuning = tuning
         self._tokenizer = complete_tokenizer(model_dir / "tokenizer.json")
