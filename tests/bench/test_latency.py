@@ -37,6 +37,7 @@ def test_latency_prints_one_json_object_with_p50_and_p95_per_engine(
         assert 0 <= whisper[mode]["ended_early"] <= 1
     assert whisper["full_pause"]["ended_early"] == 0
     assert set(whisper["by_language"]) == {"de"}
+    assert whisper["kokoro_players"]["utterances"] == 0  # no German Kokoro voice: German players speak eSpeak-NG
     # Vosk has a model for German or says why it was not measured.
     vosk = figures["engines"]["vosk"]
     assert vosk["utterances"] or "de" in vosk["not_installed"]

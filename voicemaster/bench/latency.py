@@ -32,7 +32,15 @@ from typing import Any
 import numpy as np
 
 from voicemaster.bench import korean_vosk
-from voicemaster.bench.asr import ENGINE_SETUPS, EngineSetup, per_language, percentiles, select_clips
+from voicemaster.bench.asr import (
+    ENGINE_SETUPS,
+    EngineSetup,
+    Sample,
+    kokoro_samples,
+    per_language,
+    percentiles,
+    select_clips,
+)
 from voicemaster.bench.corpus import Clip
 from voicemaster.config import LANGUAGES
 from voicemaster.host import lines
@@ -80,13 +88,17 @@ def run(
     started = time.perf_counter()
     settings = settings or EndpointSettings()
     clips = select_clips(corpus, languages, limit, clean_only=True)
+    natural, _ = kokoro_samples(corpus, languages, limit)
     vad = SileroVad()
     speaker = Espeak(dict(voices))
     results = {
         name: (
             _korean_vosk(vad, speaker, settings)
             if name == korean_vosk.ENGINE
-            else _measure(ENGINE_SETUPS[name], clips, corpus, vad, speaker, settings)
+            else {
+                **_measure(ENGINE_SETUPS[name], clips, corpus, vad, speaker, settings),
+                "kokoro_players": _measure_natural(ENGINE_SETUPS[name], natural, vad, speaker, settings),
+            }
         )
         for name in engines
     }
@@ -114,6 +126,19 @@ def _measure(
         (utterance, recognizer, Replies.of(language, speaker))
         for language, recognizer, own in per_language(setup, clips, missing)
         for utterance in (Utterance.of(clip, corpus) for clip in own)
+    )
+    return _figures(setup.describe, heard, missing, vad, settings)
+
+
+def _measure_natural(
+    setup: EngineSetup, samples: Sequence[Sample], vad: VoiceActivity, speaker: Espeak, settings: EndpointSettings
+) -> dict[str, Any]:
+    """The same on the demo players' Kokoro voices (English and French): speech more like a person's."""
+    missing: dict[str, str] = {}
+    heard = (
+        (Utterance.of_sample(sample), recognizer, Replies.of(language, speaker))
+        for language, recognizer, own in per_language(setup, samples, missing)
+        for sample in own
     )
     return _figures(setup.describe, heard, missing, vad, settings)
 
@@ -178,6 +203,11 @@ class Utterance:
     def of(cls, clip: Clip, corpus: Path) -> Utterance:
         context = Context(clip.context, clip.language, clip.options, clip.names)
         return cls(Audio.read(corpus / clip.file), context, (clip.intent, clip.value))
+
+    @classmethod
+    def of_sample(cls, sample: Sample) -> Utterance:
+        context = Context(sample.context, sample.language, sample.options, sample.names)
+        return cls(Audio.read(sample.path), context, (sample.intent, sample.value))
 
 
 def _turn(
@@ -283,34 +313,39 @@ def report(figures: dict[str, Any]) -> str:
     ]
     for name, result in figures["engines"].items():
         out.append(f"\n{name}: {result['describe']}")
-        for language, reason in result["not_installed"].items():
-            out.append(f"  {language}: not measured: {reason}")
-        if not result["utterances"]:
-            continue
-        out.append(f"  {'p50 / p95 ms':16}{'early decision':>18}{'full pause':>18}")
-        rows = [("all", result), *result["by_language"].items()]
-        for label, row in rows:
-            early, full = row["early_decision"], row["full_pause"]
-            out.append(f"  {label + ' (' + str(early['utterances']) + ')':16}{_cell(early):>18}{_cell(full):>18}")
-        early, full = result["early_decision"], result["full_pause"]
-        understood = f"understood ({early['understood']})"
-        out.append(
-            f"  {understood:16}{_cell(early, 'latency_understood_ms'):>18}{_cell(full, 'latency_understood_ms'):>18}"
-        )
-        out.append(f"  {'ended early':16}{_cell(early, 'latency_ended_early_ms'):>18}{'-':>18}")
-        out.append(
-            f"  ended early {early['ended_early']:.0%}; meaning changed by deciding early "
-            f"{result['early_changed_meaning']} of {result['utterances']}; understood as said "
-            f"{early['understood_as_said']:.0%} early, {full['understood_as_said']:.0%} full pause"
-        )
-        for mode, row in (("early decision", early), ("full pause", full)):
-            parts = ", ".join(
-                f"{part} {_number(row[f'{part}_ms']['p50'])}" for part in ("wait", "recognition", "reply")
-            )
-            out.append(f"  {mode}: p50 ms of {parts}; every decode added on top: {_cell(row, 'serial_ms')} ms")
-        if result["not_heard"]:
-            out.append(f"  {result['not_heard']} clip(s) held no utterance the detector heard")
+        out += _report_result(result)
+        if "kokoro_players" in result:
+            out.append("  the demo players' Kokoro voices (English, French):")
+            out += ["  " + line for line in _report_result(result["kokoro_players"])]
     return "\n".join(out)
+
+
+def _report_result(result: dict[str, Any]) -> list[str]:
+    out = [f"  {language}: not measured: {reason}" for language, reason in result["not_installed"].items()]
+    if not result["utterances"]:
+        return out
+    out.append(f"  {'p50 / p95 ms':16}{'early decision':>18}{'full pause':>18}")
+    rows = [("all", result), *result["by_language"].items()]
+    for label, row in rows:
+        early, full = row["early_decision"], row["full_pause"]
+        out.append(f"  {label + ' (' + str(early['utterances']) + ')':16}{_cell(early):>18}{_cell(full):>18}")
+    early, full = result["early_decision"], result["full_pause"]
+    understood = f"understood ({early['understood']})"
+    out.append(
+        f"  {understood:16}{_cell(early, 'latency_understood_ms'):>18}{_cell(full, 'latency_understood_ms'):>18}"
+    )
+    out.append(f"  {'ended early':16}{_cell(early, 'latency_ended_early_ms'):>18}{'-':>18}")
+    out.append(
+        f"  ended early {early['ended_early']:.0%}; meaning changed by deciding early "
+        f"{result['early_changed_meaning']} of {result['utterances']}; understood as said "
+        f"{early['understood_as_said']:.0%} early, {full['understood_as_said']:.0%} full pause"
+    )
+    for mode, row in (("early decision", early), ("full pause", full)):
+        parts = ", ".join(f"{part} {_number(row[f'{part}_ms']['p50'])}" for part in ("wait", "recognition", "reply"))
+        out.append(f"  {mode}: p50 ms of {parts}; every decode added on top: {_cell(row, 'serial_ms')} ms")
+    if result["not_heard"]:
+        out.append(f"  {result['not_heard']} clip(s) held no utterance the detector heard")
+    return out
 
 
 def _cell(row: dict[str, Any], figure: str = "latency_ms") -> str:
