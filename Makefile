@@ -1,5 +1,5 @@
 # The two commands of the README. Each does all set-up first, idempotently.
-.PHONY: demo test setup
+.PHONY: demo test test-slow setup
 
 setup:
 	./scripts/setup.sh
@@ -9,3 +9,7 @@ demo: setup
 
 test: setup
 	./scripts/check.sh
+
+# The long real-time games the default suite leaves out (CI runs them too).
+test-slow: setup
+	.venv/bin/pytest -m slow

@@ -54,8 +54,9 @@ def whisper() -> Callable[[str], Recognizer]:
     ("language", "rules", "players", "seed"),
     [
         ("de", "risiko", ("Anna",), 7),
+        # As `make demo --lang en` plays it: the players speak in Kokoro's natural voices, each their own.
         ("en", "uk", ("Anna",), 7),
-        ("fr", "qvgdm", ("Anna",), 7),
+        pytest.param("fr", "qvgdm", ("Anna",), 7, marks=pytest.mark.slow),
         # Eleven questions, all three jokers (the phone with its timer), a wrong answer and a walk-away with 16 000 €:
         # 64 utterances, where seed 7 takes 140.
         ("de", "classic", ("Anna", "Ben"), 5),
@@ -77,8 +78,10 @@ def test_a_whole_game_by_voice(
         recognizer=whisper(language),
         voices=QUIZMASTER,
         out=tmp_path,
-        cast=ESPEAK_CAST[language],
+        cast=() if language == "en" else ESPEAK_CAST[language],
     )
+    if language == "en":  # natural voices are understood: at most one utterance in ten is asked again
+        assert result.utterances > 0 and result.understood >= 0.9 * result.utterances and result.mistaken == 0
     events = [json.loads(line) for line in result.transcript.read_text(encoding="utf-8").splitlines()]
     names = [event["event"] for event in events]
     assert names.count("game_over") == 1 and names.count("question") >= 1
@@ -109,8 +112,10 @@ def test_a_money_drop_run_by_voice(
         recognizer=whisper(language),
         voices=QUIZMASTER,
         out=tmp_path,
-        cast=ESPEAK_CAST[language],
+        cast=() if language == "en" else ESPEAK_CAST[language],
     )
+    if language == "en":  # natural voices are understood: at most one utterance in ten is asked again
+        assert result.utterances > 0 and result.understood >= 0.9 * result.utterances and result.mistaken == 0
     events = [json.loads(line) for line in result.transcript.read_text(encoding="utf-8").splitlines()]
     locked = [e for e in events if e["event"] == "locked"]
     results = [e for e in events if e["event"] == "result"]
@@ -128,19 +133,3 @@ def test_a_money_drop_run_by_voice(
         money = lock["placement"][card["correct"]] * 25_000
         assert results[index]["money_left"] == money
     assert [e["totals"] for e in events if e["event"] == "game_over"] == [{"Anna": money}]
-
-
-def test_an_english_game_with_kokoro_players_is_understood(
-    entries: tuple[Entry, ...], whisper: Callable[[str], Recognizer], tmp_path: Path
-) -> None:
-    # As `make demo --lang en` plays it: the players speak in Kokoro's natural voices, each their own.
-    result = run_demo(
-        GameSettings(variant("uk"), ("Anna",), rounds=1, seed=7),
-        language="en",
-        entries=entries,
-        recognizer=whisper("en"),
-        voices=QUIZMASTER,
-        out=tmp_path,
-    )
-    assert result.utterances > 0 and result.understood >= 0.9 * result.utterances
-    assert result.mistaken == 0

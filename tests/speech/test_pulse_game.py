@@ -35,6 +35,9 @@ from voicemaster.speech.engines import open_recognizer
 from voicemaster.speech.signal import resample
 from voicemaster.speech.synthesis import Espeak
 
+# Played in real time, a minute or more each: `make test-slow`, which CI runs after the default suite.
+pytestmark = pytest.mark.slow
+
 Event = dict[str, object]
 MOST_LISTENS = 16
 """Twice what a game needs: a game that keeps asking has misheard again and again, and is stopped."""
