@@ -16,7 +16,6 @@ import atexit
 import itertools
 import queue
 import threading
-import time
 import weakref
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -73,8 +72,6 @@ class RenderQueue:
     served: Counter[str] = field(default_factory=Counter)
     """How each line was had: `ready` (on disk, or rendered ahead and finished), `waited` (being rendered ahead, not
     finished), `rendered` (nobody had asked for it before)."""
-    waits: list[float] = field(default_factory=list)
-    """Seconds each `get` waited for its line."""
     _lines: dict[Key, _Line] = field(default_factory=dict)
     _queue: queue.PriorityQueue[tuple[int, int, Key]] = field(default_factory=queue.PriorityQueue)
     _order: itertools.count[int] = field(default_factory=itertools.count)
@@ -103,7 +100,6 @@ class RenderQueue:
 
     def get(self, text: str, voice: Voice) -> Audio:
         """The line's audio, rendered now if no one has rendered it yet; the engine's errors are raised here."""
-        started = time.monotonic()
         key = (text, voice)
         if self._closing.is_set():  # the program is ending: no worker any more
             return self.render(text, voice)
@@ -117,7 +113,6 @@ class RenderQueue:
                 line = self._want(key, Priority.NOW)
         audio = line.result.result() if line is not None else self.render(text, voice)
         self.served[how] += 1
-        self.waits.append(time.monotonic() - started)
         return audio
 
     def ahead(self, keys: Iterable[Key], priority: Priority) -> None:
