@@ -8,6 +8,7 @@ has no German voice: German stays with eSpeak-NG (`speech/speakers.py` chooses).
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import tempfile
 from collections.abc import Callable
@@ -95,6 +96,9 @@ class Kokoro:
         except ImportError:
             raise SpeechUnavailable(f"kokoro-onnx is not installed: {python_extra('voice')}.") from None
         model, voice_folder = files
+        # The phonemizer warns on stderr about "words count mismatch" for most sentences with punctuation: noise on
+        # a player's terminal, and nothing the player can act on.
+        logging.getLogger("phonemizer").setLevel(logging.ERROR)
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = os.cpu_count() or 1
         session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
