@@ -129,7 +129,10 @@ def _parser() -> argparse.ArgumentParser:
     model_install.set_defaults(run=_models, models_action=_models_install)
     model_download = model_commands.add_parser("download", help="download, check and install a model")
     model_download.add_argument("name", help="a model from `models list`, or de, en, fr for that Vosk model")
-    model_download.add_argument("--url", help="fetch the archive from here (a mirror); its sha256 is still checked")
+    model_download.add_argument(
+        "--url",
+        help="fetch the archive (or a one-file model's file, e.g. Kokoro's release) from here; sha256 still checked",
+    )
     model_download.add_argument("--force", action="store_true", help="download again even if installed and intact")
     model_download.set_defaults(run=_models, models_action=_models_download)
     model_verify = model_commands.add_parser("verify", help="find missing or corrupt files; exit 1 if any")

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from voicemaster import paths
 from voicemaster.cli import main
 from voicemaster.paths import MODELS_MANIFEST
 from voicemaster.speech import models
@@ -489,3 +490,25 @@ def test_list_shows_what_is_installed(world: World, capsys: pytest.CaptureFixtur
 def test_install_of_a_missing_path_fails_with_a_message(world: World, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["models", "install", str(world.tmp / "nowhere.zip")]) == 2
     assert "nowhere.zip: no such file or folder" in capsys.readouterr().err
+
+
+def test_kokoro_can_come_as_its_released_file_checked_against_the_manifest(
+    world: World, server: tuple[str, Served]
+) -> None:
+    """Users with internet may fetch Kokoro's one file where its authors publish it, instead of the four PyPI parts."""
+    shipped = models.load_manifest(MODELS_MANIFEST)
+    kokoro = shipped["kokoro-82m"]
+    checkout = paths.checkout()
+    assert checkout is not None
+    installed_file = models.installed_path("kokoro-82m", manifest=shipped, root=checkout / "models")
+    assert installed_file is not None, "set-up installs Kokoro (make test)"
+    url, served = server
+    served.body = (installed_file / "kokoro-v1.0.int8.onnx").read_bytes()
+    installed = models.download(kokoro, root=world.root, url=url, stream=io.StringIO())
+    assert installed.path == world.root / "kokoro-82m" and models.check(kokoro, world.root).ok
+    served.body = served.body[:-1] + b"\0"  # not the published file: refused, nothing left behind
+    with pytest.raises(ModelError, match=re.escape("is not that of kokoro-v1.0.int8.onnx")):
+        models.download(kokoro, root=world.tmp / "other", url=url, stream=io.StringIO())
+    assert leftovers(world.tmp / "other") == [] and not (world.tmp / "other" / "kokoro-82m").exists()
+    with pytest.raises(ModelError, match="made of several files"):
+        models.download(world.manifest[WHISPER], root=world.root, url=url)

@@ -36,7 +36,7 @@ import uuid
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -550,7 +550,7 @@ def download(
     root.mkdir(parents=True, exist_ok=True)
     if spec.wheels:
         if url:
-            raise ModelError(f"{spec.name} comes as PyPI packages, not an archive: --url does not apply")
+            return _download_file(spec, url, root, stream)
         with _staging(root) as stage:
             _pip_download(spec, stage, pip_options)
             wheels = _wheels_in(stage, spec)
@@ -572,6 +572,31 @@ def download(
         installed = _finish(spec, _unpack(part, stage / "unpacked"), root, f"downloaded from {source}, sha256 checked")
     part.unlink()
     return installed
+
+
+def _download_file(spec: ModelSpec, url: str, root: Path, stream: TextIO) -> Installed:
+    """A model that comes as PyPI parts, fetched instead as its one file from where its authors publish it (Kokoro's
+    release `kokoro-v1.0.int8.onnx`, for users with internet): the file's own size and sha256 are checked."""
+    wanted = spec.files[0]
+    if len(spec.files) != 1 or wanted.size is None or wanted.sha256 is None:
+        raise ModelError(
+            f"{spec.name} is made of several files: install it from its PyPI packages "
+            f"(voicemaster models download {spec.name}, without --url)"
+        )
+    part = root / f"{spec.name}.part"
+    _fetch(url, part, replace(spec, size=wanted.size), Progress(spec.name, wanted.size, stream))
+    digest = _sha256(part)
+    if digest != wanted.sha256:
+        part.unlink()
+        raise ModelError(
+            f"{url} delivered a file whose sha256 ({digest}) is not that of {wanted.path} ({wanted.sha256}); it "
+            "was deleted and nothing was installed."
+        )
+    with _staging(root) as stage:
+        target = stage / "model" / wanted.path
+        target.parent.mkdir(parents=True)
+        part.replace(target)
+        return _finish(spec, stage / "model", root, f"downloaded from {url}, sha256 checked")
 
 
 def _fetch(url: str, part: Path, spec: ModelSpec, progress: Progress) -> None:
