@@ -1,4 +1,5 @@
-"""`voicemaster bench latency` and `bench memory` report figures; nothing here asserts how fast anything is."""
+"""`voicemaster bench latency`, `bench voice` and `bench memory` report figures; nothing here asserts how fast
+anything is."""
 
 from __future__ import annotations
 
@@ -53,3 +54,14 @@ def test_the_peak_memory_of_a_process_is_measured(tmp_path: Path) -> None:
     assert peak_memory_mb(grows, tmp_path / "log") >= 200
     with pytest.raises(MeasurementFailed, match="exited with 3"):
         peak_memory_mb([sys.executable, "-c", "raise SystemExit(3)"], tmp_path / "log")
+
+
+@pytest.mark.slow
+def test_bench_voice_times_the_reply_in_a_game_played_in_real_time(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["bench", "voice", "--languages", "de", "--questions", "1", "--json"]) == 0
+    german = json.loads(capsys.readouterr().out)["languages"]["de"]
+    assert german["game_engine"] == "espeak" and german["engines"]["espeak"]["rtf"] > 0
+    for mode in ("ahead", "on_demand"):
+        game = german[mode]
+        # A game of one question, answered wrong: the answer and its "final answer?" yes each get a reply.
+        assert game["replies"] == 2 and game["first_sample_ms_p50"] <= game["first_sample_ms_max"]
