@@ -351,7 +351,12 @@ def _questions_import(args: argparse.Namespace) -> int:
             imported = importers.from_opentdb(args.file, args.lang)
         else:
             imported = importers.from_csv(args.file, args.lang, args.license)
-        out = args.out or paths.user_questions_dir() / args.lang / f"{args.file.stem}.toml"
+        # The pack's name comes from the input's file name: cleaned, so it is a name in the packs folder, not a path.
+        out = args.out or paths.user_questions_dir() / args.lang / f"{importers.pack_name(args.file.stem)}.toml"
+        if not imported.entries:
+            raise importers.ImportFailed(
+                f"{args.file}: no question could be imported ({_left_out(imported.left_out)}); nothing written"
+            )
         importers.write_pack(imported.entries, out)
     except importers.ImportFailed as error:
         print(f"voicemaster: {error}", file=sys.stderr)
@@ -359,7 +364,20 @@ def _questions_import(args: argparse.Namespace) -> int:
     print(f"{len(imported.entries)} questions written to {out}")
     for reason, count in imported.skipped.most_common():
         print(f"  skipped {count}: {reason}")
+    if imported.left_out:
+        print(_left_out(imported.left_out))
     return 0
+
+
+def _left_out(left_out: list[str]) -> str:
+    """ "left out 3 question(s): line 4: level: 99 is not 1-15; ..." naming the first few."""
+    shown = left_out[:LEFT_OUT_SHOWN]
+    more = len(left_out) - len(shown)
+    return f"left out {len(left_out)} question(s): " + "; ".join(shown) + (f"; and {more} more" if more else "")
+
+
+LEFT_OUT_SHOWN = 10
+"""Questions left out by an import that are named one by one; the counts by reason cover the rest."""
 
 
 def _hear(args: argparse.Namespace) -> int:
