@@ -64,8 +64,9 @@ def read_text(path: Path) -> str:
 
 
 def from_opentdb(path: Path, language: str) -> Imported:
+    text = read_text(path)  # its ImportFailed is a ValueError too, not to be taken for a JSON number's below
     try:
-        data = json.loads(read_text(path))
+        data = json.loads(text)
     except json.JSONDecodeError as error:
         raise ImportFailed(f"{path}: not JSON ({error.msg}, line {error.lineno})") from None
     except RecursionError:
