@@ -144,10 +144,11 @@ def _parser() -> argparse.ArgumentParser:
     bench = commands.add_parser("bench", help="measure speed (prints figures, never fails on time)")
     bench.add_argument(
         "what",
-        choices=("rules", "asr", "latency", "memory", "voice"),
+        choices=("rules", "asr", "latency", "memory", "voice", "faults"),
         help="rules: simulated games per second; asr: recognition accuracy and speed; latency: from the end of an "
         "utterance to the reply; memory: peak memory of a game; voice: speech engines' real-time factor and the "
-        "time to the first sample of a reply, with and without render-ahead",
+        "time to the first sample of a reply, with and without render-ahead; faults: games killed and resumed, "
+        "fuzzed files through the commands, a damaged store and missing devices",
     )
     bench.add_argument("--seconds", type=float, default=1.0, help="rules: time per scenario")
     bench.add_argument(
@@ -166,6 +167,8 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument(
         "--questions", type=int, default=3, help="voice: questions in each timed game (played in real time)"
     )
+    bench.add_argument("--games", type=int, default=100, help="faults: games of each format killed and resumed")
+    bench.add_argument("--inputs", type=int, default=5000, help="faults: fuzzed input files")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.set_defaults(run=_bench)
     return parser
@@ -530,6 +533,12 @@ def _bench(args: argparse.Namespace) -> int:
         languages = [language.strip() for language in args.languages.split(",") if language.strip()]
         figures = voice.run(_bank_roots(None), languages, max(1, min(args.questions, 15)))
         print(json.dumps(figures) if args.json else voice.report(figures))
+        return 0
+    if args.what == "faults":
+        from voicemaster.bench import faults
+
+        figures = faults.run(max(0, args.games), max(0, args.inputs))
+        print(json.dumps(figures, ensure_ascii=False) if args.json else faults.report(figures))
         return 0
     if args.what == "memory":
         from voicemaster.bench import memory

@@ -153,6 +153,7 @@ class Table:
     """(key, text, params) of every line."""
     game_over: dict[str, Any] | None = None
     first_save: int | None = None
+    last_save: int = 0
     _timer: float = 0.0
     _last: Say | None = None
     _action: dict[str, Any] | None = None
@@ -221,6 +222,7 @@ class Table:
         self.store.save_game(self.game_id, state, finished=finished)
         self._write({"saved": self.steps})
         self.first_save = self.first_save or self.steps
+        self.last_save = self.steps
 
 
 def _killed() -> int:
@@ -255,9 +257,10 @@ def one_game(spec: Spec, bank: Bank, folder: Path) -> Outcome:
         with Store(Path(dry, "dry.db")) as store:
             table = Table(new_host(spec, bank), store, "dry", log, spec.seed)
             table.play()
-        first_save, length = table.first_save or 1, table.steps
+        first_save, last_save = table.first_save or 1, table.last_save
     rng = random.Random(spec.seed)
-    kill_at = rng.randint(first_save + 1, max(first_save + 1, length - 1))
+    # Before the step that stores the end: killed after it, there is no game left to resume, rightly.
+    kill_at = rng.randint(first_save + 1, max(first_save + 1, last_save - 1))
     spec = replace(spec, kill_at=kill_at, mid_save=rng.choice((None, None, rng.randint(1, 60))))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     code = [sys.executable, "-m", "voicemaster.bench.faults_resume", json.dumps(to_data(spec)), str(db), str(log_path)]
@@ -389,7 +392,8 @@ def specs(games: int, seed: int) -> list[Spec]:
 
 
 def run(games: int, seed: int = 17) -> dict[str, Any]:
-    """`games` of each format, killed, resumed and finished."""
+    """`games` of each format, killed, resumed and finished; the dialogue steps of each game counted first, in a
+    run without a kill, for the kill to fall anywhere in it."""
     started = time.perf_counter()
     bank = Bank(tuple(load(pack_files(QUESTIONS_DIR)).entries))
     per_format: dict[str, dict[str, Any]] = {}
