@@ -43,6 +43,8 @@ KINDS = ("pack", "opentdb", "csv", "config", "phrases", "wav")
 WEIGHTS = (25, 20, 20, 15, 10, 10)
 HUNG_SECONDS = 30
 """An input still being handled after this long counts as a hang (and is stopped)."""
+BUG_LINE = "this is a bug"
+"""What the command line's top-level handler says of an unexpected error (issue 17)."""
 INPUT_NAMES = {"pack.toml", "import.json", "import.csv", "config.toml", "clip.wav"}
 USER_VARIABLES = ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")
 
@@ -247,13 +249,16 @@ def fuzz_one(number: int, seed: int, bases: dict[str, bytes], root: Path) -> Res
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
         seconds = time.perf_counter() - started
-        if traceback is None and "Traceback" in err:
-            traceback = err.strip().splitlines()[-1][:200]
+        if traceback is None and ("Traceback" in err or BUG_LINE in err):
+            # The top-level handler turns an unexpected error into "this is a bug" and a log: still a traceback.
+            traceback = next(line for line in err.splitlines()[::-1] if line.strip() and not line.startswith(" "))[:200]
         failed = code != 0 or traceback is not None or hung
         # Beside the input it was given (and the phrase folder made for it), a command has no business in its folder.
         beside = {k for k in _snapshot(folder) if k not in INPUT_NAMES and not k.startswith("phrases/")}
         after = _snapshot(user) | {f"input/{k}": (0, 0) for k in beside}
-        changed = tuple(sorted(k for k in after if after[k] != before.get(k))) if failed else ()
+        # A bug's log (logs/bug-*.log) is written on purpose; the traceback is counted as such.
+        changed = tuple(sorted(k for k in after if after[k] != before.get(k) and "/logs/bug-" not in f"/{k}"))
+        changed = changed if failed else ()
         invalid = False
         if not failed and written is not None and written.exists():
             invalid = bool(_pack_problems(written))

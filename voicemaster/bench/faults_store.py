@@ -72,7 +72,7 @@ def _run(
         shown = " ".join(argv[1:] if argv[0] == "voicemaster.cli" else argv)
         return FaultOutcome(fault, shown, None, "", False, None, True, SECONDS), None
     lines = [line for line in done.stderr.splitlines() if line.strip() and not line.startswith("  ")]
-    traceback = "Traceback" in done.stderr
+    traceback = "Traceback" in done.stderr or "this is a bug" in done.stderr
     message = (lines[-1] if traceback else lines[0]) if lines else (done.stdout.splitlines() or [""])[0]
     shown = (
         "voicemaster " + " ".join(argv[1:]) if argv[0] == "voicemaster.cli" else "a game (" + " ".join(argv[2:]) + ")"
