@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from voicemaster.bench import faults, faults_fuzz, faults_resume
+from voicemaster.bench import faults, faults_checks, faults_fuzz, faults_resume
 from voicemaster.cli import main
 from voicemaster.host.millionaire import Session
 from voicemaster.paths import QUESTIONS_DIR
@@ -54,8 +54,8 @@ def test_options_a_fifty_fifty_removed_and_read_again_are_told_apart(bank: Bank)
     read = [("resumed", "", {}), ("question", "", {"text": entry.question})]
     every = read + [("option", "", {"letter": letter, "text": options[i]}) for i, letter in enumerate("ABCD")]
     as_left = read + [("option", "", {"letter": x.value, "text": options["ABCD".index(x.value)]}) for x in left]
-    assert faults_resume._read_out_problem(host, state, every) is not None
-    assert faults_resume._read_out_problem(host, state, as_left) is None
+    assert faults_checks.read_out_problem(host, state, every) is not None
+    assert faults_checks.read_out_problem(host, state, as_left) is None
 
 
 def test_a_replay_that_disagrees_with_a_stored_state_is_caught(tmp_path: Path) -> None:
@@ -69,13 +69,13 @@ def test_a_replay_that_disagrees_with_a_stored_state_is_caught(tmp_path: Path) -
         + "\n"
         + json.dumps({"saving": 1, "action": step, "state": start.to_json()})
     )
-    assert faults_resume.replayed(log, None) == (False, "step 1 (StartRound): the stored state is not what the rules "
+    assert faults_checks.replayed(log, None) == (False, "step 1 (StartRound): the stored state is not what the rules "
                                                        "make of it")  # fmt: skip
     log.write_text(
         json.dumps({"start": start.to_json()}) + "\n"
         + json.dumps({"saving": 1, "action": step, "state": Session(after).to_json()})
     )  # fmt: skip
-    assert faults_resume.replayed(log, None) == (True, None)
+    assert faults_checks.replayed(log, None) == (True, None)
 
 
 def test_fuzzed_inputs_through_the_commands_find_no_traceback_in_the_question_tools() -> None:

@@ -69,16 +69,18 @@ def _run(
             command, env=env, capture_output=True, text=True, timeout=SECONDS, preexec_fn=limit, check=False
         )
     except subprocess.TimeoutExpired:
-        shown = " ".join(argv[1:] if argv[0] == "voicemaster.cli" else argv)
-        return FaultOutcome(fault, shown, None, "", False, None, True, SECONDS), None
+        return FaultOutcome(fault, _shown(argv), None, "", False, None, True, SECONDS), None
     lines = [line for line in done.stderr.splitlines() if line.strip() and not line.startswith("  ")]
     traceback = "Traceback" in done.stderr or "this is a bug" in done.stderr
     message = (lines[-1] if traceback else lines[0]) if lines else (done.stdout.splitlines() or [""])[0]
-    shown = (
-        "voicemaster " + " ".join(argv[1:]) if argv[0] == "voicemaster.cli" else "a game (" + " ".join(argv[2:]) + ")"
-    )
-    outcome = FaultOutcome(fault, shown, done.returncode, message[:200], traceback, None, False, 0.0)
+    outcome = FaultOutcome(fault, _shown(argv), done.returncode, message[:200], traceback, None, False, 0.0)
     return _timed(outcome, started), done
+
+
+def _shown(argv: list[str]) -> str:
+    if argv[0] == "voicemaster.cli":
+        return "voicemaster " + " ".join(argv[1:])
+    return " ".join(["the game `play` hosts (text players)", *argv[2:]])
 
 
 def _timed(outcome: FaultOutcome, started: float) -> FaultOutcome:
