@@ -346,6 +346,17 @@ def _questions_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _left_out(left_out: list[str]) -> str:
+    """ "left out 3 question(s): line 4: level: 99 is not 1-15; ..." naming the first few."""
+    shown = left_out[:LEFT_OUT_SHOWN]
+    more = len(left_out) - len(shown)
+    return f"left out {len(left_out)} question(s): " + "; ".join(shown) + (f"; and {more} more" if more else "")
+
+
+LEFT_OUT_SHOWN = 10
+"""Questions left out by an import that are named one by one; the counts by reason cover the rest."""
+
+
 def _questions_import(args: argparse.Namespace) -> int:
     from voicemaster.questions import importers
 
@@ -370,17 +381,6 @@ def _questions_import(args: argparse.Namespace) -> int:
     if imported.left_out:
         print(_left_out(imported.left_out))
     return 0
-
-
-def _left_out(left_out: list[str]) -> str:
-    """ "left out 3 question(s): line 4: level: 99 is not 1-15; ..." naming the first few."""
-    shown = left_out[:LEFT_OUT_SHOWN]
-    more = len(left_out) - len(shown)
-    return f"left out {len(left_out)} question(s): " + "; ".join(shown) + (f"; and {more} more" if more else "")
-
-
-LEFT_OUT_SHOWN = 10
-"""Questions left out by an import that are named one by one; the counts by reason cover the rest."""
 
 
 def _hear(args: argparse.Namespace) -> int:
