@@ -15,6 +15,7 @@ limit (hung; it is then killed).
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import resource
 import shutil
@@ -275,7 +276,9 @@ def game(argv: list[str]) -> None:
     bank = Bank(tuple(load(pack_files(QUESTIONS_DIR)).entries))
     spec = fr.Spec("millionaire", 4, ("Anna", "Ben"), "classic", kill_at=int(options.get("--stop-at", 0)) or None)
     delete_at = int(options.get("--delete-at", 0))
-    with Store() as store, open(os.devnull, "w", encoding="utf-8") as log:
+    # As `play` opens it: holding the store's lock where the store has one (issue 17's lock, merged later).
+    holds = {"exclusive": True} if "exclusive" in inspect.signature(Store).parameters else {}
+    with Store(**holds) as store, open(os.devnull, "w", encoding="utf-8") as log:
         found = fr.resumed_host(spec, bank, store)
         _, _, host = found if found is not None else ("", "", fr.new_host(spec, bank))
         table = fr.Table(host, store, options.get("--game-id", GAME_ID), log, spec.seed, spec.kill_at)
