@@ -277,7 +277,7 @@ def game(argv: list[str]) -> None:
     spec = fr.Spec("millionaire", 4, ("Anna", "Ben"), "classic", kill_at=int(options.get("--stop-at", 0)) or None)
     delete_at = int(options.get("--delete-at", 0))
     # As `play` opens it: holding the store's lock where the store has one (issue 17's lock, merged later).
-    holds = {"exclusive": True} if "exclusive" in inspect.signature(Store).parameters else {}
+    holds: dict[str, Any] = {"exclusive": True} if "exclusive" in inspect.signature(Store).parameters else {}
     with Store(**holds) as store, open(os.devnull, "w", encoding="utf-8") as log:
         found = fr.resumed_host(spec, bank, store)
         _, _, host = found if found is not None else ("", "", fr.new_host(spec, bank))
