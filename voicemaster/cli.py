@@ -144,10 +144,11 @@ def _parser() -> argparse.ArgumentParser:
     bench = commands.add_parser("bench", help="measure speed (prints figures, never fails on time)")
     bench.add_argument(
         "what",
-        choices=("rules", "asr", "latency", "memory", "voice"),
+        choices=("rules", "asr", "latency", "memory", "voice", "faults"),
         help="rules: simulated games per second; asr: recognition accuracy and speed; latency: from the end of an "
         "utterance to the reply; memory: peak memory of a game; voice: speech engines' real-time factor and the "
-        "time to the first sample of a reply, with and without render-ahead",
+        "time to the first sample of a reply, with and without render-ahead; faults: games killed and resumed, "
+        "fuzzed files through the commands, a damaged store and missing devices",
     )
     bench.add_argument("--seconds", type=float, default=1.0, help="rules: time per scenario")
     bench.add_argument(
@@ -166,6 +167,8 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument(
         "--questions", type=int, default=3, help="voice: questions in each timed game (played in real time)"
     )
+    bench.add_argument("--games", type=int, default=100, help="faults: games of each format killed and resumed")
+    bench.add_argument("--inputs", type=int, default=5000, help="faults: fuzzed input files")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.set_defaults(run=_bench)
     return parser
@@ -343,6 +346,17 @@ def _questions_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _left_out(left_out: list[str]) -> str:
+    """ "left out 3 question(s): line 4: level: 99 is not 1-15; ..." naming the first few."""
+    shown = left_out[:LEFT_OUT_SHOWN]
+    more = len(left_out) - len(shown)
+    return f"left out {len(left_out)} question(s): " + "; ".join(shown) + (f"; and {more} more" if more else "")
+
+
+LEFT_OUT_SHOWN = 10
+"""Questions left out by an import that are named one by one; the counts by reason cover the rest."""
+
+
 def _questions_import(args: argparse.Namespace) -> int:
     from voicemaster.questions import importers
 
@@ -351,7 +365,12 @@ def _questions_import(args: argparse.Namespace) -> int:
             imported = importers.from_opentdb(args.file, args.lang)
         else:
             imported = importers.from_csv(args.file, args.lang, args.license)
-        out = args.out or paths.user_questions_dir() / args.lang / f"{args.file.stem}.toml"
+        # The pack's name comes from the input's file name: cleaned, so it is a name in the packs folder, not a path.
+        out = args.out or paths.user_questions_dir() / args.lang / f"{importers.pack_name(args.file.stem)}.toml"
+        if not imported.entries:
+            raise importers.ImportFailed(
+                f"{args.file}: no question could be imported ({_left_out(imported.left_out)}); nothing written"
+            )
         importers.write_pack(imported.entries, out)
     except importers.ImportFailed as error:
         print(f"voicemaster: {error}", file=sys.stderr)
@@ -359,6 +378,8 @@ def _questions_import(args: argparse.Namespace) -> int:
     print(f"{len(imported.entries)} questions written to {out}")
     for reason, count in imported.skipped.most_common():
         print(f"  skipped {count}: {reason}")
+    if imported.left_out:
+        print(_left_out(imported.left_out))
     return 0
 
 
@@ -512,6 +533,12 @@ def _bench(args: argparse.Namespace) -> int:
         languages = [language.strip() for language in args.languages.split(",") if language.strip()]
         figures = voice.run(_bank_roots(None), languages, max(1, min(args.questions, 15)))
         print(json.dumps(figures) if args.json else voice.report(figures))
+        return 0
+    if args.what == "faults":
+        from voicemaster.bench import faults
+
+        figures = faults.run(max(0, args.games), max(0, args.inputs))
+        print(json.dumps(figures, ensure_ascii=False) if args.json else faults.report(figures))
         return 0
     if args.what == "memory":
         from voicemaster.bench import memory

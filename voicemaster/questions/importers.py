@@ -10,19 +10,24 @@ import hashlib
 import html
 import io
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from voicemaster.questions.model import Entry, Format, Problem
+from voicemaster.questions.packs import load_text, shown
 from voicemaster.questions.validation import check_entry, validate
+from voicemaster.rules import LEVELS
 
 MAX_BYTES = 20_000_000
 """Larger files are refused before reading: a question file that big is almost certainly not one."""
 DIFFICULTY_LEVELS = {"easy": (1, 5), "medium": (6, 10), "hard": (11, 15)}
 CSV_FIELDS = ("level", "category", "question", "correct", "wrong1", "wrong2", "wrong3")
 OPENTDB_LICENSE = "CC-BY-SA-4.0"
+SURROGATE = re.compile("[\ud800-\udfff]")
+"""JSON may escape half a UTF-16 pair ("\\ud800"); such text cannot be written as UTF-8, nor spoken."""
 
 
 class ImportFailed(ValueError):
@@ -34,52 +39,88 @@ class Imported:
     entries: list[Entry] = field(default_factory=list)
     skipped: Counter[str] = field(default_factory=Counter)
     """Why questions were left out, and how many for each reason."""
+    left_out: list[str] = field(default_factory=list)
+    """Each question left out, where it is in the input and why: "line 4: level: 99 is not 1-15"."""
+    found_at: dict[str, str] = field(default_factory=dict)
+    """Where in the input each kept entry is, by id."""
+
+    def leave_out(self, where: str, reason: str, detail: str | None = None) -> None:
+        self.skipped[reason] += 1
+        self.left_out.append(f"{where}: {detail or reason}")
 
 
 def read_text(path: Path) -> str:
     try:
         size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise ImportFailed(f"{path}: {size // 1_000_000} MB is too large (at most {MAX_BYTES // 1_000_000} MB)")
+        return path.read_bytes().decode("utf-8-sig")
     except FileNotFoundError:
         raise ImportFailed(f"{path}: no such file") from None
-    if size > MAX_BYTES:
-        raise ImportFailed(f"{path}: {size // 1_000_000} MB is too large (at most {MAX_BYTES // 1_000_000} MB)")
-    try:
-        return path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise ImportFailed(f"{path}: not UTF-8 text (byte {error.start}); save it as UTF-8 and try again") from None
+    except OSError as error:
+        raise ImportFailed(f"{path}: cannot be read ({error.strerror or error})") from None
 
 
 def from_opentdb(path: Path, language: str) -> Imported:
+    text = read_text(path)  # its ImportFailed is a ValueError too, not to be taken for a JSON number's below
     try:
-        data = json.loads(read_text(path))
+        data = json.loads(text)
     except json.JSONDecodeError as error:
         raise ImportFailed(f"{path}: not JSON ({error.msg}, line {error.lineno})") from None
+    except RecursionError:
+        raise ImportFailed(f"{path}: not usable JSON (lists or objects nested too deeply)") from None
+    except ValueError:
+        # Python's int() refuses a number of more than 4300 digits (CVE-2020-10735).
+        raise ImportFailed(f"{path}: not usable JSON (a number with thousands of digits)") from None
     results = data.get("results") if isinstance(data, dict) else None
     if not isinstance(results, list):
         raise ImportFailed(f"{path}: expected an Open Trivia DB object with a 'results' list")
     imported = Imported()
     per_band: Counter[str] = Counter()
     for number, item in enumerate(results):
+        where = f"results[{number}]"
         if not isinstance(item, dict):
-            raise ImportFailed(f"{path}: results[{number}] is not an object")
+            raise ImportFailed(f"{path}: {where} is not an object")
         missing = [k for k in ("category", "type", "difficulty", "question", "correct_answer", "incorrect_answers")
                    if k not in item]  # fmt: skip
         if missing:
-            raise ImportFailed(f"{path}: results[{number}] lacks {', '.join(missing)}")
+            raise ImportFailed(f"{path}: {where} lacks {', '.join(missing)}")
         if item["type"] == "boolean":
-            imported.skipped["true/false question"] += 1
+            imported.leave_out(where, "true/false question")
             continue
-        band = DIFFICULTY_LEVELS.get(str(item["difficulty"]))
+        difficulty = item["difficulty"]
+        band = DIFFICULTY_LEVELS.get(difficulty) if isinstance(difficulty, str) else None
         if band is None:
-            raise ImportFailed(f"{path}: results[{number}].difficulty: expected easy, medium or hard")
+            raise ImportFailed(f"{path}: {where}.difficulty: expected easy, medium or hard, got {shown(difficulty)}")
+        texts = {key: item[key] for key in ("category", "question", "correct_answer")}
+        wrong = item["incorrect_answers"]
+        if not isinstance(wrong, list) or not all(isinstance(w, str) for w in wrong):
+            reason = "incorrect_answers: expected a list of texts"
+            imported.leave_out(where, reason, f"{reason}, got {_kind(wrong)}")
+            continue
+        untyped = [key for key, value in texts.items() if not isinstance(value, str)]
+        if untyped:
+            reason = f"{untyped[0]}: expected text"
+            imported.leave_out(where, reason, f"{reason}, got {_kind(texts[untyped[0]])}")
+            continue
         # Spread each difficulty evenly over its five levels, in file order.
         low, high = band
-        level = low + per_band[item["difficulty"]] % (high - low + 1)
-        per_band[item["difficulty"]] += 1
-        wrong = [html.unescape(str(w)) for w in item["incorrect_answers"]]
-        _add(imported, path, language, "opentdb", OPENTDB_LICENSE, level, _category(str(item["category"])),
-             html.unescape(str(item["question"])), html.unescape(str(item["correct_answer"])), wrong, "")  # fmt: skip
+        level = low + per_band[difficulty] % (high - low + 1)
+        per_band[difficulty] += 1
+        _add(imported, where, path, language, "opentdb", OPENTDB_LICENSE, level,
+             _category(texts["category"]), html.unescape(texts["question"]),
+             html.unescape(texts["correct_answer"]), [html.unescape(w) for w in wrong], "")  # fmt: skip
     return finish(imported)
+
+
+def _kind(value: Any) -> str:
+    """What a JSON value is, in JSON's words."""
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    kinds = {int: "a number", float: "a number", str: "text", list: "a list", dict: "an object"}
+    return kinds.get(type(value), type(value).__name__)
 
 
 def _category(raw: str) -> str:
@@ -88,27 +129,43 @@ def _category(raw: str) -> str:
 
 
 def from_csv(path: Path, language: str, license_id: str = "unknown") -> Imported:
-    reader = csv.DictReader(io.StringIO(read_text(path)))
-    header = tuple(reader.fieldnames or ())
-    if header[: len(CSV_FIELDS)] != CSV_FIELDS:
-        raise ImportFailed(f"{path}: the header must start with {','.join(CSV_FIELDS)}[,explanation]")
+    # newline=None reads old Mac (CR-only) and Windows line endings as well as Unix ones.
+    reader = csv.DictReader(io.StringIO(read_text(path), newline=None))
     imported = Imported()
-    for row in reader:
-        line = reader.line_num
-        try:
-            level = int(row["level"])
-        except (TypeError, ValueError):
-            raise ImportFailed(f"{path}: line {line}: level must be a whole number from 1 to 15") from None
-        if any(row.get(k) is None for k in CSV_FIELDS):
-            raise ImportFailed(f"{path}: line {line}: expected {len(CSV_FIELDS)} or more columns")
-        wrong = [row["wrong1"], row["wrong2"], row["wrong3"]]
-        _add(imported, path, language, path.stem, license_id, level, row["category"], row["question"],
-             row["correct"], wrong, row.get("explanation") or "")  # fmt: skip
+    source = pack_name(path.stem)
+    try:
+        header = tuple(reader.fieldnames or ())
+        if header[: len(CSV_FIELDS)] != CSV_FIELDS:
+            raise ImportFailed(f"{path}: the header must start with {','.join(CSV_FIELDS)}[,explanation]")
+        for row in reader:
+            where = f"line {reader.line_num}"
+            if any(row.get(k) is None for k in CSV_FIELDS):
+                imported.leave_out(where, "too few columns", f"expected {len(CSV_FIELDS)} or more columns")
+                continue
+            level_text = row["level"].strip()
+            level = int(level_text) if level_text.lstrip("-").isdigit() and len(level_text) < 5 else None
+            if level is None:
+                imported.leave_out(where, "level: not a whole number", f"level: {shown(level_text)} is not 1-15")
+                continue
+            wrong = [row["wrong1"], row["wrong2"], row["wrong3"]]
+            _add(imported, where, path, language, source, license_id, level, row["category"], row["question"],
+                 row["correct"], wrong, row.get("explanation") or "")  # fmt: skip
+    except csv.Error as error:
+        # The commonest cause by far: a quote opened and never closed, which swallows the rest of the file.
+        where = f"{path}: the record from line {reader.line_num + 1}"
+        raise ImportFailed(f"{where}: not readable CSV ({error}); is a quote left open?") from None
     return finish(imported)
+
+
+def pack_name(stem: str) -> str:
+    """A file name for the pack made from the input's: letters, digits, - and _ only, so it stays in its folder."""
+    name = re.sub(r"[^\w-]+", "-", stem, flags=re.ASCII).strip("-_.")[:60]
+    return name or "imported"
 
 
 def _add(
     imported: Imported,
+    where: str,
     path: Path,
     language: str,
     source: str,
@@ -120,6 +177,19 @@ def _add(
     wrong: list[str],
     explanation: str,
 ) -> None:
+    texts = {"category": category, "question": question, "answer": correct, "explanation": explanation}
+    texts |= {f"options[{i + 1}]": w for i, w in enumerate(wrong)}
+    for name, text in texts.items():
+        if SURROGATE.search(text):
+            imported.leave_out(where, f"{name}: not valid Unicode text (a lone surrogate)")
+            return
+    for name in ("category", "question", "answer"):
+        if not texts[name].strip():
+            imported.leave_out(where, f"{name}: empty")
+            return
+    if not 1 <= level <= LEVELS:
+        imported.leave_out(where, f"level: not 1-{LEVELS}", f"level: {level} is not 1-{LEVELS}")
+        return
     digest = hashlib.sha256(question.encode()).hexdigest()[:10]
     entry = Entry(
         id=f"{language}-{source}-{digest}",
@@ -137,17 +207,34 @@ def _add(
     )
     problems = check_entry(entry)
     if problems:
-        imported.skipped[_reason(problems[0])] += 1
+        imported.leave_out(where, _reason(problems[0]), f"{problems[0].field}: {problems[0].message}")
     else:
         imported.entries.append(entry)
+        imported.found_at[entry.id] = where
 
 
 def finish(imported: Imported) -> Imported:
-    """Leave out repeats within the file (same id or near-duplicate question), keeping the first."""
+    """Leave out repeats within the file (same id or near-duplicate question), keeping the first, and whatever the
+    pack loader itself would refuse in the file as it will be written: an import never writes a pack that fails
+    `questions validate`."""
     repeated = {p.entry for p in validate(imported.entries)}
-    kept = [e for e in imported.entries if e.id not in repeated]
-    skipped = imported.skipped + Counter({"question: repeats an earlier one": len(imported.entries) - len(kept)})
-    return Imported(kept, skipped)
+    result = Imported([], imported.skipped.copy(), list(imported.left_out), dict(imported.found_at))
+    for entry in imported.entries:
+        if entry.id in repeated:
+            result.leave_out(imported.found_at[entry.id], "question: repeats an earlier one")
+        else:
+            result.entries.append(entry)
+    if result.entries:
+        path = result.entries[0].path or Path("import")
+        _, problems = load_text(path, to_toml(result.entries))
+        refused = {problem.entry: problem for problem in problems if problem.entry}
+        if len(refused) < len(problems):  # a problem with the pack as a whole: nothing can be written
+            raise ImportFailed(f"the pack would not load ({problems[0]}); nothing written")
+        for entry in [e for e in result.entries if e.id in refused]:
+            problem = refused[entry.id]
+            result.leave_out(result.found_at[entry.id], _reason(problem), f"{problem.field}: {problem.message}")
+            result.entries.remove(entry)
+    return result
 
 
 def _reason(problem: Problem) -> str:
@@ -182,14 +269,18 @@ def to_toml(entries: list[Entry]) -> str:
 
 def _string(text: Any) -> str:
     """A TOML basic string; JSON's escapes are a subset TOML accepts."""
-    return json.dumps(str(text), ensure_ascii=False)
+    return json.dumps(str(text), ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 def write_pack(entries: list[Entry], out: Path) -> None:
     """Write atomically: a half-written pack would break validation of the whole bank."""
     if not entries:
         raise ImportFailed("no question could be imported; nothing written")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.with_suffix(".toml.partial")
-    partial.write_text(to_toml(entries), encoding="utf-8")
-    partial.replace(out)
+    partial = out.with_name(out.name + ".partial")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_text(to_toml(entries), encoding="utf-8")
+        partial.replace(out)
+    except OSError as error:
+        partial.unlink(missing_ok=True)
+        raise ImportFailed(f"{out}: cannot be written ({error.strerror or error}); nothing written") from None

@@ -40,11 +40,25 @@ def load(paths: Iterable[Path]) -> Loaded:
 
 def load_file(path: Path) -> tuple[list[Entry], list[Problem]]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
         return [], [Problem(path, None, None, f"not UTF-8 text ({error.reason} at byte {error.start})")]
+    except OSError as error:
+        return [], [Problem(path, None, None, f"cannot be read ({error.strerror or error})")]
+    return load_text(path, text)
+
+
+def load_text(path: Path, text: str) -> tuple[list[Entry], list[Problem]]:
+    """A pack's entries and problems from its text; `path` only names it. Importers check what they would write."""
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         return [], [Problem(path, None, None, f"not valid TOML: {error}")]
+    except RecursionError:
+        return [], [Problem(path, None, None, "not valid TOML: tables or lists nested too deeply")]
+    except ValueError:
+        # tomllib lets Python's int() refuse a number of more than 4300 digits (CVE-2020-10735).
+        return [], [Problem(path, None, None, "not valid TOML: a number with thousands of digits")]
     problems: list[Problem] = []
     pack = data.get("pack")
     if not isinstance(pack, dict):
@@ -66,8 +80,15 @@ def load_file(path: Path) -> tuple[list[Entry], list[Problem]]:
     for key in sorted(set(data) - {"pack", table}):
         problems.append(Problem(path, None, key, f"unknown table; a {kind} pack holds [[{table}]] entries"))
     raw_entries = data.get(table, [])
+    if not isinstance(raw_entries, list):
+        # `[question]` instead of `[[question]]`: one table, where the format wants an array of them.
+        found = f"a single [{table}] table" if isinstance(raw_entries, dict) else shown(raw_entries)
+        return [], [*problems, Problem(path, None, table, f"expected [[{table}]] entries, found {found}")]
     entries = []
     for index, raw in enumerate(raw_entries):
+        if not isinstance(raw, dict):
+            problems.append(Problem(path, f"entry #{index + 1}", None, f"expected a table, found {shown(raw)}"))
+            continue
         entry, wrong = _entry(path, index, raw, str(language), kind, pack)
         problems.extend(wrong)
         if entry is not None:
@@ -103,7 +124,7 @@ def _entry(
     level = raw.get("level")
     if kind is Format.MILLIONAIRE:
         if not isinstance(level, int) or isinstance(level, bool) or not 1 <= level <= LEVELS:
-            wrong("level", f"expected a whole number from 1 to {LEVELS}, got {level!r}")
+            wrong("level", f"expected a whole number from 1 to {LEVELS}, got {shown(level)}")
             level = None
     elif level is not None:
         wrong("level", "money-drop cards have no level")
@@ -133,3 +154,13 @@ def _entry(
         path=path,
     )
     return entry, problems
+
+
+def shown(value: Any) -> str:
+    """A value as a message may quote it: short, and never a repr that Python refuses (an int of 5000 digits)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return "a number far too large"
+    if isinstance(value, dict):
+        return "a table"
+    shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:57] + "..."

@@ -1,0 +1,117 @@
+"""`bench faults`, a small run of each part: games really killed and resumed, fuzzed files through the real
+commands, and the JSON keys other tools read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from voicemaster.bench import faults, faults_checks, faults_fuzz, faults_resume
+from voicemaster.cli import main
+from voicemaster.host.millionaire import Session
+from voicemaster.paths import QUESTIONS_DIR
+from voicemaster.questions.packs import load, pack_files
+from voicemaster.questions.selection import Bank
+from voicemaster.rules import GameSettings, UseFiftyFifty, millionaire, new_game, variant
+from voicemaster.rules.actions import AskQuestion, StartRound
+from voicemaster.rules.codec import to_data
+from voicemaster.rules.letters import Letter
+
+
+@pytest.fixture(autouse=True)
+def _own_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.setenv(name, str(tmp_path / name.lower()))
+    monkeypatch.delenv("VOICEMASTER_QUESTIONS", raising=False)
+
+
+@pytest.fixture(scope="module")
+def bank() -> Bank:
+    return Bank(tuple(load(pack_files(QUESTIONS_DIR)).entries))
+
+
+def test_games_killed_in_a_child_are_resumed_from_the_store_and_finished() -> None:
+    figures = faults_resume.run(1, seed=3)
+    assert figures["games"] == 2
+    assert set(figures["per_format"]) == {"millionaire", "moneydrop"}
+    # Each child really died of SIGKILL (else the game counts as a problem, not as resumed), and what the store
+    # gave back was the last step it committed, read out again and played to the end the rules agree with.
+    assert figures["exact"] == figures["finished"] == figures["confirmed"] == 2, figures["per_format"]
+
+
+def test_options_a_fifty_fifty_removed_and_read_again_are_told_apart(bank: Bank) -> None:
+    settings = GameSettings(variant("classic"), ("Anna",), rounds=1, seed=5)
+    game, _ = millionaire.apply(new_game(settings), StartRound())
+    entry = bank.millionaire("de", 1)[0]
+    options = entry.options
+    game, _ = millionaire.apply(game, AskQuestion(entry.id, Letter.first(4)[options.index(entry.answer)]))
+    game, _ = millionaire.apply(game, UseFiftyFifty("Anna"))
+    state = Session(game, (entry.id,), options).to_json()
+    host = faults_resume.Quizmaster(Session.from_json(state), bank, "de")
+    left = [letter for letter in Letter.first(4) if letter in game.round.seats[0].available]  # type: ignore[union-attr]
+    read = [("resumed", "", {}), ("question", "", {"text": entry.question})]
+    every = read + [("option", "", {"letter": letter, "text": options[i]}) for i, letter in enumerate("ABCD")]
+    as_left = read + [("option", "", {"letter": x.value, "text": options["ABCD".index(x.value)]}) for x in left]
+    assert faults_checks.read_out_problem(host, state, every) is not None
+    assert faults_checks.read_out_problem(host, state, as_left) is None
+
+
+def test_a_replay_that_disagrees_with_a_stored_state_is_caught(tmp_path: Path) -> None:
+    settings = GameSettings(variant("classic"), ("Anna",), rounds=1, seed=5)
+    start = Session(new_game(settings))
+    after, _ = millionaire.apply(start.game, StartRound())
+    log = tmp_path / "steps.jsonl"
+    step = {"name": "StartRound", "data": to_data(StartRound())}
+    log.write_text(
+        json.dumps({"start": start.to_json()})
+        + "\n"
+        + json.dumps({"saving": 1, "action": step, "state": start.to_json()})
+    )
+    assert faults_checks.replayed(log, None) == (False, "step 1 (StartRound): the stored state is not what the rules "
+                                                       "make of it")  # fmt: skip
+    log.write_text(
+        json.dumps({"start": start.to_json()}) + "\n"
+        + json.dumps({"saving": 1, "action": step, "state": Session(after).to_json()})
+    )  # fmt: skip
+    assert faults_checks.replayed(log, None) == (True, None)
+
+
+def test_fuzzed_inputs_through_the_commands_find_no_traceback_in_the_question_tools() -> None:
+    figures = faults_fuzz.fuzz(150, seed=11)
+    assert figures["inputs"] == 150
+    question_tools = {kind: n for kind, n in figures["tracebacks_by_kind"].items() if kind.split(":")[0] in
+                      ("pack", "opentdb", "csv")}  # fmt: skip
+    assert question_tools == {}, figures["traceback_examples"]
+    assert figures["written_on_failure"] == 0 and figures["invalid_packs_written"] == 0
+    assert figures["refused_with_a_message"] > 25 and figures["accepted"] > 5  # both ways through the commands
+
+
+def test_a_traceback_and_a_file_left_behind_are_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(_kind: str, content: bytes, folder: Path) -> tuple[int, str, Path | None]:
+        (folder / "left-behind.toml.partial").write_bytes(content[:10])
+        raise AttributeError("'str' object has no attribute 'get'")
+
+    monkeypatch.setattr(faults_fuzz, "_one", broken)
+    figures = faults_fuzz.fuzz(3, seed=1)
+    assert figures["tracebacks"] == 3 and figures["written_on_failure"] == 3
+
+
+def test_the_json_holds_the_keys_other_tools_read(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(faults.faults_store, "run", lambda: {"outcomes": [], "time_limit_seconds": 60, "seconds": 0})
+    assert main(["bench", "faults", "--games", "0", "--inputs", "20", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["resume"]["games"] == 0 and figures["resume"]["exact"] == 0
+    assert figures["fuzz"]["inputs"] == 20
+    assert isinstance(figures["fuzz"]["tracebacks"], int) and isinstance(figures["fuzz"]["written_on_failure"], int)
+    assert "fuzzed input: 20 inputs" in faults.report(figures)
+
+
+def test_a_saved_input_is_the_one_that_was_fed(tmp_path: Path) -> None:
+    bases = faults_fuzz._bases()
+    kind, content, _ = faults_fuzz.make_input(7, 17, bases)
+    assert faults_fuzz.save_input(7, 17, tmp_path / "input") == kind
+    assert (tmp_path / "input").read_bytes() == content.removeprefix(b"#say")
