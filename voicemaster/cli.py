@@ -7,20 +7,19 @@ import json
 import os
 import random
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from voicemaster import __version__, paths
 from voicemaster.config import ASK, LANGUAGES, ConfigError, Settings, default_paths, load_settings
+from voicemaster.failures import guarded
 from voicemaster.questions.model import Entry
 from voicemaster.rules import VARIANTS
-from voicemaster.rules.errors import IllegalAction
 from voicemaster.speech.engines import ENGINES
-from voicemaster.speech.models import ModelError
-from voicemaster.speech.recognition import ContextName, RecognizerUnavailable
-from voicemaster.speech.synthesis import SpeechUnavailable
+from voicemaster.speech.recognition import ContextName
+from voicemaster.store import Store
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -29,12 +28,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not hasattr(args, "run"):
         parser.print_help()
         return 2
-    try:
-        result: int = args.run(args)
-    except (ConfigError, IllegalAction, ModelError, RecognizerUnavailable, SpeechUnavailable) as error:
-        print(f"voicemaster: {error}", file=sys.stderr)
-        return 2
-    return result
+    run: Callable[[argparse.Namespace], int] = args.run
+    return guarded(lambda: run(args), sys.argv[1:] if argv is None else argv)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -228,11 +223,10 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _history(args: argparse.Namespace) -> int:
-    from voicemaster.history import summarize
-    from voicemaster.store import Store
+    from voicemaster.history import listed
 
-    with Store() as store:
-        games = [summarize(stored) for stored in store.recent_games(args.limit)]
+    with Store(notify=_warn) as store:
+        games = listed(store, args.limit)
     if args.json:
         print(json.dumps({"games": [game.to_json() for game in games]}, ensure_ascii=False))
         return 0
@@ -244,12 +238,6 @@ def _history(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from voicemaster.host.live import play
-    from voicemaster.speech.devices import AudioUnavailable
-    from voicemaster.speech.engines import open_recognizer
-    from voicemaster.speech.recognition import RecognizerUnavailable
-    from voicemaster.speech.synthesis import SpeechUnavailable
-
     settings = _settings(args)
     if args.variant:
         settings = replace(settings, game=replace(settings.game, variant=args.variant))
@@ -258,6 +246,26 @@ def _play(args: argparse.Namespace) -> int:
     entries = _playable_questions()
     if entries is None:
         return 2
+    # Opened before the model loads: a second game on the same data folder is refused at once.
+    with Store(exclusive=True, notify=_warn) as store:
+        return _play_with(args, settings, names, language, entries, store)
+
+
+def _play_with(
+    args: argparse.Namespace,
+    settings: Settings,
+    names: tuple[str, ...],
+    language: str,
+    entries: tuple[Entry, ...],
+    store: Store,
+) -> int:
+    from voicemaster.host.live import play
+    from voicemaster.speech.devices import AudioUnavailable
+    from voicemaster.speech.engines import open_recognizer
+    from voicemaster.speech.recognition import RecognizerUnavailable
+    from voicemaster.speech.synthesis import SpeechUnavailable
+    from voicemaster.store import StoreUnwritable
+
     try:
         play(
             settings,
@@ -268,7 +276,12 @@ def _play(args: argparse.Namespace) -> int:
             entries=entries,
             recognizer=open_recognizer(args.engine, language),
             log=args.log,
+            store=store,
         )
+    except StoreUnwritable as error:
+        kept = "The game stopped at its last saved step; `voicemaster play` offers it again once the store is writable."
+        print(f"voicemaster: {error} {kept}", file=sys.stderr)
+        return 2
     except (RecognizerUnavailable, SpeechUnavailable, AudioUnavailable) as error:
         kept = "A game already under way is kept; `voicemaster play` offers it again."
         print(f"voicemaster: {error} {kept}", file=sys.stderr)
@@ -289,6 +302,10 @@ def _demo_text(args: argparse.Namespace, settings: Settings, names: tuple[str, .
     for line in lines:
         print(line)
     return 0
+
+
+def _warn(notice: str) -> None:
+    print(f"voicemaster: {notice}", file=sys.stderr, flush=True)
 
 
 def _seed(given: int | None) -> int:
