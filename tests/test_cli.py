@@ -43,6 +43,16 @@ def test_the_money_drop_demo_ranks_the_teams() -> None:
     assert "starts with 1,000,000 EUR" in shown.stdout and "Ranking: 1." in shown.stdout
 
 
+@pytest.mark.parametrize(
+    ("game", "players", "who"),
+    [("millionaire", "7", "players"), ("millionaire", "-1", "players"), ("moneydrop", "0", "teams")],
+)
+def test_a_demo_with_too_many_or_too_few_players_says_how_many_it_takes(game: str, players: str, who: str) -> None:
+    shown = run("demo", "--text", "--format", game, "--players", players, "--seed", "1")
+    assert shown.returncode == 2 and shown.stdout == ""
+    assert shown.stderr == f"voicemaster: --players {players}: the demo plays with 1 to 6 {who}.\n"
+
+
 def test_bench_rules_prints_figures_as_json() -> None:
     shown = run("bench", "rules", "--seconds", "0.05", "--json")
     figures = json.loads(shown.stdout)

@@ -171,10 +171,20 @@ def _settings(args: argparse.Namespace) -> Settings:
     return load_settings(None if args.config is None else [default_paths()[0], args.config])
 
 
+DEMO_NAMES = ("Anna", "Ben", "Cem", "Dana", "Emil", "Fatma")
+"""The simulated players (or teams); a Millionaire game has at most six players (MAX_PLAYERS)."""
+
+
 def _demo(args: argparse.Namespace) -> int:
     settings = _settings(args)
     seed = random.randrange(10_000) if args.seed is None else args.seed
-    names = ("Anna", "Ben", "Cem", "Dana", "Emil", "Fatma")[: args.players]
+    who = "teams" if args.format == "moneydrop" else "players"
+    if not 1 <= args.players <= len(DEMO_NAMES):
+        print(
+            f"voicemaster: --players {args.players}: the demo plays with 1 to {len(DEMO_NAMES)} {who}.", file=sys.stderr
+        )
+        return 2
+    names = DEMO_NAMES[: args.players]
     if args.variant or settings.game.variant == ASK:  # simulated players do not choose: the classic rules
         settings = replace(settings, game=replace(settings.game, variant=args.variant or "classic"))
     settings = replace(settings, game=replace(settings.game, rounds=args.rounds))
