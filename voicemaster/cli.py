@@ -168,7 +168,20 @@ def _parser() -> argparse.ArgumentParser:
 
 def _settings(args: argparse.Namespace) -> Settings:
     """The shipped defaults and the user's file, or with --config the defaults and that file."""
-    return load_settings(None if args.config is None else [default_paths()[0], args.config])
+    return load_settings(_settings_files(args))
+
+
+def _settings_files(args: argparse.Namespace) -> list[Path]:
+    return default_paths() if args.config is None else [default_paths()[0], args.config]
+
+
+def _speaking_settings(args: argparse.Namespace, language: str | None = None) -> Settings:
+    """The settings of a command that speaks: its voice checked before anything else happens."""
+    from voicemaster.voice_commands import check_voice
+
+    settings = _settings(args)
+    check_voice(settings, language or args.lang or settings.game.language, _settings_files(args))
+    return settings
 
 
 DEMO_NAMES = ("Anna", "Ben", "Cem", "Dana", "Emil", "Fatma")
@@ -176,7 +189,7 @@ DEMO_NAMES = ("Anna", "Ben", "Cem", "Dana", "Emil", "Fatma")
 
 
 def _demo(args: argparse.Namespace) -> int:
-    settings = _settings(args)
+    settings = _speaking_settings(args) if not args.text else _settings(args)
     seed = random.randrange(10_000) if args.seed is None else args.seed
     who = "teams" if args.format == "moneydrop" else "players"
     if not 1 <= args.players <= len(DEMO_NAMES):
@@ -248,7 +261,7 @@ def _history(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    settings = _settings(args)
+    settings = _speaking_settings(args)
     if args.variant:
         settings = replace(settings, game=replace(settings.game, variant=args.variant))
     names = tuple(name.strip() for name in args.players.split(",") if name.strip()) or tuple(settings.game.players)
@@ -424,7 +437,7 @@ def _hear(args: argparse.Namespace) -> int:
 def _say(args: argparse.Namespace) -> int:
     from voicemaster.voice_commands import say
 
-    return say(args, _settings(args))
+    return say(args, _settings(args) if args.voice else _speaking_settings(args))
 
 
 def _voices(args: argparse.Namespace) -> int:
