@@ -402,6 +402,10 @@ def _questions_import(args: argparse.Namespace) -> int:
     return 0
 
 
+HEAR_SECONDS = 30
+"""What `hear` decodes of a recording: one utterance is far shorter, and an hour of audio took gigabytes."""
+
+
 def _hear(args: argparse.Namespace) -> int:
     from voicemaster.speech.audio import Audio
     from voicemaster.speech.engines import open_recognizer
@@ -412,10 +416,18 @@ def _hear(args: argparse.Namespace) -> int:
     names = tuple(text.strip() for text in args.names.split("|") if text.strip())
     context = Context(ContextName(args.context), language, options, names)
     try:
-        recordings = [Audio.read(path) for path in args.files]
+        heads = [Audio.read_head(path, HEAR_SECONDS) for path in args.files]
     except (OSError, ValueError) as error:
         print(f"voicemaster: cannot read a recording: {error}", file=sys.stderr)
         return 2
+    recordings = [audio for audio, _ in heads]
+    for path, (audio, seconds) in zip(args.files, heads, strict=True):
+        if seconds > audio.seconds + 0.01:
+            print(
+                f"voicemaster: {path} is {seconds:.0f} s long; only its first {HEAR_SECONDS} s are heard (one "
+                "utterance: cut the recording to the part that matters).",
+                file=sys.stderr,
+            )
     try:
         recognizer = open_recognizer(args.engine, language)
     except RecognizerUnavailable as error:

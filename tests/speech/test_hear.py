@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from voicemaster.cli import main
+from voicemaster.speech.audio import Audio
 from voicemaster.speech.synthesis import DEFAULT_VOICES, Espeak
 
 
@@ -50,3 +51,29 @@ def test_without_a_model_it_says_what_to_install(
     assert main(["hear", str(recording), "--lang", "de", "--context", "confirm"]) == 2
     said = capsys.readouterr().err
     assert said.count("\n") == 1 and said.strip().endswith("Install one with: voicemaster models setup")
+
+
+def test_a_recording_cut_off_mid_sample_is_heard_up_to_its_last_whole_sample(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    recording = _record(tmp_path, "b", "Antwort B", "de")
+    recording.write_bytes(recording.read_bytes()[:-1])  # a copy stopped one byte short: the data size is odd
+    argv = ["hear", str(recording), "--lang", "de", "--context", "answer", "--engine", "whisper", "--json"]
+    assert main(argv) == 0
+    shown = capsys.readouterr()
+    assert (json.loads(shown.out)["intent"], json.loads(shown.out)["value"]) == ("answer", "B") and shown.err == ""
+
+
+def test_only_the_first_seconds_of_a_long_recording_are_heard(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answer = Espeak(DEFAULT_VOICES).render("Antwort B", "de")
+    long = tmp_path / "long.wav"
+    # "Antwort B", then ten minutes of silence: what is decoded is the answer and the silence up to the cap.
+    Audio(answer.samples + bytes(2 * answer.rate * 600), answer.rate).write(long)
+    argv = ["hear", str(long), "--lang", "de", "--context", "answer", "--engine", "whisper", "--json"]
+    assert main(argv) == 0
+    shown = capsys.readouterr()
+    assert (json.loads(shown.out)["intent"], json.loads(shown.out)["value"]) == ("answer", "B")
+    assert shown.err == f"voicemaster: {long} is 601 s long; only its first 30 s are heard (one utterance: cut the " \
+        "recording to the part that matters).\n"  # fmt: skip
