@@ -283,12 +283,13 @@ def _play_with(
     store: Store,
 ) -> int:
     from voicemaster.host.live import play
-    from voicemaster.speech.devices import AudioUnavailable
+    from voicemaster.speech.devices import AudioUnavailable, divert_native_stderr
     from voicemaster.speech.engines import open_recognizer
     from voicemaster.speech.recognition import RecognizerUnavailable
     from voicemaster.speech.synthesis import SpeechUnavailable
     from voicemaster.store import StoreUnwritable
 
+    divert_native_stderr()
     try:
         play(
             settings,
@@ -459,10 +460,11 @@ def _voices(args: argparse.Namespace) -> int:
 
 
 def _devices(_args: argparse.Namespace) -> int:
-    from voicemaster.speech.devices import NO_DEVICE_HINT, AudioUnavailable, list_devices
+    from voicemaster.speech.devices import NO_DEVICE_HINT, AudioUnavailable, divert_native_stderr, list_devices
 
+    divert_native_stderr()
     try:
-        found = list_devices()
+        found = list_devices(probe=True)
     except AudioUnavailable as error:
         print(f"voicemaster: {error}", file=sys.stderr)
         return 2

@@ -161,8 +161,9 @@ def say(args: argparse.Namespace, settings: Settings) -> int:
         audio.write(args.out)
         print(f"{audio.seconds:.2f} s of speech at {audio.rate} Hz written to {args.out}")
         return 0
-    from voicemaster.speech.devices import AudioUnavailable, Speaker
+    from voicemaster.speech.devices import AudioUnavailable, Speaker, divert_native_stderr
 
+    divert_native_stderr()
     try:
         playback = Speaker().play(audio)
         try:

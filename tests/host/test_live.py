@@ -15,7 +15,7 @@ import pytest
 from voicemaster.config import Settings, default_paths, load_settings
 from voicemaster.history import listed
 from voicemaster.host.lines import load as load_lines
-from voicemaster.host.live import _resumed_or_new
+from voicemaster.host.live import _resumed_or_new, _run
 from voicemaster.host.millionaire import Quizmaster, Session
 from voicemaster.host.runner import Runner, SessionClock, Transcript, drive
 from voicemaster.host.turns import Listen, Observation, Record, Say, Silence
@@ -23,7 +23,7 @@ from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
-from voicemaster.speech.devices import FileSink
+from voicemaster.speech.devices import FileSink, MicrophoneLost
 from voicemaster.speech.recognition import ContextName, Heard
 from voicemaster.speech.speakers import Speakers
 from voicemaster.store import Store, StoreUnwritable
@@ -183,3 +183,21 @@ def test_a_store_that_cannot_be_written_mid_game_is_said_and_the_game_stops(tmp_
             "Ich kann das Spiel nicht mehr speichern, deshalb höre ich hier auf. Alles, was bis hierher gespeichert "
             "ist, bleibt erhalten."
         ]
+
+
+def test_the_microphone_lost_mid_game_is_said_and_the_game_kept(tmp_path: Path, bank: Bank, config: Settings) -> None:
+    with Store(tmp_path / "vm.db", exclusive=True) as store:
+        table = Table(store, config, [])
+
+        def unplugged(_listen: Listen, _said: Say | None, _speaking: object) -> Observation:
+            raise MicrophoneLost("The microphone stopped delivering sound (was it unplugged?)")
+
+        table.runner.hear = unplugged
+        session = Session(new_game(GameSettings(variant("classic"), ("Anna",), rounds=1, seed=4)))
+        table.runner.game_id = "g"
+        with pytest.raises(MicrophoneLost):
+            _run(Quizmaster(session, bank, "de"), store, table.runner)
+        assert table.said[-1].startswith("Ich höre euch nicht mehr: Das Mikrofon ist weg. Das Spiel ist gespeichert")
+        kept = store.unfinished_game()
+    assert kept is not None and kept[0] == "g"  # the round started and its first question were stored
+    assert Session.from_json(kept[1]).asked != ()

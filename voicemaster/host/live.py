@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 from dataclasses import replace
 from pathlib import Path
 
@@ -29,11 +29,12 @@ from voicemaster.questions.selection import Bank
 from voicemaster.rules import moneydrop as md
 from voicemaster.rules import new_game
 from voicemaster.rules.variants import VARIANTS
-from voicemaster.speech.devices import Microphone, Playback, Speaker
+from voicemaster.speech.devices import AudioUnavailable, Microphone, MicrophoneLost, Playback, Speaker
 from voicemaster.speech.earcons import earcon
 from voicemaster.speech.hearing import listen_and_recognize
 from voicemaster.speech.recognition import Recognizer
 from voicemaster.speech.speakers import Speakers
+from voicemaster.speech.synthesis import SpeechUnavailable
 from voicemaster.store import Store, StoreError
 
 
@@ -141,6 +142,12 @@ def _run(host: Quizmaster | MoneyDropHost, store: Store, runner: Runner) -> None
     try:
         drive(host.run(), runner.perform)
         runner.finish_speaking()
+    except MicrophoneLost:
+        # Noticed within a second of the last sound (devices.STALL_SECONDS), never waited on; the game was stored
+        # at its last step. Said aloud for players who cannot see the screen, if the speaker still works.
+        with suppress(AudioUnavailable, SpeechUnavailable):
+            runner.say_now("microphone_lost")
+        raise
     finally:
         if isinstance(host, Quizmaster):
             players = host.game.settings.players
