@@ -179,3 +179,13 @@ def test_a_full_disk_mid_game_is_a_store_error_that_keeps_the_last_saved_step(tm
             store.save_game("one", json.dumps({"step": 2, "filler": "x" * 100_000}))
     with Store(path) as store:
         assert store.unfinished_game() == ("one", GAME)
+
+
+def test_of_two_unfinished_games_from_before_the_newest_is_offered_and_the_older_listed_abandoned(
+    tmp_path: Path,
+) -> None:
+    with Store(tmp_path / "vm.db") as store:  # as an earlier version left them: a no started a new game
+        store.save_game("older", GAME)
+        store.save_game("newer", GAME)
+        assert store.unfinished_game() == ("newer", GAME)
+        assert [(game.id, game.abandoned) for game in store.recent_games(5)] == [("newer", False), ("older", True)]
