@@ -128,3 +128,20 @@ def test_ctrl_c_ends_quietly(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Cap
     monkeypatch.setattr(cli, "_history", interrupted)
     assert cli.main(["history"]) == 130
     assert capsys.readouterr().err == ""
+
+
+def test_library_lines_on_standard_error_are_dropped_and_our_message_still_shown() -> None:
+    """ALSA and PortAudio write to file descriptor 2 from C; once a command has diverted it, our one line remains."""
+    code = (
+        "import os, sys\n"
+        "from voicemaster.failures import guarded\n"
+        "from voicemaster.speech.devices import divert_native_stderr\n"
+        "from voicemaster.store import StoreError\n"
+        "def run():\n"
+        "    divert_native_stderr()\n"
+        "    os.write(2, b'ALSA lib pcm_pulse.c:758:(pulse_prepare) PulseAudio: Unable to create stream\\n')\n"
+        "    raise StoreError('the game store is busy')\n"
+        "sys.exit(guarded(run, ['play']))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2 and done.stderr == "voicemaster: the game store is busy\n"

@@ -49,7 +49,6 @@ def _ours() -> tuple[type[BaseException], ...]:
 
 def guarded(run: Callable[[], int], argv: Sequence[str], err: TextIO | None = None) -> int:
     """Runs a command; returns its exit status, or the failure's, after one line on `err` (stderr)."""
-    out = err or sys.stderr
     try:
         return run()
     except KeyboardInterrupt:
@@ -58,6 +57,7 @@ def guarded(run: Callable[[], int], argv: Sequence[str], err: TextIO | None = No
         _quiet_stdout()
         return 0
     except Exception as error:  # the one place every failure is turned into a line for the user
+        out = err or sys.stderr  # looked up now: a command may have moved standard error (devices.py)
         if isinstance(error, _ours()):
             print(f"voicemaster: {_one_line(str(error))}", file=out)
             return USER_ERROR
