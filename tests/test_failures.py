@@ -145,3 +145,22 @@ def test_library_lines_on_standard_error_are_dropped_and_our_message_still_shown
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2 and done.stderr == "voicemaster: the game store is busy\n"
+
+
+def test_play_on_a_read_only_store_says_how_to_fix_it_and_history_still_lists(tmp_path: Path) -> None:
+    from tests.test_store import read_only
+
+    path = store_path(tmp_path)
+    path.parent.mkdir(parents=True)
+    from voicemaster.host.millionaire import Session
+    from voicemaster.rules import GameSettings, new_game, variant
+
+    with Store(path) as store:
+        store.save_game("kept", Session(new_game(GameSettings(variant("classic"), ("Anna",), seed=1))).to_json())
+    with read_only(path):
+        shown = voicemaster(tmp_path, "play", "--players", "Anna", "--lang", "de")
+        assert shown.returncode == 2 and f"the game store {path} is read-only: make it writable" in one_clear_line(
+            shown
+        )
+        listed = voicemaster(tmp_path, "history", "--json")
+        assert listed.returncode == 0 and [game["id"] for game in json.loads(listed.stdout)["games"]] == ["kept"]
