@@ -201,3 +201,19 @@ def test_the_microphone_lost_mid_game_is_said_and_the_game_kept(tmp_path: Path, 
         kept = store.unfinished_game()
     assert kept is not None and kept[0] == "g"  # the round started and its first question were stored
     assert Session.from_json(kept[1]).asked != ()
+
+
+def test_an_interrupted_game_that_cannot_be_read_is_set_aside_not_offered(
+    tmp_path: Path, bank: Bank, config: Settings
+) -> None:
+    notices: list[str] = []
+    with Store(tmp_path / "vm.db", exclusive=True, notify=notices.append) as store:
+        store.save_game("broken", '{"game": "cut off by a full dis')
+        table = Table(store, config, [])
+        host = _resumed_or_new(config, store, table.runner, ("Ben",), 1, False, "de", bank)
+        assert isinstance(host, Quizmaster) and host.game.settings.players == ("Ben",)
+        assert OFFER not in table.said and store.load_game("broken") is None
+    assert len(notices) == 1 and "the stored game broken cannot be read" in notices[0]
+    (aside,) = tmp_path.glob("vm.damaged-*.db")
+    with Store(aside) as kept:
+        assert kept.load_game("broken") == '{"game": "cut off by a full dis'
