@@ -23,7 +23,7 @@ from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
-from voicemaster.speech.devices import FileSink, MicrophoneLost
+from voicemaster.speech.devices import FileSink, MicrophoneLost, MicrophoneUnavailable
 from voicemaster.speech.recognition import ContextName, Heard
 from voicemaster.speech.speakers import Speakers
 from voicemaster.store import Store, StoreUnwritable
@@ -185,19 +185,29 @@ def test_a_store_that_cannot_be_written_mid_game_is_said_and_the_game_stops(tmp_
         ]
 
 
-def test_the_microphone_lost_mid_game_is_said_and_the_game_kept(tmp_path: Path, bank: Bank, config: Settings) -> None:
+@pytest.mark.parametrize(
+    ("failure", "said"),
+    [
+        (MicrophoneLost("The microphone stopped delivering sound"), "Ich höre euch nicht mehr: Das Mikrofon ist weg."),
+        (MicrophoneUnavailable("No usable microphone"), "Ich finde kein Mikrofon und kann euch nicht hören."),
+    ],
+    ids=["lost-mid-game", "none-to-open"],
+)
+def test_a_microphone_gone_is_said_aloud_and_the_game_kept(
+    tmp_path: Path, bank: Bank, config: Settings, failure: Exception, said: str
+) -> None:
     with Store(tmp_path / "vm.db", exclusive=True) as store:
         table = Table(store, config, [])
 
         def unplugged(_listen: Listen, _said: Say | None, _speaking: object) -> Observation:
-            raise MicrophoneLost("The microphone stopped delivering sound (was it unplugged?)")
+            raise failure
 
         table.runner.hear = unplugged
         session = Session(new_game(GameSettings(variant("classic"), ("Anna",), rounds=1, seed=4)))
         table.runner.game_id = "g"
-        with pytest.raises(MicrophoneLost):
+        with pytest.raises(type(failure)):
             _run(Quizmaster(session, bank, "de"), store, table.runner)
-        assert table.said[-1].startswith("Ich höre euch nicht mehr: Das Mikrofon ist weg. Das Spiel ist gespeichert")
+        assert table.said[-1].startswith(said) and "Das Spiel ist gespeichert" in table.said[-1]
         kept = store.unfinished_game()
     assert kept is not None and kept[0] == "g"  # the round started and its first question were stored
     assert Session.from_json(kept[1]).asked != ()

@@ -29,7 +29,14 @@ from voicemaster.questions.selection import Bank
 from voicemaster.rules import moneydrop as md
 from voicemaster.rules import new_game
 from voicemaster.rules.variants import VARIANTS
-from voicemaster.speech.devices import AudioUnavailable, Microphone, MicrophoneLost, Playback, Speaker
+from voicemaster.speech.devices import (
+    AudioUnavailable,
+    Microphone,
+    MicrophoneLost,
+    MicrophoneUnavailable,
+    Playback,
+    Speaker,
+)
 from voicemaster.speech.earcons import earcon
 from voicemaster.speech.hearing import listen_and_recognize
 from voicemaster.speech.recognition import Recognizer
@@ -142,11 +149,12 @@ def _run(host: Quizmaster | MoneyDropHost, store: Store, runner: Runner) -> None
     try:
         drive(host.run(), runner.perform)
         runner.finish_speaking()
-    except MicrophoneLost:
-        # Noticed within a second of the last sound (devices.STALL_SECONDS), never waited on; the game was stored
-        # at its last step. Said aloud for players who cannot see the screen, if the speaker still works.
+    except MicrophoneUnavailable as error:
+        # A lost microphone is noticed within a second of its last sound (devices.STALL_SECONDS), never waited on;
+        # the game was stored at its last step. Said aloud for players who cannot see the screen, if the speaker
+        # still works.
         with suppress(AudioUnavailable, SpeechUnavailable):
-            runner.say_now("microphone_lost")
+            runner.say_now("microphone_lost" if isinstance(error, MicrophoneLost) else "microphone_missing")
         raise
     finally:
         if isinstance(host, Quizmaster):

@@ -54,7 +54,11 @@ class AudioUnavailable(RuntimeError):
     """The microphone or speaker cannot be used; the message says what to install or plug in."""
 
 
-class MicrophoneLost(AudioUnavailable):
+class MicrophoneUnavailable(AudioUnavailable):
+    """There is no microphone to open."""
+
+
+class MicrophoneLost(MicrophoneUnavailable):
     """The microphone stopped delivering sound while listening (unplugged, or its sound server gone)."""
 
 
@@ -435,12 +439,12 @@ class Microphone:
                 finished_callback=self._end,
             )
         except sd.PortAudioError as error:
-            raise _unavailable("microphone", error) from None
+            raise MicrophoneUnavailable(str(_unavailable("microphone", error))) from None
         try:
             self._stream.start()
         except sd.PortAudioError as error:
             self.close()
-            raise _unavailable("microphone", error) from None
+            raise MicrophoneUnavailable(str(_unavailable("microphone", error))) from None
 
     def _arrive(self, data: Any, frames: int, at: Any, status: Any) -> None:
         del frames, at, status  # an overflow loses a frame; the segmenter copes, so it is not worth a message
