@@ -40,6 +40,8 @@ CREATE TABLE IF NOT EXISTS games (
     updated TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP
 );
 """
+SCHEMA_VERSION = 2
+"""1: games with `finished` 0 or 1; 2: also 2, abandoned. Stored as SQLite's user_version."""
 UNFINISHED, FINISHED, ABANDONED = 0, 1, 2
 """A game's `finished`: abandoned is one the players chose not to continue; it is listed, never offered again."""
 _DAMAGED = {"SQLITE_NOTADB", "SQLITE_CORRUPT"}
@@ -127,10 +129,11 @@ class Store:
         return db
 
     def _check_writable(self) -> None:
+        """Before a game starts: a read-only file opens and reads fine, and would fail only at the first save."""
         try:
             with self._db:
-                self._db.execute("UPDATE games SET steps = steps WHERE 0")
-                self._db.execute("PRAGMA user_version = 1")
+                # A real write (SQLite takes a write lock even on a file it cannot write): the schema's version.
+                self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except sqlite3.DatabaseError as error:
             raise _explained(error, self.path, "write") from None
 
