@@ -292,7 +292,7 @@ def _play_with(
 
     divert_native_stderr()
     try:
-        play(
+        played = play(
             settings,
             players=names,
             seed=_seed(args.seed),
@@ -314,6 +314,9 @@ def _play_with(
     except KeyboardInterrupt:
         print("voicemaster: stopped. The game is stored; `voicemaster play` offers to continue it.", file=sys.stderr)
         return 130
+    if not played:
+        print("voicemaster: no clear answer to continuing the interrupted game; it is kept, and offered again at the "
+              "next `voicemaster play`.", file=sys.stderr)  # fmt: skip
     return 0
 
 

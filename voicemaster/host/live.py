@@ -58,9 +58,10 @@ def play(
     log: Path | None = None,
     notify: Callable[[str], None] | None = None,
     store: Store | None = None,
-) -> None:
-    """Runs a game until it ends, or until the players keep an interrupted game for later. Raises AudioUnavailable
-    when a device is missing or lost, StoreError when the store is busy (another game) or cannot be written."""
+) -> bool:
+    """Runs a game until it ends: True; False when the players gave no clear answer to continuing an interrupted
+    game, which is kept for later. Raises AudioUnavailable when a device is missing or lost, StoreError when the
+    store is busy (another game) or cannot be written."""
     # The store first: a second quizmaster on the same games is refused before it opens the speaker. A store given
     # is open already (the command line opens it before loading a model) and stays open.
     opened = nullcontext(store) if store is not None else Store(store_path, exclusive=True, notify=notify)
@@ -87,8 +88,9 @@ def play(
                 host = _resumed_or_new(config, store, runner, players, seed, money_drop, language, Bank(entries))
                 if host is None:
                     runner.finish_speaking()
-                    return
+                    return False
                 _run(host, store, runner)
+                return True
             finally:
                 microphone.close()
 

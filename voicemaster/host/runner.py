@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Generator
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO, TypeVar
 
@@ -39,10 +40,11 @@ from voicemaster.host.turns import (
 )
 from voicemaster.speech import voices
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices import AudioOut, FileSink, Playback
+from voicemaster.speech.devices import AudioOut, AudioUnavailable, FileSink, Playback
 from voicemaster.speech.render_ahead import Priority
 from voicemaster.speech.signal import resample
 from voicemaster.speech.speakers import Speakers
+from voicemaster.speech.synthesis import SpeechUnavailable
 from voicemaster.store import Store, StoreUnwritable
 
 Hear = Callable[[Listen, Say | None, Playback | None], Observation]
@@ -202,7 +204,8 @@ class Runner:
         try:
             renewed = self.store.save_game(self.game_id, state, finished=finished)
         except StoreUnwritable:
-            self.say_now("store_failed")
+            with suppress(AudioUnavailable, SpeechUnavailable):  # what the store says is what the user must hear
+                self.say_now("store_failed")
             raise
         if renewed:
             self.say_now("store_renewed")
