@@ -43,6 +43,45 @@ def test_the_money_drop_demo_ranks_the_teams() -> None:
     assert "starts with 1,000,000 EUR" in shown.stdout and "Ranking: 1." in shown.stdout
 
 
+@pytest.mark.parametrize(
+    ("game", "players", "who"),
+    [("millionaire", "7", "players"), ("millionaire", "-1", "players"), ("moneydrop", "0", "teams")],
+)
+def test_a_demo_with_too_many_or_too_few_players_says_how_many_it_takes(game: str, players: str, who: str) -> None:
+    shown = run("demo", "--text", "--format", game, "--players", players, "--seed", "1")
+    assert shown.returncode == 2 and shown.stdout == ""
+    assert shown.stderr == f"voicemaster: --players {players}: the demo plays with 1 to 6 {who}.\n"
+
+
+@pytest.mark.parametrize(
+    ("settings", "language", "said"),
+    [
+        (
+            b'[speech.de]\nname = "xx-nobody"\n',
+            "de",
+            "mine.toml: speech.de.name: eSpeak-NG has no voice 'xx-nobody'",
+        ),
+        (
+            b'[speech.en]\nengine = "kokoro"\nname = "zz_nobody"\n',
+            "en",
+            "mine.toml: speech.en.name: Kokoro has no voice 'zz_nobody'; its en voices: af_heart",
+        ),
+        (b'[game]\nlanguage = "de"\n# caf\xe9 in Latin-1\n', "de", "mine.toml: (file): not UTF-8 text"),
+    ],
+    ids=["espeak-voice", "kokoro-voice", "latin-1"],
+)
+def test_a_config_with_an_unknown_voice_or_not_in_utf8_names_the_file_and_field(
+    tmp_path: Path, settings: bytes, language: str, said: str
+) -> None:
+    if b"espeak" not in settings and b"xx-" in settings and shutil.which("espeak-ng") is None:
+        pytest.skip("eSpeak-NG is not installed")
+    mine = tmp_path / "mine.toml"
+    mine.write_bytes(settings)
+    shown = run("--config", str(mine), "say", "Hallo", "--lang", language, "--out", str(tmp_path / "said.wav"))
+    assert shown.returncode == 2 and not (tmp_path / "said.wav").exists()
+    assert shown.stderr.startswith(f"voicemaster: {mine.parent}/{said}") and shown.stderr.count("\n") == 1
+
+
 def test_bench_rules_prints_figures_as_json() -> None:
     shown = run("bench", "rules", "--seconds", "0.05", "--json")
     figures = json.loads(shown.stdout)

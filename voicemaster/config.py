@@ -134,6 +134,12 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(path, "(file)", "not found") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(path, "(file)", f"not valid TOML: {error}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(path, "(file)", f"not UTF-8 text (byte {error.start}): save it as UTF-8") from None
+    except IsADirectoryError:
+        raise ConfigError(path, "(file)", "is a folder, not a settings file") from None
+    except OSError as error:
+        raise ConfigError(path, "(file)", f"cannot be read ({error.strerror})") from None
 
 
 def _check(path: Path, data: dict[str, Any], known_ladders: set[str]) -> None:

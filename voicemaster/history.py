@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from voicemaster.host.millionaire import Session
 from voicemaster.host.moneydrop import DropSession
-from voicemaster.store import StoredGame
+from voicemaster.host.saved import UnreadableGame, restore
+from voicemaster.store import Store, StoredGame
 
 
 @dataclass(frozen=True)
@@ -20,6 +19,8 @@ class GameSummary:
     rules: str
     """The variant played, or the money drop's number of teams and questions."""
     finished: bool
+    abandoned: bool
+    """Not finished, and no longer offered: the players chose a new game instead."""
     currency: str
     totals: dict[str, int]
     """Per player (or team): the money won so far, or saved."""
@@ -30,15 +31,20 @@ class GameSummary:
 
     def line(self) -> str:
         totals = ", ".join(f"{name} {amount:,} {self.currency}" for name, amount in self.totals.items())
-        status = (
-            f"won by {' and '.join(self.winners)}" if self.finished else "not finished: `voicemaster play` resumes it"
-        )
+        if self.finished:
+            status = f"won by {' and '.join(self.winners)}"
+        elif self.abandoned:
+            status = "abandoned: a new game was started instead"
+        else:
+            status = "not finished: `voicemaster play` resumes it"
         return f"{self.updated[:16]}  {self.format} ({self.rules})  {totals or 'no one played'}  {status}"
 
 
 def summarize(stored: StoredGame) -> GameSummary:
-    if json.loads(stored.state).get("format") == "moneydrop":
-        drop = DropSession.from_json(stored.state).game
+    """Raises UnreadableGame for a game that cannot be read back."""
+    session = restore(stored.id, stored.state)
+    if isinstance(session, DropSession):
+        drop = session.game
         settings = drop.settings
         return GameSummary(
             stored.id,
@@ -46,11 +52,12 @@ def summarize(stored: StoredGame) -> GameSummary:
             "moneydrop",
             f"{len(settings.teams)} teams, {settings.questions} questions",
             stored.finished,
+            stored.abandoned,
             settings.currency,
             {result.team: result.saved for result in drop.results},
             [result.team for place, result in drop.ranking() if place == 1] if drop.over else [],
         )
-    game = Session.from_json(stored.state).game
+    game = session.game
     winners = list(game.outcome.winners) if game.outcome else []
     variant = game.settings.variant
     return GameSummary(
@@ -59,7 +66,23 @@ def summarize(stored: StoredGame) -> GameSummary:
         "millionaire",
         variant.name,
         stored.finished,
+        stored.abandoned,
         variant.ladder.currency,
         game.totals(),
         winners,
     )
+
+
+def listed(store: Store, limit: int) -> list[GameSummary]:
+    """The newest games. Games that cannot be read get the store set aside (kept whole, with them) and a fresh one
+    started with everything else, so that history and `play` work again and nothing is deleted."""
+    summaries: list[GameSummary] = []
+    unreadable: dict[str, str] = {}
+    for stored in store.recent_games(limit):
+        try:
+            summaries.append(summarize(stored))
+        except UnreadableGame as error:
+            unreadable[stored.id] = str(error)
+    if unreadable:
+        store.set_aside(unreadable, "; ".join(unreadable.values()))
+    return summaries

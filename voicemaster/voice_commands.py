@@ -10,10 +10,10 @@ import sys
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from voicemaster.config import LANGUAGES, Settings
+from voicemaster.config import LANGUAGES, ConfigError, Settings, read_toml
 from voicemaster.speech import kokoro, pyttsx3_engine
 from voicemaster.speech.speakers import Speakers, resolved
-from voicemaster.speech.synthesis import ESPEAK_VOICES, SPEECH_ENGINES, SpeechUnavailable, Voice
+from voicemaster.speech.synthesis import ESPEAK_VOICES, SPEECH_ENGINES, Espeak, SpeechUnavailable, Voice
 
 MBROLA_VOICES = Path("/usr/share/mbrola")
 
@@ -125,6 +125,30 @@ def chosen_voice(spec: str | None, language: str, settings: Settings) -> Voice:
     return replace(configured, engine=engine, name=name)
 
 
+def check_voice(settings: Settings, language: str, files: list[Path]) -> None:
+    """The configured voice for `language` exists, or a ConfigError names the file and the field that chose it: found
+    at start, not when the quizmaster first speaks (in a game, after the model has loaded)."""
+    voice = resolved(settings.speech.get(language, Voice()), language)
+    if voice.engine == "kokoro" and voice.name and voice.name not in kokoro.KOKORO_VOICES:
+        known = ", ".join(kokoro.voice_names(language)) or "none"
+        problem = f"Kokoro has no voice {voice.name!r}; its {language} voices: {known} (see `voicemaster voices`)"
+        raise ConfigError(_setting_file(files, language), f"speech.{language}.name", problem)
+    if voice.engine == "espeak" and voice.name and shutil.which("espeak-ng"):
+        try:
+            Espeak({language: voice}).render("a", language)
+        except SpeechUnavailable:
+            problem = f"eSpeak-NG has no voice {voice.name!r}; `voicemaster voices` lists the voices there are"
+            raise ConfigError(_setting_file(files, language), f"speech.{language}.name", problem) from None
+
+
+def _setting_file(files: list[Path], language: str) -> Path:
+    """The last of the settings files that names a voice for `language`: the one whose choice holds."""
+    for path in reversed(files):
+        if "name" in read_toml(path).get("speech", {}).get(language, {}):
+            return path
+    return files[0]
+
+
 def say(args: argparse.Namespace, settings: Settings) -> int:
     language = args.lang or settings.game.language
     try:
@@ -137,8 +161,9 @@ def say(args: argparse.Namespace, settings: Settings) -> int:
         audio.write(args.out)
         print(f"{audio.seconds:.2f} s of speech at {audio.rate} Hz written to {args.out}")
         return 0
-    from voicemaster.speech.devices import AudioUnavailable, Speaker
+    from voicemaster.speech.devices import AudioUnavailable, Speaker, divert_native_stderr
 
+    divert_native_stderr()
     try:
         playback = Speaker().play(audio)
         try:

@@ -269,6 +269,31 @@ def test_a_stored_game_resumes_on_the_same_question(bank: Bank) -> None:
     assert resumed.events("game_over")[0]["totals"] == {"Anna": 1_000_000}
 
 
+def test_a_game_resumed_after_a_fifty_fifty_reads_only_the_options_left(bank: Bank) -> None:
+    class Crash(Exception):
+        pass
+
+    def fifty_fifty_then_power_cut(table: Table, listen: Listen, _last_key: str) -> Observation:
+        if any(key == "fifty_fifty" for key, _ in table.said):
+            raise Crash
+        if listen.context.name is ContextName.ANSWER:
+            return heard("joker", "fifty_fifty")
+        return heard("yes")
+
+    first = table(bank, fifty_fifty_then_power_cut)
+    with pytest.raises(Crash):
+        first.play()
+    joker_said = [key for key, _ in first.said].index("fifty_fifty")
+    left = [text for key, text in first.said[joker_said:] if key == "option"]
+    assert len(left) == 2
+
+    resumed = Table(Quizmaster(Session.from_json(first.states[-1]), bank, "de"), always_right).play()
+    first_turn = resumed.said[: [key for key, _ in resumed.said].index("your_answer")]
+    options = [text for key, text in first_turn if key == "option"]
+    assert options == left  # the two options the 50:50 left, as read after it; not the four of the question
+    assert resumed.events("game_over")[0]["totals"] == {"Anna": 1_000_000}
+
+
 def test_players_vote_as_the_audience_and_a_partner_takes_the_call(bank: Bank) -> None:
     def team(table: Table, listen: Listen, last_key: str) -> Observation:
         current = table.quizmaster.game.round

@@ -144,7 +144,7 @@ def test_the_devices_command_lists_inputs_and_outputs_with_the_defaults(
         Device(0, "USB Headset", "ALSA", inputs=1, outputs=2, default_rate=48_000, default_input=True),
         Device(1, "Car speakers", "ALSA", inputs=0, outputs=2, default_rate=44_100, default_output=True),
     ]
-    monkeypatch.setattr(devices, "list_devices", lambda: found)
+    monkeypatch.setattr(devices, "list_devices", lambda **_: found)
     assert cli.main(["devices"]) == 0
     shown = capsys.readouterr().out
     microphones, speakers = shown.split("Speakers (output):")
@@ -156,7 +156,7 @@ def test_the_devices_command_lists_inputs_and_outputs_with_the_defaults(
 def test_a_missing_portaudio_library_in_the_devices_command_is_one_line(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def missing() -> list[Device]:
+    def missing(**_: object) -> list[Device]:
         raise AudioUnavailable("The PortAudio library is missing: run `sudo apt-get install libportaudio2`.")
 
     monkeypatch.setattr(devices, "list_devices", missing)

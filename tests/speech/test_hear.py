@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from voicemaster.cli import main
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.signal import to_float
 from voicemaster.speech.synthesis import DEFAULT_VOICES, Espeak
 
 
@@ -50,3 +52,31 @@ def test_without_a_model_it_says_what_to_install(
     assert main(["hear", str(recording), "--lang", "de", "--context", "confirm"]) == 2
     said = capsys.readouterr().err
     assert said.count("\n") == 1 and said.strip().endswith("Install one with: voicemaster models setup")
+
+
+def test_a_recording_cut_off_mid_sample_is_read_up_to_its_last_whole_sample(tmp_path: Path) -> None:
+    recording = _record(tmp_path, "b", "Antwort B", "de")
+    whole = Audio.read(recording)
+    recording.write_bytes(recording.read_bytes()[:-1])  # a copy stopped one byte short: the data size is odd
+    cut = Audio.read(recording)
+    assert cut.samples == whole.samples[:-2] and cut.rate == whole.rate
+    assert len(to_float(cut)) == len(whole.samples) // 2 - 1  # what the recognizers are given (it raised ValueError)
+
+
+def test_only_the_first_seconds_of_a_long_recording_are_read_and_that_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answer = Espeak(DEFAULT_VOICES).render("Antwort B", "de")
+    long = tmp_path / "long.wav"
+    Audio(answer.samples + bytes(2 * answer.rate * 600), answer.rate).write(long)  # then ten minutes of silence
+    head, seconds = Audio.read_head(long, 30)
+    assert head.samples == (answer.samples + bytes(2 * answer.rate * 30))[: 2 * answer.rate * 30]
+    assert round(seconds) == 601
+    # The command says so before it decodes (here it then finds no model: no need to decode to see the bound).
+    monkeypatch.setenv("VOICEMASTER_MODELS_DIR", str(tmp_path / "no-models"))
+    assert main(["hear", str(long), "--lang", "de", "--context", "answer"]) == 2
+    said = capsys.readouterr().err.splitlines()
+    assert said[0] == (
+        f"voicemaster: {long} is 601 s long; only its first 30 s are heard (one utterance: cut the recording to the "
+        "part that matters)."
+    )

@@ -202,3 +202,30 @@ def test_the_devices_command_lists_the_virtual_devices(pulse: Pulse) -> None:
     microphones, speakers = shown.stdout.split("Speakers (output):")
     assert "default (ALSA)" in microphones and "default (ALSA)" in speakers
     assert "* " in microphones and "* " in speakers
+
+
+@pytest.fixture
+def empty_daemon() -> Iterator[Pulse]:
+    """A sound server with no microphone and no speaker at all: its virtual devices unloaded."""
+    daemon = start_pulse(Path(tempfile.mkdtemp(prefix="vm-pulse-")))
+    try:
+        for line in daemon.pactl("list", "short", "modules").splitlines():
+            index, name = line.split()[:2]
+            if name == "module-null-sink":
+                daemon.pactl("unload-module", index)
+        yield daemon
+    finally:
+        daemon.stop()
+        shutil.rmtree(daemon.folder, ignore_errors=True)
+
+
+def test_a_sound_server_without_devices_is_said_in_one_line_without_the_librarys_own(empty_daemon: Pulse) -> None:
+    # ALSA still lists its "pulse" and "default" devices; only opening them tells that nothing is behind them.
+    listed = run_cli(empty_daemon, "devices")
+    assert listed.returncode == 1
+    assert "Microphones (input): none" in listed.stdout and "Speakers (output): none" in listed.stdout
+    assert listed.stderr.count("\n") == 1 and listed.stderr.startswith("voicemaster: a game needs a microphone")
+    said = run_cli(empty_daemon, "say", "Hallo", "--lang", "de")
+    assert said.returncode == 2
+    assert said.stderr.count("\n") == 1 and said.stderr.startswith("voicemaster: No usable speaker")
+    assert "ALSA lib" not in said.stderr + listed.stderr and "Expression" not in said.stderr + listed.stderr

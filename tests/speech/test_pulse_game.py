@@ -264,3 +264,40 @@ def test_a_game_killed_mid_way_is_resumed_where_it_was(
     assert [e["event"] for e in after if e["event"] == "question"] == []  # question 1 is not asked again
     assert [e["amount"] for e in after if e["event"] == "walk_away"] == [50]  # the 50 € of question 1 were kept
     assert [e["totals"] for e in after if e["event"] == "game_over"] == [{"Anna": 50}]
+
+
+def test_the_sound_server_gone_mid_game_ends_play_with_a_message_and_the_game_kept(tmp_path: Path) -> None:
+    """The microphone (and the speaker with it) vanish while the quizmaster listens: `play` ends within seconds with
+    one line, no library noise, and the game is offered at the next start."""
+    from tests.speech.conftest import start_pulse
+
+    daemon = start_pulse(tmp_path / "pulse")
+    log = tmp_path / "game.jsonl"
+    brisk = tmp_path / "brisk.toml"
+    brisk.write_text(f'[speech.de]\nname = "de"\nrate = {BRISK}\n', encoding="utf-8")
+    command = [sys.executable, "-m", "voicemaster", "--config", str(brisk), "play", "--players", "Anna"]
+    command += ["--variant", "classic", "--lang", "de", "--engine", "whisper", "--seed", "1", "--log", str(log)]
+    env = {**daemon.env, "XDG_DATA_HOME": str(tmp_path / "data")}
+    game = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 180
+        while not (log.exists() and '"event": "listen"' in log.read_text(encoding="utf-8")):
+            assert game.poll() is None and time.monotonic() < deadline, "the game never listened"
+            time.sleep(0.1)
+        time.sleep(1.5)  # "listen" is logged just before the microphone opens: let it hear a moment
+        daemon.stop()  # the microphone unplugged, and the speaker with it
+        stopped = time.monotonic()
+        _, err = game.communicate(timeout=30)
+        took = time.monotonic() - stopped
+    finally:
+        if game.poll() is None:
+            game.kill()
+            game.wait()
+        daemon.stop()
+    assert game.returncode == 2 and took < 10, (took, err)  # a bound, generous for a loaded machine: not a timing
+    assert err.count("\n") == 1 and "microphone stopped delivering sound" in err and "ALSA lib" not in err
+    assert "offers it again" in err
+    from voicemaster.store import Store
+
+    with Store(tmp_path / "data" / "voicemaster" / "voicemaster.db") as store:
+        assert store.unfinished_game() is not None

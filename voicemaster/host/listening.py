@@ -66,6 +66,22 @@ def ask_yes_no(
             return False
 
 
+RESUME_TRIES = 3
+"""How often "continue the interrupted game?" is asked when the reply is unclear or silence, before the game is
+kept for later: an interrupted game is never pushed aside on a guess."""
+
+
+def offer_resume(language: str) -> Generator[Effect, Observation | None, bool | None]:
+    """True to continue the interrupted game, False (a clear no) for a new one, None when no clear reply came."""
+    for _ in range(RESUME_TRIES):
+        yield Say("resume_offer")
+        heard = yield from listen(Context(ContextName.CONFIRM, language), None)
+        if isinstance(heard, Heard) and heard.intent in ("yes", "no", "resume"):
+            return heard.intent != "no"
+    yield Say("resume_kept")
+    return None
+
+
 def one_by_one(
     key: str, offers: Sequence[dict[str, Any]], player: str | None, language: str
 ) -> Generator[Effect, Observation | None, int | None]:

@@ -121,8 +121,11 @@ class Quizmaster:
             yield Say("how_to_get_help")
         else:
             yield Say("resumed")
-            if self.game.round is not None and self.game.round.question is not None:
-                yield from self._read_question()
+            current = self.game.round
+            if current is not None and current.question is not None:
+                # Only the options still open to the player on turn: a 50:50 before the break stays used.
+                to_act = current.to_act
+                yield from self._read_question(self._seat(to_act).available if to_act else None)
         while self.game.outcome is None:
             current = self.game.round
             if current is None:

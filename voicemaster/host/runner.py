@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Generator
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO, TypeVar
 
@@ -39,11 +40,12 @@ from voicemaster.host.turns import (
 )
 from voicemaster.speech import voices
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices import AudioOut, FileSink, Playback
+from voicemaster.speech.devices import AudioOut, AudioUnavailable, FileSink, Playback
 from voicemaster.speech.render_ahead import Priority
 from voicemaster.speech.signal import resample
 from voicemaster.speech.speakers import Speakers
-from voicemaster.store import Store
+from voicemaster.speech.synthesis import SpeechUnavailable
+from voicemaster.store import Store, StoreUnwritable
 
 Hear = Callable[[Listen, Say | None, Playback | None], Observation]
 """What came of listening, given the last line said and its playback if it is still playing: the microphone and the
@@ -189,11 +191,30 @@ class Runner:
                 self.voice = self.voice.with_voice(language, changed)
             case Record(event, data, state):
                 if state is not None:
-                    if self.store is not None:
-                        self.store.save_game(self.game_id, state, finished=bool(data.get("finished")))
+                    self._save(state, finished=bool(data.get("finished")))
                     return None
                 self.transcript.write(self.now, event, dict(data))
         return None
+
+    def _save(self, state: str, *, finished: bool) -> None:
+        """Stores the game before it goes on. A store that cannot be written stops the game, said aloud (it would
+        otherwise go on unsaved, and a crash would lose it); a store file that had gone is said to be new."""
+        if self.store is None:
+            return
+        try:
+            renewed = self.store.save_game(self.game_id, state, finished=finished)
+        except StoreUnwritable:
+            with suppress(AudioUnavailable, SpeechUnavailable):  # what the store says is what the user must hear
+                self.say_now("store_failed")
+            raise
+        if renewed:
+            self.say_now("store_renewed")
+
+    def say_now(self, key: str) -> None:
+        """A line outside the dialogue (about the program, not the game), played out before anything else."""
+        self.finish_speaking()
+        self._speak([self.lines.render(key, {})])
+        self._wait_for_speaking()
 
     def finish_speaking(self) -> None:
         """Play out what is still to be said: the next thing is not listening, or there is no next thing."""

@@ -33,10 +33,23 @@ class Audio:
 
     @classmethod
     def read(cls, path: Path) -> Audio:
+        return cls.read_head(path, None)[0]
+
+    @classmethod
+    def read_head(cls, path: Path, seconds: float | None) -> tuple[Audio, float]:
+        """The first `seconds` of a recording (all of it for None), and how long the whole recording is: only what
+        is kept is read, so an hour-long file costs no more memory than its head. A file cut off mid-sample (its
+        header promising more than it holds) is read up to its last whole sample."""
         try:
             with wave.open(str(path), "rb") as source:
                 if source.getnchannels() != 1 or source.getsampwidth() != 2:
                     raise ValueError(f"{path}: expected 16-bit mono WAV")
-                return cls(source.readframes(source.getnframes()), source.getframerate())
+                rate = source.getframerate()
+                if rate < 1:
+                    raise ValueError(f"{path}: the WAV header gives no sample rate")
+                total = source.getnframes()
+                wanted = total if seconds is None else min(total, int(seconds * rate))
+                samples = source.readframes(wanted)
         except (wave.Error, EOFError) as error:
             raise ValueError(f"{path}: not a WAV file ({error})") from None
+        return cls(samples[: len(samples) // 2 * 2], rate), total / rate

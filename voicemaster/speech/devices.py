@@ -15,10 +15,12 @@ disappears mid-game) becomes `AudioUnavailable`, with a message that says what t
 from __future__ import annotations
 
 import collections
+import os
+import sys
 import threading
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol, Self
@@ -50,6 +52,14 @@ while the microphone was being analysed; stopping is still instant, as a stop di
 
 class AudioUnavailable(RuntimeError):
     """The microphone or speaker cannot be used; the message says what to install or plug in."""
+
+
+class MicrophoneUnavailable(AudioUnavailable):
+    """There is no microphone to open."""
+
+
+class MicrophoneLost(MicrophoneUnavailable):
+    """The microphone stopped delivering sound while listening (unplugged, or its sound server gone)."""
 
 
 class Playback(Protocol):
@@ -120,8 +130,60 @@ class Device:
     default_output: bool = False
 
 
-def list_devices() -> list[Device]:
-    """The devices PortAudio found when it started (or at the last `rescan`)."""
+def divert_native_stderr() -> None:
+    """Sends what C libraries write to the process's standard error (ALSA's "pcm_pulse.c: Unable to create stream",
+    PortAudio's "Expression ... failed") to /dev/null, while Python's `sys.stderr` keeps the terminal: our own
+    message says what went wrong and what to do, and those lines only confuse. For a command's whole run, since
+    PortAudio's thread can write at any time. Not when standard error is already captured (tests in-process)."""
+    if sys.stderr is not sys.__stderr__ or sys.stderr is None:
+        return
+    try:
+        sys.stderr.flush()
+        terminal = os.dup(2)
+        nowhere = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(nowhere, 2)
+        os.close(nowhere)
+    except OSError:
+        return
+    sys.stderr = open(  # noqa: SIM115 - stays open for the process's life, as stderr does
+        terminal, "w", encoding=sys.stderr.encoding, errors="backslashreplace", buffering=1, closefd=True
+    )
+
+
+def list_devices(*, probe: bool = False) -> list[Device]:
+    """The devices PortAudio found when it started (or at the last `rescan`). With `probe`, each as it really is:
+    the inputs and outputs it can open now, 0 when it cannot. ALSA's `pulse` and `default` are listed whether or not
+    the sound server behind them has a microphone or a speaker; only opening them tells."""
+    found = _listed()
+    if not probe:
+        return found
+    sd = _sounddevice()
+    return [
+        replace(
+            device,
+            inputs=device.inputs if device.inputs and _opens(sd, sd.RawInputStream, device) else 0,
+            outputs=device.outputs if device.outputs and _opens(sd, sd.RawOutputStream, device) else 0,
+        )
+        for device in found
+    ]
+
+
+def _opens(sd: Any, stream_type: Any, device: Device) -> bool:
+    try:
+        stream = stream_type(samplerate=device.default_rate, channels=1, dtype="int16", device=device.index)
+    except sd.PortAudioError:
+        return False
+    try:
+        stream.start()
+        stream.abort()
+        return True
+    except sd.PortAudioError:
+        return False
+    finally:
+        stream.close()
+
+
+def _listed() -> list[Device]:
     sd = _sounddevice()
     host_apis = [str(api["name"]) for api in sd.query_hostapis()]
     default_input, default_output = (int(index) for index in sd.default.device)
@@ -377,12 +439,12 @@ class Microphone:
                 finished_callback=self._end,
             )
         except sd.PortAudioError as error:
-            raise _unavailable("microphone", error) from None
+            raise MicrophoneUnavailable(str(_unavailable("microphone", error))) from None
         try:
             self._stream.start()
         except sd.PortAudioError as error:
             self.close()
-            raise _unavailable("microphone", error) from None
+            raise MicrophoneUnavailable(str(_unavailable("microphone", error))) from None
 
     def _arrive(self, data: Any, frames: int, at: Any, status: Any) -> None:
         del frames, at, status  # an overflow loses a frame; the segmenter copes, so it is not worth a message
@@ -418,7 +480,7 @@ class Microphone:
         # The stream ended, or gave no sound for a second where it should every 32 ms (a device can also vanish
         # leaving the stream hanging). Closing lets the next `listen` try again, perhaps on a new device.
         self.close()
-        raise AudioUnavailable(f"The microphone stopped delivering sound (was it unplugged?): {NO_DEVICE_HINT}.")
+        raise MicrophoneLost(f"The microphone stopped delivering sound (was it unplugged?): {NO_DEVICE_HINT}.")
 
 
 # --- the file twins ------------------------------------------------------------------------------------------------
