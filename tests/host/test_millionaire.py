@@ -56,11 +56,11 @@ class Table:
     def perform(self, effect: Effect) -> Observation | None:
         lines = load_lines(self.quizmaster.language)
         match effect:
-            case Say(key, params):
-                self.said.append((key, lines.render(key, params)))
+            case Say(key) as said:
+                self.said.append((key, lines.text(said)))
                 self.as_foreseen.append((key, self.said[-1][1] in self.foreseen))
             case Foresee(foreseen):
-                self.foreseen = {lines.render(said.key, said.params) for said in foreseen}
+                self.foreseen = {lines.text(said) for said in foreseen}
             case Listen() as listen:
                 return self.script(self, listen, self.last_key)
             case Record(event, data, state):

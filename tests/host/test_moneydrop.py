@@ -55,8 +55,8 @@ class Studio:
     def perform(self, effect: Effect) -> Observation | None:
         lines = load_lines(self.host.language)
         match effect:
-            case Say(key, params):
-                self.said.append((key, lines.render(key, params)))
+            case Say(key) as said:
+                self.said.append((key, lines.text(said)))
                 self.now += 1.0
             case Listen() as listen:
                 text = self.script(self, listen, self.last_key)
@@ -116,7 +116,10 @@ def test_a_team_that_knows_everything_saves_the_million(bank: Bank) -> None:
     assert [q["question"] for q in played.events("question")] == list(range(1, 9))
     assert [r["money_left"] for r in played.events("result")] == [1_000_000] * 8
     assert played.events("game_over") == [{"totals": {"Rot": 1_000_000}, "winners": ["Rot"]}]
-    assert played.lines("md_question_intro")[0] == "Frage eins, ihr habt noch eine Million Euro."
+    assert played.lines("md_question_intro")[0] in (
+        "Frage eins, ihr habt noch eine Million Euro.",
+        "Frage eins. Es geht um eine Million Euro.",
+    )
     assert played.lines("md_run_over") == ["Rot, ihr habt eine Million Euro gerettet."]
     categories = [q["category"] for q in played.events("question")]
     assert len(set(categories)) > 1
