@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from num2words import num2words
 
-from voicemaster.config import ConfigError, read_toml
+from voicemaster.config import CURRENCIES, ConfigError, read_toml
 from voicemaster.paths import PHRASES_DIR
 
 if TYPE_CHECKING:
@@ -33,8 +33,6 @@ if TYPE_CHECKING:
 
 OTHER = "other"
 """The form said where the situation has no form of its own (as in CLDR's plural rules)."""
-CURRENCIES = ("EUR", "GBP", "points")
-"""The units a ladder may count in; every phrase file says each of them."""
 
 
 @dataclass(frozen=True)
@@ -164,7 +162,7 @@ class Lines:
             return "".join(items)
         return ", ".join(items[:-1]) + f" {joiner or self.joiner} " + items[-1]
 
-    def keys(self) -> set[str]:
+    def line_keys(self) -> set[str]:
         """Every line's key, without its forms."""
         return {key.split(".", 1)[0] for key in self.texts}
 
@@ -203,6 +201,9 @@ def _load(language: str, folder: Path) -> Lines:
             raise ConfigError(path, f"units.{code}", 'expected one = "..." and many = "..."')
         after = str(raw.get("after_million", raw["many"]))
         units[code] = Unit(str(raw["one"]), str(raw["many"]), after, bool(raw.get("feminine", False)))
+    for code in CURRENCIES:
+        if code not in units:
+            raise ConfigError(path, f"units.{code}", "missing: a ladder may count in it, so it must be said")
     joiners = {name: data.get(name) for name in ("joiner", "choice_joiner")}
     for name, word in joiners.items():
         if not isinstance(word, str):
