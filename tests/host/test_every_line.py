@@ -189,7 +189,7 @@ def millionaire_checks(game: Game, host: Quizmaster) -> Iterator[str]:
             yield f"plural to one player: {line.key}: {line.plain}"
         if len(game.players) > 1 and group and SINGULAR_TO_MANY[language].search(line.plain):
             yield f"singular to several players: {line.key}: {line.plain}"
-        if zero in line.text and line.key not in ("round_total", "game_total", "score_line"):
+        if zero in line.text:
             yield f"says {zero!r} where it could say nothing: {line.text}"
         if line.key == "play_on":
             yield from stakes_checks(game, host, line)

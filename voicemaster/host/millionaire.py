@@ -147,8 +147,11 @@ class Quizmaster:
         return Say(key, params, leads_to_listening, form, wording.vary(self.game.settings.seed, key, moment))
 
     def in_round(self) -> str:
-        """The form for a line about everyone in this round ("Alle Antworten sind eingeloggt"): "one" for one."""
-        return wording.number(self.game.round.seats if self.game.round else self.game.settings.players)
+        """The form for a line about everyone still in this round ("Alle Antworten sind eingeloggt"): "one" for one."""
+        current = self.game.round
+        return wording.number(
+            sum(seat.playing for seat in current.seats) if current else len(self.game.settings.players)
+        )
 
     def everyone(self) -> str:
         """The form for a line said to all the players: "one" when one plays alone."""
@@ -372,7 +375,8 @@ class Quizmaster:
         for player in self.game.settings.players:
             seat = current.seat(player) if current else None
             level = current.level - 1 if current and seat and seat.playing else 0
-            yield self.line("score_line", {"player": player, "total": self.money(totals[player]), "level": level})
+            said = {"player": player, "total": self.money(totals[player]), "level": level}
+            yield self.line("score_line", said, form=wording.amount(totals[player]))
 
     # Jokers
 
@@ -554,12 +558,15 @@ class Quizmaster:
             case events.RoundEnded(result):
                 yield self.line("round_over", {"number": result.number})
                 for line in result.results:
-                    yield self.line("round_total", {"player": line.player, "total": self.money(line.total)})
+                    said = {"player": line.player, "total": self.money(line.total)}
+                    yield self.line("round_total", said, form=wording.amount(line.total))
             case events.GameEnded(outcome):
                 totals = dict(outcome.totals)
                 yield Record("game_over", {"totals": totals, "winners": list(outcome.winners)})
                 for player, total in outcome.totals:
-                    yield self.line("game_total", {"player": player, "total": self.money(total)})
+                    yield self.line(
+                        "game_total", {"player": player, "total": self.money(total)}, form=wording.amount(total)
+                    )
                 key = "winner" if len(outcome.winners) == 1 else "winners"
                 yield self.line(key, {"players": list(outcome.winners)})
                 yield self.line("goodbye")
