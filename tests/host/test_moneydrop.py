@@ -161,7 +161,7 @@ def test_placement_in_any_order_and_unit_is_read_back_and_locked_only_on_yes(ban
         played.lines("md_readback")
     )
     assert played.lines("md_not_locked") == ["Dann liegt noch nichts fest."]
-    assert played.lines("md_drop")[0].endswith("Weg sind zweihundertfünfzigtausend Euro.")
+    assert played.lines("md_drop")[0].endswith(": zweihundertfünfzigtausend Euro.")  # the money lost, said
 
 
 def test_one_option_is_corrected_and_the_rest_follows(bank: Bank) -> None:
@@ -250,10 +250,7 @@ def test_with_a_time_limit_the_team_is_warned_and_money_not_placed_is_lost(bank:
     assert played.lines("md_time_start")[0] == "Ihr habt sechzig Sekunden."
     assert played.lines("md_time_left")[:2] == ["Noch dreißig Sekunden!", "Noch zehn Sekunden!"]
     assert played.lines("md_time_up")[0] == "Die Zeit ist um!"
-    assert (
-        played.lines("md_lost_to_time")[0]
-        == "siebenhundertfünfzigtausend Euro lagen nicht auf den Antworten und sind verloren."
-    )
+    assert played.lines("md_lost_to_time")[0] == "Nicht gesetzt und verloren: siebenhundertfünfzigtausend Euro."
     assert played.events("result")[0]["money_left"] == 250_000
 
 
