@@ -29,6 +29,8 @@ from voicemaster.rules.moneydrop import MoneyDropSettings
 from voicemaster.speech.synthesis import DEFAULT_VOICES, SPEECH_ENGINES, Voice
 
 LANGUAGES = ("de", "en", "fr")
+CURRENCIES = ("EUR", "GBP", "points")
+"""The units a ladder may count in: every phrase file says each of them, in words."""
 CONFIG_ENVIRONMENT = "VOICEMASTER_CONFIG_DIR"
 
 
@@ -173,7 +175,9 @@ def _check(path: Path, data: dict[str, Any], known_ladders: set[str]) -> None:
             raise ConfigError(path, f"speech.{language}", "rate must be 80-450 words a minute, volume 0-200")
         if voice.engine not in SPEECH_ENGINES:
             raise ConfigError(path, f"speech.{language}.engine", f"expected one of {', '.join(SPEECH_ENGINES)}")
-    for name in settings.ladders:
+    for name, spec in settings.ladders.items():
+        if spec.currency not in CURRENCIES:
+            raise ConfigError(path, f"ladders.{name}.currency", f"expected one of {', '.join(CURRENCIES)}")
         try:
             settings.ladder(name)
         except InvalidSetup as error:

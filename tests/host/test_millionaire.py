@@ -56,11 +56,11 @@ class Table:
     def perform(self, effect: Effect) -> Observation | None:
         lines = load_lines(self.quizmaster.language)
         match effect:
-            case Say(key, params):
-                self.said.append((key, lines.render(key, params)))
+            case Say(key) as said:
+                self.said.append((key, lines.text(said)))
                 self.as_foreseen.append((key, self.said[-1][1] in self.foreseen))
             case Foresee(foreseen):
-                self.foreseen = {lines.render(said.key, said.params) for said in foreseen}
+                self.foreseen = {lines.text(said) for said in foreseen}
             case Listen() as listen:
                 return self.script(self, listen, self.last_key)
             case Record(event, data, state):
@@ -384,3 +384,33 @@ def _levels_when_said(table: Table) -> list[int]:
             level += 1
         levels.append(level)
     return levels
+
+
+def test_an_unclear_reply_to_final_answer_is_not_thanked_as_a_no(bank: Bank) -> None:
+    """ "Das habe ich nicht sicher verstanden." is not followed by "Gut, ..." as if a no had been heard."""
+    replies = iter([heard("answer", "B"), heard("unknown"), heard("answer", "B"), heard("no")])
+
+    def unclear_then_no(table: Table, listen: Listen, last_key: str) -> Observation:
+        return next(replies, None) or always_right(table, listen, last_key)
+
+    said = [text for _, text in table(bank, unclear_then_no).play().said]
+    unclear = said.index("Das habe ich nicht sicher verstanden.")
+    assert said[unclear + 1] == "Dann logge ich noch nichts ein."
+    assert said[said.index("Gut, dann noch nicht eingeloggt.") - 1].endswith("?")  # after the no, the question asked
+
+
+def test_one_player_is_addressed_as_one_and_told_what_is_at_stake(bank: Bank) -> None:
+    def leaves_before_three(table: Table, listen: Listen, last_key: str) -> Observation:
+        current = table.quizmaster.game.round
+        if last_key == "another_round" or (last_key == "play_on" and current is not None and current.level == 3):
+            return heard("no")
+        return always_right(table, listen, last_key)
+
+    settings = GameSettings(variant("classic"), ("Anna",), seed=11)
+    played = Table(Quizmaster(Session(new_game(settings)), bank, "de"), leaves_before_three).play()
+    said = dict(played.said)
+    assert said["welcome"] == "Willkommen bei Wer wird Millionär! Heute spielt Anna."
+    assert said["another_round"] == "Willst du noch eine Runde spielen?"
+    # Below the first safety level nothing is safe: stopping keeps 100 €, a wrong answer pays nothing.
+    offer = [text for key, text in played.said if key == "play_on"][-1]
+    assert "sicher" not in offer.replace("nichts sicher", "") and "hundert Euro" in offer and "nichts" in offer

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from voicemaster.host import wording
 from voicemaster.host.turns import Say
 from voicemaster.questions.selection import NoQuestionLeft
 from voicemaster.rules.ladders import LEVELS
@@ -29,22 +30,27 @@ def replies(host: Quizmaster, player: str) -> tuple[Say, ...]:
     ladder = host.game.settings.variant.ladder
     level, correct = current.level, current.question.correct
     _, explanation = host.question_texts()
+    line = host.line
     said = [
-        *(Say("final_answer", {"player": player, "letter": x.value, "text": host.option(x)}) for x in letters),
-        *(Say("locked", {"player": player, "letter": letter.value}) for letter in letters),
-        Say("reveal_suspense"),
-        Say("correct_answer", {"letter": correct.value, "text": host.option(correct)}),
+        *(line("final_answer", {"player": player, "letter": x.value, "text": host.option(x)}) for x in letters),
+        *(line("locked", {"player": player, "letter": letter.value}) for letter in letters),
+        line("reveal_suspense", form=host.in_round()),
+        line("correct_answer", {"letter": correct.value, "text": host.option(correct)}),
     ]
     if explanation:
-        said.append(Say("explanation", {"text": explanation}))
+        said.append(line("explanation", {"text": explanation}))
+    stakes = ladder.stakes(level)
     if level < LEVELS:
-        said.append(Say("right", {"player": player, "amount": host.money(ladder.amount(level))}))
-    said.append(Say("wrong", {"player": player, "amount": host.money(ladder.wrong_answer_payout(level))}))
+        said.append(line("right", {"player": player, "amount": host.money(stakes.win)}))
+    said.append(
+        line("wrong", {"player": player, "amount": host.money(stakes.wrong)}, form=wording.amount(stakes.wrong))
+    )
     return (*said, *next_question(host, player, level + 1))
 
 
 def next_question(host: Quizmaster, player: str, level: int) -> tuple[Say, ...]:
-    """The question the bank will pick for `level` if the game goes on there, with the lines leading to it."""
+    """The question the bank will pick for `level` if the game goes on there, with the lines leading to it. The
+    walk-away offer comes before the question is asked, the rest after: each is worded for that moment."""
     if level > LEVELS:
         return ()
     ladder = host.game.settings.variant.ladder
@@ -54,14 +60,14 @@ def next_question(host: Quizmaster, player: str, level: int) -> tuple[Say, ...]:
         )
     except NoQuestionLeft:
         return ()
-    amounts = {"amount": host.money(ladder.walk_away_payout(level)), "next": host.money(ladder.amount(level))}
+    asked = len(host.session.asked) + 1
     return (
-        Say("play_on", {"player": player, **amounts}),
-        Say("question_intro", {"level": level, "amount": host.money(ladder.amount(level))}),
-        Say("question", {"text": presented.entry.question}),
+        host.play_on(player, ladder.stakes(level)),
+        host.line("question_intro", {"level": level, "amount": host.money(ladder.amount(level))}, asked=asked),
+        host.line("question", {"text": presented.entry.question}, asked=asked),
         *(
-            Say("option", {"letter": letter.value, "text": text})
+            host.line("option", {"letter": letter.value, "text": text}, asked=asked)
             for letter, text in zip(Letter.first(len(presented.options)), presented.options, strict=True)
         ),
-        Say("your_answer", {"player": player}),
+        host.line("your_answer", {"player": player}, asked=asked),
     )

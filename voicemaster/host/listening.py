@@ -48,14 +48,15 @@ def ask_yes_no(
     player: str | None,
     language: str,
     *,
+    form: str = "",
+    vary: int = 0,
     silence_means: bool = False,
     until_clear: bool = False,
 ) -> Asking:
     """A clear yes is True, a clear no False; anything else is a no (or, `until_clear`, asked again), and silence
     is `silence_means`. "Weiter" counts as a yes where `silence_means` is True: the question was whether to go on."""
     while True:
-        yield Say(key, params)
-        heard = yield from listen(Context(ContextName.CONFIRM, language), player)
+        heard = yield from _asked(key, params, player, language, form, vary)
         if isinstance(heard, Silence):
             return silence_means
         if heard.intent in ("yes", "no"):
@@ -80,6 +81,24 @@ def offer_resume(language: str) -> Generator[Effect, Observation | None, bool | 
             return heard.intent != "no"
     yield Say("resume_kept")
     return None
+
+
+def ask_clearly(
+    key: str, params: dict[str, Any], player: str | None, language: str, *, form: str = "", vary: int = 0
+) -> Generator[Effect, Observation | None, bool | None]:
+    """Asks once: True for a clear yes, False for a clear no, None when nothing clear came (silence, or words not
+    understood), so that the quizmaster says what happened rather than thank the player for a no never said."""
+    heard = yield from _asked(key, params, player, language, form, vary)
+    if isinstance(heard, Heard) and heard.intent in ("yes", "no"):
+        return heard.intent == "yes"
+    return None
+
+
+def _asked(
+    key: str, params: dict[str, Any], player: str | None, language: str, form: str, vary: int
+) -> Generator[Effect, Observation | None, Heard | Silence]:
+    yield Say(key, params, form=form, vary=vary)
+    return (yield from listen(Context(ContextName.CONFIRM, language), player))
 
 
 def one_by_one(

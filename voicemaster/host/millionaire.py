@@ -9,13 +9,22 @@ Every rules transition is recorded (and stored) before it is announced.
 from __future__ import annotations
 
 import json
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from voicemaster.host import foresight
-from voicemaster.host.lines import Line, Money
-from voicemaster.host.listening import Asking, after_silence, ask_yes_no, change_voice, listen, one_by_one, pause
+from voicemaster.host import foresight, wording
+from voicemaster.host.lines import Choice, Line, Money
+from voicemaster.host.listening import (
+    Asking,
+    after_silence,
+    ask_clearly,
+    ask_yes_no,
+    change_voice,
+    listen,
+    one_by_one,
+    pause,
+)
 from voicemaster.host.turns import (
     Dialogue,
     Effect,
@@ -45,6 +54,7 @@ from voicemaster.rules.actions import (
     WalkAway,
 )
 from voicemaster.rules.codec import dumps, loads
+from voicemaster.rules.ladders import Stakes
 from voicemaster.rules.letters import Letter
 from voicemaster.rules.state import Game, Seat
 from voicemaster.rules.variants import AudienceForm, Joker, PhoneForm
@@ -100,6 +110,10 @@ class Quizmaster:
         """How often each question was heard by these players before; fresh questions come first."""
         self._level = 0
         """The level of the question the last action was taken on, for announcing its results."""
+        self._unclear = False
+        """Whether the last "final answer?" got nothing clear (rather than a no): said when the answer stays open."""
+        self._partner_said: Letter | None = None
+        """The letter the phone partner gave, for saying who said what."""
 
     # The game
 
@@ -114,13 +128,42 @@ class Quizmaster:
     def money(self, amount: int) -> Money:
         return Money(amount, self.currency)
 
+    def line(
+        self,
+        key: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        form: str = "",
+        asked: int | None = None,
+        leads_to_listening: bool = False,
+    ) -> Say:
+        """A line as this game says it: its wording follows the seed and the moment (the question, counted by the
+        questions `asked` so far, and the player addressed), so the foresight can build the very same line."""
+        params = dict(params or {})
+        moment = len(self.session.asked) if asked is None else asked
+        players = self.game.settings.players
+        if params.get("player") in players:
+            moment += players.index(params["player"])
+        return Say(key, params, leads_to_listening, form, wording.vary(self.game.settings.seed, key, moment))
+
+    def in_round(self) -> str:
+        """The form for a line about everyone still in this round ("Alle Antworten sind eingeloggt"): "one" for one."""
+        current = self.game.round
+        return wording.number(
+            sum(seat.playing for seat in current.seats) if current else len(self.game.settings.players)
+        )
+
+    def everyone(self) -> str:
+        """The form for a line said to all the players: "one" when one plays alone."""
+        return wording.number(self.game.settings.players)
+
     def run(self) -> Dialogue:
         fresh = self.game.round is None and not self.game.sheet
         if fresh:
-            yield Say("welcome", {"players": list(self.game.settings.players)})
-            yield Say("how_to_get_help")
+            yield self.line("welcome", {"players": list(self.game.settings.players)}, form=self.everyone())
+            yield self.line("how_to_get_help", form=self.everyone())
         else:
-            yield Say("resumed")
+            yield self.line("resumed")
             current = self.game.round
             if current is not None and current.question is not None:
                 # Only the options still open to the player on turn: a 50:50 before the break stays used.
@@ -130,7 +173,7 @@ class Quizmaster:
             current = self.game.round
             if current is None:
                 if self.game.sheet and self.game.settings.rounds is None:
-                    another = yield from self._ask_yes_no("another_round", {}, None)
+                    another = yield from self._ask_yes_no("another_round", {}, None, form=self.everyone())
                     if not another:
                         yield from self._apply(StopGame())
                         continue
@@ -142,7 +185,7 @@ class Quizmaster:
             elif current.to_act is not None:
                 yield from self._turn(current.to_act)
             else:
-                yield Say("reveal_suspense")
+                yield self.line("reveal_suspense", form=self.in_round())
                 yield Play("suspense")
                 yield from self._apply(Reveal())
 
@@ -194,9 +237,9 @@ class Quizmaster:
 
     def _read_question(self, letters: Sequence[Letter] | None = None) -> Dialogue:
         question, _ = self.question_texts()
-        yield Say("question", {"text": question}, leads_to_listening=True)
+        yield self.line("question", {"text": question}, leads_to_listening=True)
         for letter in letters or Letter.first(len(self.session.options)):
-            yield Say("option", {"letter": letter.value, "text": self.option(letter)}, leads_to_listening=True)
+            yield self.line("option", {"letter": letter.value, "text": self.option(letter)}, leads_to_listening=True)
 
     def option(self, letter: Letter) -> str:
         """The text of the current question's option `letter`, as the players heard it."""
@@ -209,21 +252,26 @@ class Quizmaster:
         assert current is not None
         if current.level == 1:
             return
-        ladder = self.game.settings.variant.ladder
+        stakes = self.game.settings.variant.ladder.stakes(current.level)
         for seat in current.seats:
             if not seat.playing:
                 continue
-            params = {
-                "player": seat.player,
-                "amount": self.money(ladder.walk_away_payout(current.level)),
-                "next": self.money(ladder.amount(current.level)),
-            }
-            go_on = yield from self._ask_yes_no("play_on", params, seat.player, silence_means=True)
+            offer = self.play_on(seat.player, stakes)
+            go_on = yield from self._ask_yes_no(offer.key, dict(offer.params), seat.player, offer.form, True)
             if go_on:
                 continue
-            sure = yield from self._ask_yes_no("confirm_walk_away", params, seat.player)
+            sure = yield from self._ask_yes_no(
+                "confirm_walk_away", dict(offer.params), seat.player, wording.amount(stakes.keep)
+            )
             if sure:
                 yield from self._apply(WalkAway(seat.player))
+
+    def play_on(self, player: str, stakes: Stakes) -> Say:
+        """ "Spielst du weiter?", with what is safe and what is at stake as the rules have it (RULES.md §1.2): "sicher"
+        is said only of what a wrong answer still pays."""
+        amounts = {"amount": stakes.keep, "safe": stakes.wrong, "next": stakes.win}
+        params = {"player": player, **{name: self.money(value) for name, value in amounts.items()}}
+        return self.line("play_on", params, form=stakes.safety.value)
 
     # A player's turn
 
@@ -247,7 +295,7 @@ class Quizmaster:
         silences = misheard = 0
         prompt: tuple[str, dict[str, Any]] = ("your_answer", {"player": player})
         while self._still_deciding(player):
-            yield Say(*prompt, leads_to_listening=True)
+            yield self.line(*prompt, leads_to_listening=True)
             heard = yield from listen(self._answer_context(player), player)
             prompt = ("your_answer_again", {"player": player})
             if isinstance(heard, Silence):
@@ -272,7 +320,7 @@ class Quizmaster:
         return self.game.round is not None and self.game.round.to_act == player
 
     def _scan_options(self, player: str) -> Generator[Effect, Observation | None, Letter | None]:
-        yield Say("scan_intro", {"player": player})
+        yield self.line("scan_intro", {"player": player})
         letters = self._seat(player).available
         offers = [{"letter": letter.value, "text": self.option(letter)} for letter in letters]
         taken = yield from one_by_one("scan_option", offers, player, self.language)
@@ -284,23 +332,25 @@ class Quizmaster:
             case "answer" if heard.value is not None:
                 letter = Letter(heard.value)
                 if letter not in seat.available:
-                    yield Say("option_gone", {"letter": letter.value})
+                    yield self.line("option_gone", {"letter": letter.value})
                     return
                 yield from self._apply(GiveAnswer(player, letter))
                 said = {"player": player, "letter": letter.value, "text": self.option(letter)}
                 level = self.game.round.level if self.game.round else 1
-                if level < self.confirm_from_level:
-                    final = True
-                else:
-                    final = yield from self._ask_yes_no("final_answer", said, player)
-                yield from self._apply(ConfirmAnswer(player, final))
+                final: bool | None = True
+                if level >= self.confirm_from_level:
+                    asked = self.line("final_answer", said)
+                    final = yield from ask_clearly(asked.key, said, player, self.language, vary=asked.vary)
+                # Only a clear yes locks; what is then said depends on whether a no was heard or nothing clear.
+                self._unclear = final is None
+                yield from self._apply(ConfirmAnswer(player, final is True))
             case "joker" if heard.value is not None:
                 yield from self._joker(player, Joker(heard.value))
             case "walk_away":
-                ladder = self.game.settings.variant.ladder
                 level = self.game.round.level if self.game.round else 1
-                params: dict[str, Any] = {"player": player, "amount": self.money(ladder.walk_away_payout(level))}
-                if (yield from self._ask_yes_no("confirm_walk_away", params, player)):
+                keep = self.game.settings.variant.ladder.stakes(level).keep
+                params: dict[str, Any] = {"player": player, "amount": self.money(keep)}
+                if (yield from self._ask_yes_no("confirm_walk_away", params, player, wording.amount(keep))):
                     yield from self._apply(WalkAway(player))
             case _:
                 yield from self._command(heard.intent, player)
@@ -311,13 +361,13 @@ class Quizmaster:
                 seat = self._seat(player) if player else None
                 yield from self._read_question(seat.available if seat else None)
             case "help":
-                yield Say("help_answer")
+                yield self.line("help_answer")
             case "pause":
                 yield from pause(self.language)
             case "score":
                 yield from self._score()
             case "quit":
-                if (yield from self._ask_yes_no("confirm_quit", {}, player)):
+                if (yield from self._ask_yes_no("confirm_quit", {}, player, self.everyone())):
                     yield from self._apply(StopGame())
             case _:
                 yield from change_voice(intent)
@@ -328,7 +378,8 @@ class Quizmaster:
         for player in self.game.settings.players:
             seat = current.seat(player) if current else None
             level = current.level - 1 if current and seat and seat.playing else 0
-            yield Say("score_line", {"player": player, "total": self.money(totals[player]), "level": level})
+            said = {"player": player, "total": self.money(totals[player]), "level": level}
+            yield self.line("score_line", said, form=wording.amount(totals[player]))
 
     # Jokers
 
@@ -336,10 +387,10 @@ class Quizmaster:
         seat = self._seat(player)
         name = {"joker": Line(f"joker_{joker.value}")}
         if joker not in self.game.settings.variant.jokers:
-            yield Say("joker_not_in_variant", name)
+            yield self.line("joker_not_in_variant", name)
             return
         if joker in seat.jokers_used:
-            yield Say("joker_used_up", name)
+            yield self.line("joker_used_up", name)
             return
         settings = self.game.settings
         action: Action
@@ -348,7 +399,7 @@ class Quizmaster:
         elif joker is Joker.AUDIENCE and settings.audience_form is AudienceForm.PLAYERS:
             votes = yield from self._votes(player)
             if votes is None:
-                yield Say("joker_given_back", name)
+                yield self.line("joker_given_back", name)
                 return
             action = AskAudience(player, votes)
         elif joker is Joker.AUDIENCE:
@@ -356,8 +407,9 @@ class Quizmaster:
         elif joker is Joker.PHONE and settings.phone_form is PhoneForm.PARTNER:
             answer = yield from self._helper_answer(player, "who_to_call")
             if answer is None:
-                yield Say("joker_given_back", name)
+                yield self.line("joker_given_back", name)
                 return
+            self._partner_said = answer[1]
             action = PhoneAFriend(player, *answer)
         elif joker is Joker.PHONE:
             action = PhoneAFriend(player)
@@ -382,9 +434,14 @@ class Quizmaster:
         self, player: str, question: str
     ) -> Generator[Effect, Observation | None, tuple[str, Letter] | None]:
         others = tuple(p for p in self.game.settings.players if p != player)
+        if len(others) == 1:
+            # Nobody to choose from: the one other player is named, not offered as a choice.
+            yield self.line(question, {"player": player, "names": others[0]}, form=wording.ONE)
+            letter = yield from self._letter_from(others[0], "helper_answer")
+            return None if letter is None else (others[0], letter)
         context = Context(ContextName.NAME, self.language, names=others)
         for _ in range(TRIES_FOR_HELPERS):
-            yield Say(question, {"player": player, "names": list(others)})
+            yield self.line(question, {"player": player, "names": Choice(others)}, form=wording.MANY)
             heard = yield from listen(context, player)
             if isinstance(heard, Heard) and heard.intent == "name" and heard.value in others:
                 letter = yield from self._letter_from(heard.value, "helper_answer")
@@ -395,7 +452,7 @@ class Quizmaster:
         player = self.game.round.to_act if self.game.round else None
         context = self._answer_context(player) if player else Context(ContextName.ANSWER, self.language)
         for _ in range(TRIES_FOR_HELPERS):
-            yield Say(key, {"player": who})
+            yield self.line(key, {"player": who})
             heard = yield from listen(context, who)
             if isinstance(heard, Heard) and heard.intent == "answer" and heard.value:
                 return Letter(heard.value)
@@ -403,23 +460,34 @@ class Quizmaster:
 
     def _phone_call(self, seconds: int) -> Dialogue:
         """The call runs in game time: announced, "ten seconds left", the last five counted, a sound at the end."""
-        yield Say("phone_start", {"seconds": seconds})
+        yield self.line("phone_start", {"seconds": seconds})
         yield StartTimer(seconds)
         yield WaitUntil(seconds - 10)
-        yield Say("phone_ten_left")
+        yield self.line("phone_ten_left")
         for left in range(COUNTDOWN_FROM, 0, -1):
             yield WaitUntil(seconds - left)
-            yield Say("count", {"n": left})
+            yield self.line("count", {"n": left})
         yield WaitUntil(seconds)
         yield Play("timer_end")
-        yield Say("phone_over")
+        yield self.line("phone_over")
 
     # Listening
 
     def _ask_yes_no(
-        self, key: str, params: dict[str, Any], player: str | None, *, silence_means: bool = False
+        self, key: str, params: dict[str, Any], player: str | None, form: str = "", silence_means: bool = False
     ) -> Asking:
-        return (yield from ask_yes_no(key, params, player, self.language, silence_means=silence_means))
+        vary = self.line(key, params).vary
+        return (
+            yield from ask_yes_no(key, params, player, self.language, form=form, vary=vary, silence_means=silence_means)
+        )
+
+    def _partner_letters(self, partner: str, letters: tuple[Letter, ...]) -> Say:
+        """Who said what: the partner's letter (they said it aloud anyway) and the quizmaster's, the other one the
+        rules drew; "auch" when both said the same."""
+        said = self._partner_said if self._partner_said in letters else letters[0]
+        mine = next((letter for letter in letters if letter != said), said)
+        params = {"partner": partner, "letter": said.value, "mine": mine.value}
+        return self.line("partner_letters", params, form="same" if mine == said else "different")
 
     # Announcements
 
@@ -427,68 +495,81 @@ class Quizmaster:
         options = self.option
         match event:
             case events.RoundStarted(number, candidates):
-                yield Say("round_started", {"number": number, "players": list(candidates)})
+                yield self.line(
+                    "round_started", {"number": number, "players": list(candidates)}, form=wording.number(candidates)
+                )
             case events.QuestionAsked(level, amount, _):
-                yield Say("question_intro", {"level": level, "amount": self.money(amount)})
+                yield self.line("question_intro", {"level": level, "amount": self.money(amount)})
             case events.WalkedAway(player, amount):
                 yield Record("walk_away", {"player": player, "amount": amount})
-                yield Say("walked_away", {"player": player, "amount": self.money(amount)})
+                yield self.line(
+                    "walked_away", {"player": player, "amount": self.money(amount)}, form=wording.amount(amount)
+                )
             case events.FiftyFiftyUsed(player, _, remaining):
-                yield Say("fifty_fifty", {"player": player})
+                yield self.line("fifty_fifty", {"player": player})
                 for letter in remaining:
-                    yield Say("option", {"letter": letter.value, "text": options(letter)})
+                    yield self.line("option", {"letter": letter.value, "text": options(letter)})
             case events.AudiencePolled(_, percentages) | events.AudienceVoted(_, percentages):
                 unit = "percent" if isinstance(event, events.AudiencePolled) else "votes"
-                yield Say(f"audience_{unit}_intro")
+                yield self.line(f"audience_{unit}_intro")
                 for letter, share in percentages:
-                    yield Say(f"audience_{unit}", {"letter": letter.value, "n": share})
+                    yield self.line(
+                        f"audience_{unit}", {"letter": letter.value, "n": share}, form=wording.counted(share)
+                    )
             case events.SecondChanceGranted(player, _, tries):
-                yield Say("second_chance", {"player": player, "tries": tries})
+                yield self.line("second_chance", {"player": player, "tries": tries}, form=wording.counted(tries))
             case events.PhoneCallStarted(_, seconds):
                 yield from self._phone_call(seconds)
             case events.PartnerAnswered(_, partner, letters):
-                yield Say("partner_letters", {"partner": partner, "letters": [letter.value for letter in letters]})
+                yield self._partner_letters(partner, letters)
             case events.ExtraJokerUsed(player, helper, letter):
                 if helper is None or letter is None:
-                    yield Say("extra_joker_alone", {"player": player})
+                    yield self.line("extra_joker_alone", {"player": player})
                 else:
-                    yield Say("extra_joker_helper", {"helper": helper, "letter": letter.value})
+                    yield self.line("extra_joker_helper", {"helper": helper, "letter": letter.value})
             case events.AnswerGiven():
                 pass
             case events.AnswerWithdrawn(player, _):
-                yield Say("not_locked", {"player": player})
+                yield self.line("not_locked", {"player": player}, form="unclear" if self._unclear else "refused")
             case events.AnswerLocked(player, letter):
                 yield Record("locked", {"player": player, "option": letter.value})
-                yield Say("locked", {"player": player, "letter": letter.value})
+                yield self.line("locked", {"player": player, "letter": letter.value})
             case events.TryFailed(player, letter, tries):
-                yield Say("try_failed", {"player": player, "letter": letter.value, "tries": tries})
+                yield self.line(
+                    "try_failed",
+                    {"player": player, "letter": letter.value, "tries": tries},
+                    form=wording.counted(tries),
+                )
             case events.Revealed(correct):
                 _, explanation = self.question_texts()
-                yield Say("correct_answer", {"letter": correct.value, "text": options(correct)})
+                yield self.line("correct_answer", {"letter": correct.value, "text": options(correct)})
                 if explanation:
-                    yield Say("explanation", {"text": explanation})
+                    yield self.line("explanation", {"text": explanation})
             case events.AnsweredCorrectly(player, level, amount):
                 yield Record("result", {"player": player, "correct": True, "level": level})
-                yield Say("right", {"player": player, "amount": self.money(amount)})
+                yield self.line("right", {"player": player, "amount": self.money(amount)})
             case events.AnsweredWrongly(player, _, payout):
                 yield Record("result", {"player": player, "correct": False, "level": self._level})
                 yield Record("payout", {"player": player, "amount": payout})
-                yield Say("wrong", {"player": player, "amount": self.money(payout)})
+                yield self.line("wrong", {"player": player, "amount": self.money(payout)}, form=wording.amount(payout))
             case events.TopPrizeWon(player, amount):
                 yield Record("result", {"player": player, "correct": True, "level": 15})
                 yield Record("payout", {"player": player, "amount": amount})
-                yield Say("top_prize", {"player": player, "amount": self.money(amount)})
+                yield self.line("top_prize", {"player": player, "amount": self.money(amount)})
             case events.HelperRewarded(helper, amount):
-                yield Say("helper_rewarded", {"helper": helper, "amount": self.money(amount)})
+                yield self.line("helper_rewarded", {"helper": helper, "amount": self.money(amount)})
             case events.RoundEnded(result):
-                yield Say("round_over", {"number": result.number})
+                yield self.line("round_over", {"number": result.number})
                 for line in result.results:
-                    yield Say("round_total", {"player": line.player, "total": self.money(line.total)})
+                    said = {"player": line.player, "total": self.money(line.total)}
+                    yield self.line("round_total", said, form=wording.amount(line.total))
             case events.GameEnded(outcome):
                 totals = dict(outcome.totals)
                 yield Record("game_over", {"totals": totals, "winners": list(outcome.winners)})
                 for player, total in outcome.totals:
-                    yield Say("game_total", {"player": player, "total": self.money(total)})
+                    yield self.line(
+                        "game_total", {"player": player, "total": self.money(total)}, form=wording.amount(total)
+                    )
                 key = "winner" if len(outcome.winners) == 1 else "winners"
-                yield Say(key, {"players": list(outcome.winners)})
-                yield Say("goodbye")
+                yield self.line(key, {"players": list(outcome.winners)})
+                yield self.line("goodbye")

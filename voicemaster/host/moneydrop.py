@@ -14,6 +14,7 @@ from collections.abc import Generator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from voicemaster.host import wording
 from voicemaster.host.lines import Money
 from voicemaster.host.listening import (
     LISTEN_SECONDS,
@@ -151,12 +152,20 @@ class MoneyDropHost:
     def money(self, bundles: int) -> Money:
         return Money(bundles * self.settings.bundle_value, self.settings.currency)
 
+    def line(self, key: str, params: Mapping[str, Any] | None = None, *, form: str = "") -> Say:
+        """A line as this game says it: its wording follows the seed and the moment (the cards offered so far), so a
+        long evening does not sound like a loop and a replayed game says the same."""
+        moment = len(self.session.asked) // 2
+        return Say(key, dict(params or {}), form=form, vary=wording.vary(self.seed, key, moment))
+
     def run(self) -> Dialogue:
         if not self.game.results and self.game.run is None:
-            yield Say("md_welcome", {"teams": list(self.settings.teams)})
-            yield Say("md_how_to", {"money": self.money(self.settings.bundles), "bundles": self.settings.bundles})
+            yield self.line(
+                "md_welcome", {"teams": list(self.settings.teams)}, form=wording.number(self.settings.teams)
+            )
+            yield self.line("md_how_to", {"money": self.money(self.settings.bundles), "bundles": self.settings.bundles})
         else:
-            yield Say("resumed")
+            yield self.line("resumed")
             if self.game.run is not None and self.game.run.phase is md.Phase.PLACING:
                 yield from self._read_card()
         while not self.game.over and not self._quit:
@@ -170,7 +179,7 @@ class MoneyDropHost:
             elif current.phase is md.Phase.PLACING:
                 yield from self._place(current)
             else:
-                yield Say("md_drop_suspense")
+                yield self.line("md_drop_suspense")
                 yield Play("suspense")
                 yield from self._apply(md.RevealDrop())
 
@@ -223,10 +232,10 @@ class MoneyDropHost:
     def _read_card(self) -> Dialogue:
         """The options first, then the question (RULES.md §2)."""
         entry, options = self._card()
-        yield Say("md_options_intro")
+        yield self.line("md_options_intro")
         for letter, text in zip(Letter.first(len(options)), options, strict=True):
-            yield Say("option", {"letter": letter.value, "text": text})
-        yield Say("question", {"text": entry.question})
+            yield self.line("option", {"letter": letter.value, "text": text})
+        yield self.line("question", {"text": entry.question})
 
     def _choose_category(self, current: md.Run) -> Dialogue:
         names = tuple(card.category for card in current.offered)
@@ -240,7 +249,7 @@ class MoneyDropHost:
                 if taken is not None:
                     yield from self._apply(md.ChooseCategory(taken))
                     return
-            yield Say("md_which_category", {"team": current.team, "first": names[0], "second": names[1]})
+            yield self.line("md_which_category", {"team": current.team, "first": names[0], "second": names[1]})
             heard = yield from listen(context, current.team)
             if isinstance(heard, Silence):
                 silences = yield from after_silence(silences, self.language)
@@ -262,9 +271,10 @@ class MoneyDropHost:
         placement = Placement({})
         silences = misheard = 0
         warned: set[int] = set()
-        yield Say("md_place", {"team": current.team, "bundles": current.bundles, "money": self.money(current.bundles)})
+        params = {"team": current.team, "bundles": current.bundles, "money": self.money(current.bundles)}
+        yield self.line("md_place", params, form=wording.number(current.bundles))
         if limit:
-            yield Say("md_time_start", {"seconds": limit})
+            yield self.line("md_time_start", {"seconds": limit})
             yield StartTimer(limit)
         while not self._quit:
             seconds = LISTEN_SECONDS
@@ -277,18 +287,18 @@ class MoneyDropHost:
                 for warning in TIME_WARNINGS:
                     if left <= warning < limit and warning not in warned:
                         warned.add(warning)
-                        yield Say("md_time_left", {"seconds": warning})
+                        yield self.line("md_time_left", {"seconds": warning})
                 seconds = min(seconds, left)
             heard = yield from listen(context, current.team, seconds=seconds)
             if isinstance(heard, Silence):
                 if not limit:  # a timed placement never pauses: the time runs out instead
                     silences = yield from after_silence(silences, self.language)
-                yield Say("md_place_again")
+                yield self.line("md_place_again")
                 continue
             silences = 0
             if heard.intent == "switch_category":
                 if current.joker_used:
-                    yield Say("md_switch_used")
+                    yield self.line("md_switch_used")
                     continue
                 yield from self._apply(md.SwitchCategory())
                 return
@@ -297,14 +307,14 @@ class MoneyDropHost:
                 misheard = 0
                 everything = yield from self._scan(current)
                 if everything is None:
-                    yield Say("md_place_again")
+                    yield self.line("md_place_again")
                     continue
                 placement = Placement({everything: "all"})
             elif heard.intent == "placement" and heard.value:
                 placement = placement.corrected(Placement.parse(heard.value))
             elif not (heard.intent == "yes" and placement.said):  # a yes after an unclear read-back: read it again
                 if heard.intent in ("yes", "no", "unknown"):
-                    yield Say("md_place_again")
+                    yield self.line("md_place_again")
                 else:
                     yield from self._command(heard.intent)
                 continue
@@ -330,18 +340,18 @@ class MoneyDropHost:
                 yield from self._apply(md.LockPlacement(bundles))
                 return None
             if confirmed is False:
-                yield Say("md_place_again")
+                yield self.line("md_place_again")
                 return Placement({})
             if confirmed is None:
                 unclear += 1
                 if unclear > 1:
-                    yield Say("md_place_again")
+                    yield self.line("md_place_again")
                     return placement
                 continue
             placement = placement.corrected(confirmed)
 
     def _scan(self, current: md.Run) -> Generator[Effect, Observation | None, Letter | None]:
-        yield Say("md_scan_intro")
+        yield self.line("md_scan_intro")
         options = self.session.offered[current.chosen or 0]
         letters = Letter.first(len(options))
         offers = [{"letter": letter.value, "text": text} for letter, text in zip(letters, options, strict=True)]
@@ -362,7 +372,7 @@ class MoneyDropHost:
             md.check_placement(self.settings, current, bundles, complete=True)
         except Unplaceable as problem:
             params = {k: Money(v, self.settings.currency) if k == "bundle" else v for k, v in problem.params.items()}
-            yield Say(problem.key, params)
+            yield self.line(problem.key, params)
             return None
         except errors.IllegalPlacement as illegal:
             yield from self._explain(illegal)
@@ -373,27 +383,29 @@ class MoneyDropHost:
         match illegal:
             case errors.NotAllBundlesPlaced(placed=placed, available=available):
                 missing = available - placed
-                yield Say("md_not_all", {"bundles": missing, "money": self.money(missing)})
+                yield self.line(
+                    "md_not_all", {"bundles": missing, "money": self.money(missing)}, form=wording.number(missing)
+                )
             case errors.TooManyBundles(placed=placed, available=available):
-                yield Say("md_too_many", {"placed": placed, "available": available})
+                yield self.line("md_too_many", {"placed": placed, "available": available})
             case errors.SplitInLastQuestion():
-                yield Say("md_split_last")
+                yield self.line("md_split_last")
             case errors.NoEmptyOption():
-                yield Say("md_no_empty")
+                yield self.line("md_no_empty")
             case _:
-                yield Say("md_place_again")
+                yield self.line("md_place_again")
 
     def _confirm(
         self, current: md.Run, bundles: tuple[int, ...]
     ) -> Generator[Effect, Observation | None, bool | Placement | None]:
         """Reads the placement back. True: a clear yes; False: a no; a Placement: a correction; None: unclear."""
-        yield Say("md_readback_intro")
+        yield self.line("md_readback_intro")
         for letter, count in zip(Letter.first(len(bundles)), bundles, strict=True):
             if count:
-                key = "md_readback_one" if count == 1 else "md_readback"
-                yield Say(key, {"letter": letter.value, "bundles": count, "money": self.money(count)})
+                said = {"letter": letter.value, "bundles": count, "money": self.money(count)}
+                yield self.line("md_readback", said, form=wording.number(count))
         # The placement goes with the question too, for whoever answers it without hearing the read-back (a script).
-        yield Say("md_confirm_placement", {"placement": self._by_letter(bundles)})
+        yield self.line("md_confirm_placement", {"placement": self._by_letter(bundles)})
         # Heard in the confirm context: there a yes is heard far better than among amounts ("yes" came back as "B. F.").
         options = self.session.offered[current.chosen or 0]
         heard = yield from listen(Context(ContextName.CONFIRM, self.language, options), current.team)
@@ -402,12 +414,12 @@ class MoneyDropHost:
                 return heard.intent == "yes"
             if heard.intent == "placement" and heard.value:
                 return Placement.parse(heard.value)
-        yield Say("md_not_locked")
+        yield self.line("md_not_locked")
         return None
 
     def _time_up(self, current: md.Run, placement: Placement) -> Dialogue:
         """The TV rule: what lies on the options stands; money not placed is lost; an illegal placement loses all."""
-        yield Say("md_time_up")
+        yield self.line("md_time_up")
         card = current.card
         assert card is not None
         empty = tuple(0 for _ in range(card.options))
@@ -431,14 +443,14 @@ class MoneyDropHost:
             case "repeat" if current is not None and current.phase is md.Phase.PLACING:
                 yield from self._read_card()
             case "help":
-                yield Say("md_help")
+                yield self.line("md_help")
             case "pause":
                 yield from pause(self.language)
             case "score" if current is not None:
-                yield Say("md_score", {"money": self.money(current.bundles), "number": current.question})
+                yield self.line("md_score", {"money": self.money(current.bundles), "number": current.question})
             case "quit":
                 # The run stays stored unfinished: the next start offers to continue it.
-                self._quit = yield from ask_yes_no("confirm_quit", {}, None, self.language)
+                self._quit = yield from ask_yes_no("confirm_quit", {}, None, self.language, form=wording.MANY)
             case _:
                 yield from change_voice(intent)
 
@@ -447,14 +459,14 @@ class MoneyDropHost:
     def _announce(self, event: md.MoneyDropEvent, played: tuple[Entry, tuple[str, ...]] | None) -> Dialogue:
         match event:
             case md.RunStarted(team, bundles):
-                yield Say("md_run_started", {"team": team, "money": self.money(bundles)})
+                yield self.line("md_run_started", {"team": team, "money": self.money(bundles)})
             case md.CategoriesOffered(question, categories, bundles):
                 key = "md_question_intro_last" if question == self.settings.questions else "md_question_intro"
-                yield Say(key, {"number": question, "money": self.money(bundles)})
-                yield Say("md_categories", {"first": categories[0], "second": categories[1]})
+                yield self.line(key, {"number": question, "money": self.money(bundles)})
+                yield self.line("md_categories", {"first": categories[0], "second": categories[1]})
             case md.CategoryChosen(category, _) | md.CategorySwitched(category):
                 key = "md_switched" if isinstance(event, md.CategorySwitched) else "md_category_chosen"
-                yield Say(key, {"category": category})
+                yield self.line(key, {"category": category})
                 entry, options = self._card()
                 current = self.game.run
                 assert current is not None
@@ -472,26 +484,28 @@ class MoneyDropHost:
                 yield from self._read_card()
             case md.PlacementLocked(bundles):
                 yield Record("locked", {"team": self._team, "placement": self._by_letter(bundles)})
-                yield Say("md_locked")
+                yield self.line("md_locked")
             case md.MoneyLostToTime(bundles):
-                yield Say("md_lost_to_time", {"money": self.money(bundles)})
+                yield self.line("md_lost_to_time", {"money": self.money(bundles)})
             case md.OptionDropped(letter, bundles):
                 assert played is not None
                 _, options = played
                 said = {"letter": letter.value, "text": options[letter.position], "money": self.money(bundles)}
                 yield Play("drop")
-                yield Say("md_drop" if bundles else "md_drop_empty", said)
+                yield self.line("md_drop" if bundles else "md_drop_empty", said)
             case md.QuestionSurvived(correct, bundles):
                 assert played is not None
                 entry, options = played
-                yield Say("md_correct", {"letter": correct.value, "text": options[correct.position]})
+                yield self.line("md_correct", {"letter": correct.value, "text": options[correct.position]})
                 if entry.explanation:
-                    yield Say("explanation", {"text": entry.explanation})
+                    yield self.line("explanation", {"text": entry.explanation})
                 money_left = bundles * self.settings.bundle_value
                 yield Record("result", {"team": self._team, "correct": bundles > 0, "money_left": money_left})
-                yield Say("md_left" if bundles else "md_all_lost", {"money": self.money(bundles)})
+                yield self.line("md_left" if bundles else "md_all_lost", {"money": self.money(bundles)})
             case md.RunEnded(result):
-                yield Say("md_run_over", {"team": result.team, "money": Money(result.saved, self.settings.currency)})
+                yield self.line(
+                    "md_run_over", {"team": result.team, "money": Money(result.saved, self.settings.currency)}
+                )
             case md.MoneyDropOver(ranking):
                 totals = {result.team: result.saved for _, result in ranking}
                 winners = [result.team for place, result in ranking if place == 1]
@@ -500,9 +514,11 @@ class MoneyDropHost:
                     for place, result in ranking:
                         money = Money(result.saved, self.settings.currency)
                         key = "md_ranking" if result.saved else "md_ranking_lost"
-                        yield Say(key, {"place": place, "team": result.team, "money": money, "number": result.reached})
-                    yield Say("winner" if len(winners) == 1 else "winners", {"players": winners})
-                yield Say("goodbye")
+                        yield self.line(
+                            key, {"place": place, "team": result.team, "money": money, "number": result.reached}
+                        )
+                    yield self.line("winner" if len(winners) == 1 else "winners", {"players": winners})
+                yield self.line("goodbye")
 
     @property
     def _team(self) -> str:

@@ -159,7 +159,7 @@ class Runner:
                 self._speak([text])
             case Foresee(lines):
                 if self.render_ahead:
-                    texts = [self.lines.render(said.key, said.params) for said in lines]
+                    texts = [self.lines.text(said) for said in lines]
                     self.voice.ahead(texts, self.lines.language, Priority.FORESEEN)
             case Listen() as listen:
                 if self._held:
@@ -228,7 +228,7 @@ class Runner:
         """The line's words, put in the voice's queue to render while what is before it plays; the line becomes the
         last line said."""
         self.last_said = said
-        text = self.lines.render(said.key, said.params)
+        text = self.lines.text(said)
         if self.render_ahead:
             self.voice.ahead([text], self.lines.language, Priority.SOON)
         return text

@@ -98,8 +98,10 @@ class SimulatedPlayers:
         return seat
 
     def _key(self, player: str) -> tuple[str, str, int]:
-        # A new decision after each joker: the key counts the jokers used on this question.
-        return player, self._question()[1].id, len(self._seat(player).jokers_used)
+        # A new decision after each joker and after each failed try of a second chance (its letter is gone): the
+        # key counts the jokers used and the options left on this question.
+        seat = self._seat(player)
+        return player, self._question()[1].id, len(seat.jokers_used) * 10 + len(seat.available)
 
     def _intention(self, player: str) -> Intention:
         key = self._key(player)

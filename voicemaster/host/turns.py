@@ -22,6 +22,12 @@ class Say:
     leads_to_listening: bool = False
     """A line that leads up to the next `Listen` (the question, its options, "Anna, deine Antwort?"): the player may
     answer over it, and a player who does stops it."""
+    form: str = ""
+    """Which form of the line the situation calls for ("one" player or "many", "safe" or "none"): chosen by the
+    game from the rules state (`wording.py`); a language without that distinction says its plain line."""
+    vary: int = 0
+    """Which of the line's wordings, modulo their number: derived from the game's seed and the moment, so a replayed
+    or resumed game says the same words and the foresight renders exactly what is then said."""
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from voicemaster.rules.actions import (
     WalkAway,
 )
 from voicemaster.rules.codec import DecodeError, dumps, from_data, loads, to_data
-from voicemaster.rules.ladders import LADDERS, LEVELS, Ladder, SafetyLevel
+from voicemaster.rules.ladders import LADDERS, LEVELS, Ladder, Safety, SafetyLevel, Stakes
 from voicemaster.rules.letters import Letter
 from voicemaster.rules.millionaire import Step, apply, new_game
 from voicemaster.rules.state import (
@@ -61,9 +61,11 @@ __all__ = [
     "Reveal",
     "Round",
     "RoundResult",
+    "Safety",
     "SafetyLevel",
     "Seat",
     "SeatStatus",
+    "Stakes",
     "StartRound",
     "Step",
     "StopGame",

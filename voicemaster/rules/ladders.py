@@ -3,10 +3,46 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from voicemaster.rules.errors import InvalidSetup
 
 LEVELS = 15
+
+
+class Safety(StrEnum):
+    """How a wrong answer compares with walking away, before a question (§1.2): what a player may call safe."""
+
+    NONE = "none"
+    """A wrong answer pays nothing: nothing is safe yet (below the first safety level)."""
+    HELD = "safe"
+    """A wrong answer pays exactly what walking away keeps: all of it is safe."""
+    PART = "part"
+    """A wrong answer pays less than walking away keeps, but not nothing: a safety level below is safe."""
+    MORE = "more"
+    """A wrong answer pays more than walking away keeps (the 2002 sheet's 1 000 EUR on level 6)."""
+
+
+@dataclass(frozen=True)
+class Stakes:
+    """What is at stake on question `level` for a player who reached it: the facts a player deciding to walk away
+    needs, and the only source of what the quizmaster calls safe."""
+
+    level: int
+    keep: int
+    """Walking away before answering keeps this."""
+    wrong: int
+    """A wrong answer leaves with this."""
+    win: int
+    """A right answer holds this."""
+
+    @property
+    def safety(self) -> Safety:
+        if self.wrong == 0:
+            return Safety.NONE
+        if self.wrong == self.keep:
+            return Safety.HELD
+        return Safety.PART if self.wrong < self.keep else Safety.MORE
 
 
 @dataclass(frozen=True)
@@ -55,6 +91,10 @@ class Ladder:
     def walk_away_payout(self, level: int) -> int:
         """Walking away before answering question `level` keeps the amount of level - 1."""
         return self.amount(level - 1)
+
+    def stakes(self, level: int) -> Stakes:
+        """What walking away, a wrong and a right answer to question `level` bring."""
+        return Stakes(level, self.walk_away_payout(level), self.wrong_answer_payout(level), self.amount(level))
 
     def with_safety_levels(self, *levels: int) -> Ladder:
         """This ladder with safety levels that pay the ladder's own amounts."""

@@ -11,7 +11,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -98,13 +98,16 @@ def join_thousands(text: str) -> str:
     return re.sub(r"(?<=\d)[.,'\u202f\u00a0 ](?=\d{3}(?!\d))", "", text)
 
 
+@lru_cache(maxsize=1 << 16)
 def spoken(text: str) -> str:
-    """Words only: lower case, no punctuation ('Fünfzig-Fünfzig!' is 'fünfzig fünfzig')."""
+    """Words only: lower case, no punctuation ('Fünfzig-Fünfzig!' is 'fünfzig fünfzig'). Remembered: a grammar is
+    built for every question, of mostly the same phrases."""
     text = join_thousands(unicodedata.normalize("NFC", text).lower().replace("’", "'").replace("`", "'"))
     text = re.sub(r"[^\w'€]+", " ", text.replace("€", " € ")).replace("_", " ")
     return " ".join(word.strip("'") for word in text.split())
 
 
+@lru_cache(maxsize=1 << 16)
 def normalize(text: str, language: str) -> str:
     """The form phrases are compared in: 'Fünfzig-Fünfzig!' and '50:50' both become '50 50'."""
     words = spoken(text)
