@@ -127,17 +127,30 @@ def load_settings(paths: list[Path] | None = None) -> Settings:
     return from_data(Settings, merged)
 
 
+def parse_toml(text: str) -> dict[str, Any]:
+    """TOML text's tables; a ValueError saying, in a user's words, why it is not usable TOML."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ValueError(f"not valid TOML: {error}") from None
+    except RecursionError:
+        raise ValueError("not valid TOML: tables or lists nested too deeply") from None
+    except ValueError:
+        # tomllib lets Python's int() refuse a number of more than 4300 digits (CVE-2020-10735).
+        raise ValueError("not valid TOML: a number with thousands of digits") from None
+
+
 def read_toml(path: Path) -> dict[str, Any]:
     """A TOML file's tables; a missing or malformed file is a ConfigError naming it."""
     try:
-        with path.open("rb") as file:
-            return tomllib.load(file)
+        text = path.read_bytes().decode("utf-8")
+        return parse_toml(text)
     except FileNotFoundError:
         raise ConfigError(path, "(file)", "not found") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(path, "(file)", f"not valid TOML: {error}") from None
     except UnicodeDecodeError as error:
         raise ConfigError(path, "(file)", f"not UTF-8 text (byte {error.start}): save it as UTF-8") from None
+    except ValueError as error:
+        raise ConfigError(path, "(file)", str(error)) from None
     except IsADirectoryError:
         raise ConfigError(path, "(file)", "is a folder, not a settings file") from None
     except OSError as error:

@@ -33,6 +33,7 @@ from voicemaster.config import ASK, Settings, load_settings
 from voicemaster.host import lines as host_lines
 from voicemaster.host.millionaire import Quizmaster, Session
 from voicemaster.host.moneydrop import DropSession, MoneyDropHost
+from voicemaster.host.saved import restore
 from voicemaster.host.simulated import SimulatedPlayers, SimulatedTeam
 from voicemaster.host.turns import (
     Effect,
@@ -118,14 +119,14 @@ def new_host(spec: Spec, bank: Bank) -> Host:
 
 
 def resumed_host(spec: Spec, bank: Bank, store: Store) -> tuple[str, str, Host] | None:
-    """The store's unfinished game as host/live.py `play` resumes it: (game id, state, host)."""
+    """The store's unfinished game as host/live.py `play` resumes it (`saved.restore`): (game id, state, host)."""
     interrupted = store.unfinished_game()
     if interrupted is None:
         return None
     game_id, state = interrupted
-    if json.loads(state).get("format") == "moneydrop":
-        return game_id, state, _LoggedDrop(DropSession.from_json(state), bank, LANGUAGE, spec.seed)
-    session = Session.from_json(state)
+    session = restore(game_id, state)
+    if isinstance(session, DropSession):
+        return game_id, state, _LoggedDrop(session, bank, LANGUAGE, spec.seed)
     heard = store.heard_by(session.game.settings.players)
     confirm = _settings(spec).game.confirm_from_level
     return game_id, state, _Logged(session, bank, LANGUAGE, heard, confirm_from_level=confirm)

@@ -240,10 +240,16 @@ def _texts(path: Path, raw: object) -> dict[str, tuple[str, ...]]:
 
 def _wordings(path: Path, key: str, value: object) -> tuple[str, ...]:
     if isinstance(value, str):
-        return (value,)
-    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    raise ConfigError(path, key, 'expected "text" or a list of wordings ["...", "..."]')
+        value = [value]
+    if not (isinstance(value, list) and value and all(isinstance(v, str) for v in value)):
+        raise ConfigError(path, key, 'expected "text" or a list of wordings ["...", "..."]')
+    for wording in value:
+        # A brace left open is found now, when the file is read, not mid-game when the line is first said.
+        try:
+            list(string.Formatter().parse(wording))
+        except ValueError as error:
+            raise ConfigError(path, key, f"{error} (a placeholder is written {{name}})") from None
+    return tuple(value)
 
 
 def _numbers(path: Path, raw: object) -> Numbers:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from voicemaster.config import LANGUAGES
+from voicemaster.config import LANGUAGES, parse_toml
 from voicemaster.questions.model import Entry, Format, Problem
 from voicemaster.rules import LEVELS
 
@@ -51,14 +50,9 @@ def load_file(path: Path) -> tuple[list[Entry], list[Problem]]:
 def load_text(path: Path, text: str) -> tuple[list[Entry], list[Problem]]:
     """A pack's entries and problems from its text; `path` only names it. Importers check what they would write."""
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        return [], [Problem(path, None, None, f"not valid TOML: {error}")]
-    except RecursionError:
-        return [], [Problem(path, None, None, "not valid TOML: tables or lists nested too deeply")]
-    except ValueError:
-        # tomllib lets Python's int() refuse a number of more than 4300 digits (CVE-2020-10735).
-        return [], [Problem(path, None, None, "not valid TOML: a number with thousands of digits")]
+        data = parse_toml(text)
+    except ValueError as error:
+        return [], [Problem(path, None, None, str(error))]
     problems: list[Problem] = []
     pack = data.get("pack")
     if not isinstance(pack, dict):

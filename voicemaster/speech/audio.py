@@ -50,6 +50,6 @@ class Audio:
                 total = source.getnframes()
                 wanted = total if seconds is None else min(total, int(seconds * rate))
                 samples = source.readframes(wanted)
-        except (wave.Error, EOFError) as error:
+        except (wave.Error, EOFError, RuntimeError) as error:  # RuntimeError: a chunk's header is cut off
             raise ValueError(f"{path}: not a WAV file ({error})") from None
         return cls(samples[: len(samples) // 2 * 2], rate), total / rate

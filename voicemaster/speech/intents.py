@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
@@ -21,6 +21,7 @@ from rapidfuzz.distance import Levenshtein
 from voicemaster.rules.letters import Letter
 from voicemaster.speech.phrases import (
     COMMANDS,
+    CONTEXTS_KEPT,
     JOKERS,
     HearPhrases,
     grammar,
@@ -182,7 +183,7 @@ def _carriers(phrases: HearPhrases) -> frozenset[str]:
     return words.carrier | words.negation | {word for filler in phrases.filler for word in filler.split()}
 
 
-@cache
+@lru_cache(maxsize=CONTEXTS_KEPT)
 def _spans(context: Context, phrases: HearPhrases) -> tuple[tuple[tuple[str, ...], str, str | None], ...]:
     """What can be named in this context, as word sequences, longest first so that "b wie berta" beats "b"."""
     language, keywords = phrases.language, phrases.words.keywords

@@ -129,12 +129,17 @@ def strip_filler(text: str, filler: tuple[str, ...]) -> str:
     return " ".join(words)
 
 
+CONTEXTS_KEPT = 64
+"""Contexts whose grammar is kept: each question's options make a new one, and a game night asks hundreds (kept
+without bound, they grew a long run by 2.5 MB a game: `bench faults`); a turn needs the current one and the next."""
+
+
 def grammar(context: Context, phrases: HearPhrases) -> tuple[Phrase, ...]:
     """Every whole phrase that counts in this context, normalized, with its intent and value."""
     return _grammar(context, phrases)
 
 
-@cache
+@lru_cache(maxsize=CONTEXTS_KEPT)
 def _grammar(context: Context, phrases: HearPhrases) -> tuple[Phrase, ...]:
     found: list[tuple[str, str, str | None]] = []
     if context.name is ContextName.ANSWER:

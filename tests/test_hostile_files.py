@@ -1,0 +1,66 @@
+"""Settings, phrase files and recordings that a fuzzer (`bench faults`) or a careless hand made: one line naming the
+file and what is wrong with it, never a traceback, and nothing said mid-game from a line that cannot be said."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from voicemaster.cli import main
+from voicemaster.config import ConfigError
+from voicemaster.host import lines
+from voicemaster.paths import PHRASES_DIR
+from voicemaster.speech.audio import Audio
+
+
+@pytest.fixture(autouse=True)
+def _own_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.setenv(name, str(tmp_path / "user" / name.lower()))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("a = " + "[" * 1000 + "]" * 1000 + "\n", "nested too deeply"),
+        ("[game]\nrounds = " + "9" * 5000 + "\n", "a number with thousands of digits"),
+    ],
+    ids=["deep", "5000-digits"],
+)
+def test_a_broken_settings_file_is_named_never_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, message: str
+) -> None:
+    settings = tmp_path / "mine.toml"
+    settings.write_text(text, encoding="utf-8")
+    code = main(["--config", str(settings), "demo", "--text", "--players", "2", "--rounds", "1"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and str(settings) in err and message in err, err
+    assert "Traceback" not in err and "bug" not in err
+
+
+def test_a_phrase_with_a_brace_left_open_is_refused_when_read_not_when_said(tmp_path: Path) -> None:
+    folder = tmp_path / "phrases"
+    shutil.copytree(PHRASES_DIR, folder)
+    say = folder / "de" / "say.toml"
+    text = say.read_text(encoding="utf-8")
+    say.write_text(text.replace('resumed = "', 'resumed = "} ', 1), encoding="utf-8")
+    with pytest.raises(ConfigError) as refused:
+        lines.load("de", folder)
+    assert str(say) in str(refused.value) and "resumed" in str(refused.value)
+
+
+def test_a_recording_whose_header_promises_chunks_it_lacks_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    recording = tmp_path / "clip.wav"
+    Audio(bytes(3200), 16000).write(recording)
+    data = bytearray(recording.read_bytes())
+    data[16:20] = (0x3F0F).to_bytes(4, "little")  # the format chunk claims 16 143 bytes of a 44-byte file
+    recording.write_bytes(bytes(data))
+    code = main(["hear", str(recording), "--lang", "de", "--context", "answer"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and str(recording) in err and "not a WAV file" in err, err
