@@ -186,7 +186,7 @@ class Table:
             os.kill(os.getpid(), signal.SIGKILL)
         match effect:
             case Say(key, params):
-                self.said.append((key, self.lines.render(key, params), dict(params)))
+                self.said.append((key, self.lines.text(effect), dict(params)))
                 self._last = effect
             case Listen() as listen:
                 text = self.players.respond(listen, self._last)
