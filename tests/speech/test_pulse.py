@@ -170,18 +170,10 @@ def test_a_microphone_that_disappears_mid_game_gives_a_clear_error(second_daemon
         assert time.monotonic() - started < 3
 
 
-def plug_in_microphone(daemon: Pulse) -> str:
-    """A microphone that is a real source, not a monitor (as a USB one is), made the default; returns its module,
-    which unloading unplugs it."""
-    module = daemon.pactl("load-module", "module-remap-source", "master=vmic.monitor", "source_name=usbmic")
-    daemon.pactl("set-default-source", "usbmic")
-    return module
-
-
 def test_a_microphone_unplugged_while_another_source_exists_is_noticed(second_daemon: Pulse) -> None:
     """The server moves the stream to another source (silence, no error): the microphone is missed all the same,
     within `PRESENCE_SECONDS` of listening."""
-    module = plug_in_microphone(second_daemon)
+    module = second_daemon.plug_in_microphone()
     watch = Watch.start()
     assert watch.microphone is not None and watch.microphone.name == "usbmic"
     with Microphone(lost=watch.lost) as microphone:
@@ -195,7 +187,7 @@ def test_a_microphone_unplugged_while_another_source_exists_is_noticed(second_da
 
 def test_without_a_watch_a_moved_stream_is_only_silence(second_daemon: Pulse) -> None:
     """What the watch is for: unplugged this way, the microphone goes on listening to silence, without error."""
-    module = plug_in_microphone(second_daemon)
+    module = second_daemon.plug_in_microphone()
     with Microphone() as microphone:
         microphone.listen(timeout=0.2)
         second_daemon.pactl("unload-module", module)
