@@ -62,6 +62,31 @@ def test_the_servers_default_source_is_the_microphone_in_use() -> None:
     assert in_use(parse_pactl(INFO.format(default=USB), SOURCES)) == InUse(Via.SERVER, USB)
 
 
+OUTPUTS = """Source Output #0
+\tDriver: module-remap-source.c
+\tSource: 0
+\tProperties:
+\t\tmedia.name = "Remapped Stream"
+
+Source Output #7
+\tDriver: protocol-native.c
+\tSource: {source}
+\tProperties:
+\t\tmedia.name = "ALSA Capture"
+\t\tapplication.process.id = "4242"
+"""
+
+
+def test_the_source_the_programs_own_stream_is_on_is_watched_rather_than_the_default() -> None:
+    """A source chosen for the program in the mixer (or restored by the server) is the one it hears through."""
+    on_usb = parse_pactl(INFO.format(default="vmic.monitor"), SOURCES, OUTPUTS.format(source=2), pid=4242)
+    assert on_usb.recording == USB and in_use(on_usb) == InUse(Via.SERVER, USB)
+    on_monitor = parse_pactl(INFO.format(default=USB), SOURCES, OUTPUTS.format(source=0), pid=4242)
+    assert in_use(on_monitor) is None  # hearing a speaker's monitor: there is no microphone to miss
+    someone_elses = parse_pactl(INFO.format(default=USB), SOURCES, OUTPUTS.format(source=0), pid=1)
+    assert someone_elses.recording is None and in_use(someone_elses) == InUse(Via.SERVER, USB)
+
+
 def test_a_monitor_as_default_source_is_no_microphone_and_nothing_is_watched() -> None:
     assert in_use(parse_pactl(INFO.format(default="vmic.monitor"), SOURCES)) is None
     assert not gone(None, Capture(Via.SERVER, frozenset()))
@@ -95,5 +120,6 @@ def test_under_alsa_the_one_card_that_records_is_watched() -> None:
 def test_without_pactl_or_proc_nothing_is_seen(tmp_path: Path) -> None:
     assert look_server(lambda _args: None) is None
     assert look_alsa(tmp_path) is None
-    seen = look_server(lambda args: INFO.format(default=USB) if args == ["info"] else SOURCES)
+    shown = {"info": INFO.format(default=USB), "sources": SOURCES, "source-outputs": ""}
+    seen = look_server(lambda args: shown[args[-1]])
     assert seen is not None and USB in seen.microphones

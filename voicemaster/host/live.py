@@ -67,8 +67,8 @@ def play(
     # is open already (the command line opens it before loading a model) and stays open.
     opened = nullcontext(store) if store is not None else Store(store_path, exclusive=True, notify=notify)
     with opened as store:
-        # Remembered before the first listening: an unplugged microphone's stream may be moved, not broken.
-        speaker, microphone = Speaker(), Microphone(lost=Watch.start().lost)
+        # Watched: an unplugged microphone's stream may be moved by the sound server, not broken.
+        speaker, microphone = Speaker(), Microphone(lost=Watch().lost)
 
         def hear(listen: Listen, _said: Say | None, speaking: Playback | None) -> Observation:
             hearing = listen_and_recognize(microphone, recognizer, listen.context, listen.timeout_seconds, speaking)

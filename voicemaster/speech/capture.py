@@ -4,7 +4,9 @@ Unplugging a microphone while the sound server (PulseAudio, PipeWire) has anothe
 recording stream there, often to a speaker's monitor: the stream goes on delivering silence and nothing fails. So
 the game remembers at its start which microphone is in use and asks, now and then, whether it still exists.
 
-- With a sound server: its default source, if it is a real source (a monitor of a speaker is never a microphone).
+- With a sound server: the source the game's own recording stream is on (found by its process id; a source chosen
+  for the program in the mixer is followed, not the default), else the server's default source; only if it is a real
+  source (a monitor of a speaker is never a microphone).
 - Without one (plain ALSA): the sound card that can record, if there is exactly one (with several, which one is in
   use cannot be told from here, and a card vanishing under ALSA breaks the stream, which `devices` notices anyway).
 
@@ -45,6 +47,8 @@ class Capture:
     """Server source names that are not monitors, or ALSA card ids that have a capture device."""
     default: str | None = None
     """The server's default source (where a stream opened without a device goes); None under ALSA."""
+    recording: str | None = None
+    """The source this program's recording stream is on, if the server shows one; None under ALSA."""
 
 
 @dataclass(frozen=True)
@@ -58,8 +62,9 @@ class InUse:
 def in_use(capture: Capture) -> InUse | None:
     """The microphone to watch, or None when it cannot be told (then nothing is ever declared gone)."""
     if capture.via is Via.SERVER:
-        if capture.default is not None and capture.default in capture.microphones:
-            return InUse(Via.SERVER, capture.default)
+        source = capture.recording or capture.default
+        if source is not None and source in capture.microphones:
+            return InUse(Via.SERVER, source)
         return None  # a monitor, or no default: not a microphone anyone can unplug
     if len(capture.microphones) == 1:
         return InUse(Via.ALSA, next(iter(capture.microphones)))
@@ -77,22 +82,37 @@ def gone(microphone: InUse | None, now: Capture | None) -> bool:
 # --- parsing (pure) -----------------------------------------------------------------------------------------------
 
 
-def parse_pactl(info: str, sources: str) -> Capture:
-    """`LC_ALL=C pactl info` and `LC_ALL=C pactl list sources`."""
+def parse_pactl(info: str, sources: str, outputs: str = "", pid: int | None = None) -> Capture:
+    """`LC_ALL=C pactl info`, `... list sources` and `... list source-outputs`; `pid` is this program's process."""
     default = next(
         (line.split(":", 1)[1].strip() for line in info.splitlines() if line.startswith("Default Source:")), None
     )
     microphones: set[str] = set()
+    names: dict[str, str] = {}
     name: str | None = None
+    number = ""
     for line in sources.splitlines():
         stripped = line.strip()
         if stripped.startswith("Source #"):
             name = None
+            number = stripped.removeprefix("Source #")
         elif stripped.startswith("Name:"):
-            name = stripped.split(":", 1)[1].strip()
+            name = names[number] = stripped.split(":", 1)[1].strip()
         elif stripped.startswith("Monitor of Sink:") and name is not None and stripped.endswith(" n/a"):
             microphones.add(name)
-    return Capture(Via.SERVER, frozenset(microphones), default or None)
+    recording = _recording_source(outputs, pid) if pid is not None else None
+    return Capture(Via.SERVER, frozenset(microphones), default or None, names.get(recording or ""))
+
+
+def _recording_source(outputs: str, pid: int) -> str | None:
+    """The number of the source `pid`'s recording stream is on (the first, if it has several)."""
+    for block in outputs.split("Source Output #")[1:]:
+        source = next(
+            (line.split(":", 1)[1].strip() for line in block.splitlines() if line.strip().startswith("Source:")), None
+        )
+        if f'application.process.id = "{pid}"' in block and source is not None:
+            return source
+    return None
 
 
 _CARD = re.compile(r"^\s*(\d+)\s+\[(\S+)\s*\]")
@@ -132,7 +152,9 @@ def look_server(run: Run = _pactl) -> Capture | None:
         return None
     info = run(["info"])
     sources = run(["list", "sources"]) if info is not None else None
-    return None if info is None or sources is None else parse_pactl(info, sources)
+    if info is None or sources is None:
+        return None
+    return parse_pactl(info, sources, run(["list", "source-outputs"]) or "", os.getpid())
 
 
 def look_alsa(proc: Path = Path("/proc/asound")) -> Capture | None:
@@ -151,19 +173,22 @@ def look(via: Via | None = None) -> Capture | None:
     return look_server() if via is Via.SERVER else look_alsa()
 
 
-@dataclass(frozen=True)
 class Watch:
-    """The microphone the game started with, and a way to ask whether it is still there."""
+    """The microphone the game listens with, and whether it is still there: `lost` is what `Microphone` asks while
+    it listens. The first ask (the stream open, so the server shows which source it is on) remembers the microphone;
+    every later ask looks again."""
 
-    microphone: InUse | None
-
-    @classmethod
-    def start(cls) -> Watch:
-        found = look()
-        return cls(in_use(found) if found is not None else None)
+    def __init__(self) -> None:
+        self.microphone: InUse | None = None
+        self._started = False
 
     def lost(self) -> str | None:
         """The name of the microphone if it has gone (a server source or an ALSA card id), else None."""
+        if not self._started:
+            self._started = True
+            found = look()
+            self.microphone = in_use(found) if found is not None else None
+            return None
         if self.microphone is None or not gone(self.microphone, look(self.microphone.via)):
             return None
         return self.microphone.name
