@@ -9,7 +9,9 @@
 
 `Speaker` and `Microphone` use sounddevice (PortAudio); `FileSink` and `FileSource` do the same with WAV files and no
 clock, for tests and the demo. Every way audio hardware can fail (no PortAudio library, no device, a device that
-disappears mid-game) becomes `AudioUnavailable`, with a message that says what to install or plug in.
+disappears mid-game) becomes `AudioUnavailable`, with a message that says what to install or plug in. A microphone
+unplugged while the sound server has another source breaks nothing (the server moves the stream, which then hears
+silence): given `lost` (`speech.capture.Watch`), `Microphone` asks whether it is still there as it listens.
 """
 
 from __future__ import annotations
