@@ -127,6 +127,14 @@ class Pulse:
         finally:
             self.pactl("unload-module", module)
 
+    def plug_in_microphone(self) -> str:
+        """A microphone that is a real source (not a monitor, as a USB one is), on what `vmic` plays, made the
+        default; returns its module: unloading it unplugs the microphone, and the server moves its streams to
+        another source."""
+        module = self.pactl("load-module", "module-remap-source", "master=vmic.monitor", "source_name=usbmic")
+        self.pactl("set-default-source", "usbmic")
+        return module
+
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.terminate()

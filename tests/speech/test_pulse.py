@@ -23,7 +23,8 @@ import pytest
 
 from tests.speech.conftest import Pulse, matches, start_pulse
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices import AudioUnavailable, Microphone, Speaker
+from voicemaster.speech.capture import Watch
+from voicemaster.speech.devices import PRESENCE_SECONDS, AudioUnavailable, Microphone, MicrophoneLost, Speaker
 from voicemaster.speech.endpoint import EndpointSettings
 from voicemaster.speech.signal import resample
 from voicemaster.speech.synthesis import Espeak
@@ -167,6 +168,31 @@ def test_a_microphone_that_disappears_mid_game_gives_a_clear_error(second_daemon
         with pytest.raises(AudioUnavailable, match=r"microphone stopped delivering sound .*unplugged"):
             microphone.listen(timeout=5)
         assert time.monotonic() - started < 3
+
+
+def test_a_microphone_unplugged_while_another_source_exists_is_noticed(second_daemon: Pulse) -> None:
+    """The server moves the stream to another source (silence, no error): the microphone is missed all the same,
+    within `PRESENCE_SECONDS` of listening."""
+    module = second_daemon.plug_in_microphone()
+    watch = Watch()
+    with Microphone(lost=watch.lost) as microphone:
+        assert microphone.listen(timeout=3) is None  # still there (looked at twice): silence is only silence
+        assert watch.microphone is not None and watch.microphone.name == "usbmic"
+        threading.Timer(0.5, second_daemon.pactl, ("unload-module", module)).start()
+        started = time.monotonic()
+        with pytest.raises(MicrophoneLost, match=r"microphone 'usbmic' was unplugged"):
+            microphone.listen(timeout=30)
+        assert time.monotonic() - started < 0.5 + PRESENCE_SECONDS + 2  # a bound, generous for a loaded machine
+
+
+def test_without_a_watch_a_moved_stream_is_only_silence(second_daemon: Pulse) -> None:
+    """What the watch is for: unplugged this way, the microphone goes on listening to silence, without error."""
+    module = second_daemon.plug_in_microphone()
+    with Microphone() as microphone:
+        microphone.listen(timeout=0.2)
+        second_daemon.pactl("unload-module", module)
+        assert microphone.listen(timeout=2) is None
+    assert "usbmic" not in second_daemon.pactl("list", "short", "sources")
 
 
 def test_a_speaker_that_disappears_mid_sentence_gives_a_clear_error(second_daemon: Pulse, espeak: Espeak) -> None:

@@ -301,3 +301,43 @@ def test_the_sound_server_gone_mid_game_ends_play_with_a_message_and_the_game_ke
 
     with Store(tmp_path / "data" / "voicemaster" / "voicemaster.db") as store:
         assert store.unfinished_game() is not None
+
+
+def test_the_microphone_unplugged_while_another_source_remains_ends_play_with_a_message(tmp_path: Path) -> None:
+    """The server moves the recording to another source, so listening hears only silence and nothing fails: the
+    quizmaster still notices the microphone it started with has gone, says so, and `play` ends with one line, the
+    game kept (it used to pause on silence and wait for "weiter" for ever)."""
+    from tests.speech.conftest import start_pulse
+
+    daemon = start_pulse(tmp_path / "pulse")
+    module = daemon.plug_in_microphone()
+    log = tmp_path / "game.jsonl"
+    brisk = tmp_path / "brisk.toml"
+    brisk.write_text(f'[speech.de]\nname = "de"\nrate = {BRISK}\n', encoding="utf-8")
+    command = [sys.executable, "-m", "voicemaster", "--config", str(brisk), "play", "--players", "Anna"]
+    command += ["--variant", "classic", "--lang", "de", "--engine", "whisper", "--seed", "1", "--log", str(log)]
+    env = {**daemon.env, "XDG_DATA_HOME": str(tmp_path / "data")}
+    game = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 180
+        while not (log.exists() and '"event": "listen"' in log.read_text(encoding="utf-8")):
+            assert game.poll() is None and time.monotonic() < deadline, "the game never listened"
+            time.sleep(0.1)
+        time.sleep(1.5)
+        daemon.pactl("unload-module", module)  # unplugged; the speaker's monitor and vmic's remain
+        stopped = time.monotonic()
+        _, err = game.communicate(timeout=30)
+        took = time.monotonic() - stopped
+    finally:
+        if game.poll() is None:
+            game.kill()
+            game.wait()
+        daemon.stop()
+    assert game.returncode == 2 and took < 15, (took, err)  # a bound, generous for a loaded machine: not a timing
+    assert err.count("\n") == 1 and "microphone 'usbmic' was unplugged" in err and "offers it again" in err
+    said = [event["text"] for event in _events(log) if event["event"] == "say"]
+    assert said[-1].startswith("Ich höre euch nicht mehr: Das Mikrofon ist weg.")
+    from voicemaster.store import Store
+
+    with Store(tmp_path / "data" / "voicemaster" / "voicemaster.db") as store:
+        assert store.unfinished_game() is not None

@@ -29,6 +29,7 @@ from voicemaster.questions.selection import Bank
 from voicemaster.rules import moneydrop as md
 from voicemaster.rules import new_game
 from voicemaster.rules.variants import VARIANTS
+from voicemaster.speech.capture import Watch
 from voicemaster.speech.devices import (
     AudioUnavailable,
     Microphone,
@@ -66,7 +67,8 @@ def play(
     # is open already (the command line opens it before loading a model) and stays open.
     opened = nullcontext(store) if store is not None else Store(store_path, exclusive=True, notify=notify)
     with opened as store:
-        speaker, microphone = Speaker(), Microphone()
+        # Watched: an unplugged microphone's stream may be moved by the sound server, not broken.
+        speaker, microphone = Speaker(), Microphone(lost=Watch().lost)
 
         def hear(listen: Listen, _said: Say | None, speaking: Playback | None) -> Observation:
             hearing = listen_and_recognize(microphone, recognizer, listen.context, listen.timeout_seconds, speaking)
@@ -152,7 +154,8 @@ def _run(host: Quizmaster | MoneyDropHost, store: Store, runner: Runner) -> None
         drive(host.run(), runner.perform)
         runner.finish_speaking()
     except MicrophoneUnavailable as error:
-        # A lost microphone is noticed within a second of its last sound (devices.STALL_SECONDS), never waited on;
+        # A lost microphone is noticed within a second of its last sound (devices.STALL_SECONDS), or, when the sound
+        # server moved its stream to another source, within devices.PRESENCE_SECONDS of listening; never waited on;
         # the game was stored at its last step. Said aloud for players who cannot see the screen, if the speaker
         # still works.
         with suppress(AudioUnavailable, SpeechUnavailable):

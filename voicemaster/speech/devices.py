@@ -9,7 +9,9 @@
 
 `Speaker` and `Microphone` use sounddevice (PortAudio); `FileSink` and `FileSource` do the same with WAV files and no
 clock, for tests and the demo. Every way audio hardware can fail (no PortAudio library, no device, a device that
-disappears mid-game) becomes `AudioUnavailable`, with a message that says what to install or plug in.
+disappears mid-game) becomes `AudioUnavailable`, with a message that says what to install or plug in. A microphone
+unplugged while the sound server has another source breaks nothing (the server moves the stream, which then hears
+silence): given `lost` (`speech.capture.Watch`), `Microphone` asks whether it is still there as it listens.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
@@ -43,6 +45,11 @@ from voicemaster.speech.signal import RECOGNITION_RATE, resample
 
 STALL_SECONDS = 1.0
 """A running stream that delivers or takes no audio for this long has lost its device."""
+
+PRESENCE_SECONDS = 2.0
+"""While listening, whether the microphone is still there is asked this often (and as listening starts): a sound
+server moves the stream of an unplugged microphone to another source, which delivers silence, and nothing fails.
+One look runs `pactl` twice (a few milliseconds); the frames wait in the stream's queue meanwhile."""
 
 
 OUTPUT_LATENCY = 0.1
@@ -364,10 +371,13 @@ class Microphone:
         device: int | str | None = None,
         settings: EndpointSettings | None = None,
         vad: VoiceActivity | None = None,
+        lost: Callable[[], str | None] | None = None,
     ) -> None:
+        """`lost` names the microphone if it has gone (see `speech.capture.Watch`); None never asks."""
         self.device = device
         self.settings = settings or EndpointSettings()
         self._vad = vad
+        self._lost = lost
         self._stream: Any = None
         # Between two `listen` calls nobody reads: keep a few seconds, enough for any pre-roll, and no more.
         self._frames: collections.deque[bytes] = collections.deque(maxlen=round(10 / FRAME_SECONDS))
@@ -384,7 +394,11 @@ class Microphone:
         program = during.audio if during is not None else None
         detector = UtteranceDetector(self._voice_activity(), self.settings, timeout, program, decide)
         self.open()
+        next_look = time.monotonic()
         for frame in self._live_frames():
+            if self._lost is not None and time.monotonic() >= next_look:
+                self._check_present(self._lost)
+                next_look = time.monotonic() + PRESENCE_SECONDS
             program_at = during.position() if during is not None and not during.done() else None
             state = detector.push(frame, program_at)
             if detector.barged_in and during is not None:
@@ -393,6 +407,15 @@ class Microphone:
                 break
         self._last = detector.utterance()
         return self._last
+
+    def _check_present(self, lost: Callable[[], str | None]) -> None:
+        name = lost()
+        if name is not None:
+            self.close()
+            raise MicrophoneLost(
+                f"The microphone {name!r} was unplugged (the sound server went on recording from another source, "
+                f"which only gives silence): {NO_DEVICE_HINT}."
+            )
 
     def close(self) -> None:
         stream, self._stream = self._stream, None
