@@ -485,6 +485,7 @@ def _voices(args: argparse.Namespace) -> int:
 
 
 def _devices(_args: argparse.Namespace) -> int:
+    from voicemaster.speech.capture import hears_only_itself, look
     from voicemaster.speech.devices import NO_DEVICE_HINT, AudioUnavailable, divert_native_stderr, list_devices
 
     divert_native_stderr()
@@ -494,6 +495,8 @@ def _devices(_args: argparse.Namespace) -> int:
         print(f"voicemaster: {error}", file=sys.stderr)
         return 2
     microphones = [(device, device.inputs, device.default_input) for device in found if device.inputs]
+    if hears_only_itself(look()):  # ALSA's pulse/default open, but would record only what the speaker plays
+        microphones = []
     speakers = [(device, device.outputs, device.default_output) for device in found if device.outputs]
     for title, usable in (("Microphones (input)", microphones), ("Speakers (output)", speakers)):
         print(f"{title}:" if usable else f"{title}: none")

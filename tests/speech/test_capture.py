@@ -10,6 +10,7 @@ from voicemaster.speech.capture import (
     InUse,
     Via,
     gone,
+    hears_only_itself,
     in_use,
     look_alsa,
     look_server,
@@ -56,6 +57,24 @@ PCM = """00-00: ALC3232 Analog : ALC3232 Analog : playback 1 : capture 1
 def test_a_servers_sources_are_read_monitors_left_out() -> None:
     capture = parse_pactl(INFO.format(default=USB), SOURCES)
     assert capture == Capture(Via.SERVER, frozenset({USB}), USB)
+
+
+SPEAKER_MONITOR = """Source #1
+\tState: IDLE
+\tName: vspk.monitor
+\tDescription: Monitor of Null Output
+\tMonitor of Sink: vspk
+"""
+
+
+def test_a_server_whose_only_source_is_the_speakers_own_monitor_has_no_microphone() -> None:
+    # The game would record its own lines and wait for ever on the silence between them.
+    assert hears_only_itself(parse_pactl(INFO.format(default="vspk.monitor"), SPEAKER_MONITOR))
+    # A monitor of another sink can be a microphone routed on purpose (the tests' virtual one is), and a real
+    # source is a microphone.
+    assert not hears_only_itself(parse_pactl(INFO.format(default="vmic.monitor"), SOURCES + SPEAKER_MONITOR))
+    assert not hears_only_itself(parse_pactl(INFO.format(default=USB), SOURCES + SPEAKER_MONITOR))
+    assert not hears_only_itself(None)
 
 
 def test_the_servers_default_source_is_the_microphone_in_use() -> None:

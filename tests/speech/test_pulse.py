@@ -24,7 +24,14 @@ import pytest
 from tests.speech.conftest import Pulse, matches, start_pulse
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.capture import Watch
-from voicemaster.speech.devices import PRESENCE_SECONDS, AudioUnavailable, Microphone, MicrophoneLost, Speaker
+from voicemaster.speech.devices import (
+    PRESENCE_SECONDS,
+    AudioUnavailable,
+    Microphone,
+    MicrophoneLost,
+    MicrophoneUnavailable,
+    Speaker,
+)
 from voicemaster.speech.endpoint import EndpointSettings
 from voicemaster.speech.signal import resample
 from voicemaster.speech.synthesis import Espeak
@@ -193,6 +200,17 @@ def test_without_a_watch_a_moved_stream_is_only_silence(second_daemon: Pulse) ->
         second_daemon.pactl("unload-module", module)
         assert microphone.listen(timeout=2) is None
     assert "usbmic" not in second_daemon.pactl("list", "short", "sources")
+
+
+def test_a_sound_server_that_would_record_only_the_speaker_has_no_microphone(second_daemon: Pulse) -> None:
+    """With no microphone, the server records the speaker's own monitor: the game would hear only itself and wait
+    for ever on the silence between its lines. It is said at once instead, by `devices` and by the first listen."""
+    second_daemon.pactl("set-default-source", "vspk.monitor")
+    listed = run_cli(second_daemon, "devices")
+    assert listed.returncode == 1
+    assert "Microphones (input): none" in listed.stdout and "Speakers (output):\n" in listed.stdout
+    with Microphone(lost=Watch().lost) as microphone, pytest.raises(MicrophoneUnavailable, match="no microphone"):
+        microphone.listen(timeout=30)
 
 
 def test_a_speaker_that_disappears_mid_sentence_gives_a_clear_error(second_daemon: Pulse, espeak: Espeak) -> None:

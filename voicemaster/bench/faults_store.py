@@ -177,8 +177,11 @@ def store_faults(folder: Path) -> list[FaultOutcome]:
     started = time.perf_counter()
     env = _env(root)
     command = [sys.executable, "-m", "voicemaster.bench.faults_store", "game", "--game-id"]
-    first = subprocess.Popen([*command, "game-first", "--slow"], env=env, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)  # the first is under way when the second starts, as a second `play` would be
+    first = subprocess.Popen(
+        [*command, "game-first", "--slow"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert first.stdout is not None
+    first.stdout.readline()  # the first holds the store (its bank loaded) when the second starts, as in a real race
     second = subprocess.run(
         [*command, "game-second"], env=env, capture_output=True, text=True, timeout=SECONDS, check=False
     )
@@ -247,7 +250,8 @@ def _pulse(folder: Path) -> tuple[subprocess.Popen[bytes], dict[str, str]] | Non
         process.terminate()
         process.wait()
         return None
-    sink = ["pactl", "load-module", "module-null-sink", "sink_name=vspk", "channels=1"]
+    # As the tests make their speaker: a null sink that rewinds plays no sound for PortAudio to hand on.
+    sink = ["pactl", "load-module", "module-null-sink", "sink_name=vspk", "rate=16000", "channels=1", "norewinds=1"]
     subprocess.run(sink, env={**os.environ, **client}, capture_output=True, check=False)
     return process, client
 
@@ -279,6 +283,7 @@ def game(argv: list[str]) -> None:
     # As `play` opens it: holding the store's lock where the store has one (issue 17's lock, merged later).
     holds: dict[str, Any] = {"exclusive": True} if "exclusive" in inspect.signature(Store).parameters else {}
     with Store(**holds) as store, open(os.devnull, "w", encoding="utf-8") as log:
+        print("holding the store", flush=True)
         found = fr.resumed_host(spec, bank, store)
         _, _, host = found if found is not None else ("", "", fr.new_host(spec, bank))
         table = fr.Table(host, store, options.get("--game-id", GAME_ID), log, spec.seed, spec.kill_at)

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from voicemaster.speech.devices import NO_DEVICE_HINT, MicrophoneUnavailable
+
 PACTL_SECONDS = 2.0
 """At most this long for one `pactl` run: a server that hangs must not hang the game."""
 
@@ -49,6 +51,8 @@ class Capture:
     """The server's default source (where a stream opened without a device goes); None under ALSA."""
     recording: str | None = None
     """The source this program's recording stream is on, if the server shows one; None under ALSA."""
+    echoes: frozenset[str] = frozenset()
+    """The monitors of the server's default sink: what the game plays, recorded back."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,16 @@ def in_use(capture: Capture) -> InUse | None:
     return None
 
 
+def hears_only_itself(capture: Capture | None) -> bool:
+    """Whether the game would record its own voice and nothing else: a sound server with no microphone records
+    from the speaker's monitor, and the game would wait for ever on the silence between its own lines. A monitor of
+    another sink may be a microphone routed on purpose (a loopback, a virtual device) and is left alone."""
+    if capture is None or capture.via is not Via.SERVER:
+        return False
+    source = capture.recording or capture.default
+    return source is not None and source in capture.echoes
+
+
 def gone(microphone: InUse | None, now: Capture | None) -> bool:
     """Whether the microphone the game started with has disappeared. Only a look of the same kind counts: a sound
     server that stopped answering is not proof of anything (and a server gone breaks the stream anyway)."""
@@ -84,10 +98,12 @@ def gone(microphone: InUse | None, now: Capture | None) -> bool:
 
 def parse_pactl(info: str, sources: str, outputs: str = "", pid: int | None = None) -> Capture:
     """`LC_ALL=C pactl info`, `... list sources` and `... list source-outputs`; `pid` is this program's process."""
-    default = next(
-        (line.split(":", 1)[1].strip() for line in info.splitlines() if line.startswith("Default Source:")), None
+    default, speaker = (
+        next((line.split(":", 1)[1].strip() for line in info.splitlines() if line.startswith(field)), None)
+        for field in ("Default Source:", "Default Sink:")
     )
     microphones: set[str] = set()
+    echoes: set[str] = set()
     names: dict[str, str] = {}
     name: str | None = None
     number = ""
@@ -98,10 +114,14 @@ def parse_pactl(info: str, sources: str, outputs: str = "", pid: int | None = No
             number = stripped.removeprefix("Source #")
         elif stripped.startswith("Name:"):
             name = names[number] = stripped.split(":", 1)[1].strip()
-        elif stripped.startswith("Monitor of Sink:") and name is not None and stripped.endswith(" n/a"):
-            microphones.add(name)
+        elif stripped.startswith("Monitor of Sink:") and name is not None:
+            monitored = stripped.split(":", 1)[1].strip()
+            if monitored == "n/a":
+                microphones.add(name)
+            elif monitored == speaker:
+                echoes.add(name)
     recording = _recording_source(outputs, pid) if pid is not None else None
-    return Capture(Via.SERVER, frozenset(microphones), default or None, names.get(recording or ""))
+    return Capture(Via.SERVER, frozenset(microphones), default or None, names.get(recording or ""), frozenset(echoes))
 
 
 def _recording_source(outputs: str, pid: int) -> str | None:
@@ -187,6 +207,10 @@ class Watch:
         if not self._started:
             self._started = True
             found = look()
+            if hears_only_itself(found):
+                raise MicrophoneUnavailable(
+                    f"The sound server has no microphone, only what the speaker plays: {NO_DEVICE_HINT}."
+                )
             self.microphone = in_use(found) if found is not None else None
             return None
         if self.microphone is None or not gone(self.microphone, look(self.microphone.via)):
