@@ -84,7 +84,7 @@ def interrupted_game(store: Store, game_id: str = "old") -> Session:
     return session
 
 
-OFFER = "Ein Spiel wurde unterbrochen. Wollt ihr es fortsetzen?"
+OFFER = load_lines("de").render("resume_offer", {})
 
 
 def test_unclear_replies_and_silence_ask_again_then_the_game_is_kept_for_later(
