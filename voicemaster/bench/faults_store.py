@@ -178,7 +178,11 @@ def store_faults(folder: Path) -> list[FaultOutcome]:
     env = _env(root)
     command = [sys.executable, "-m", "voicemaster.bench.faults_store", "game", "--game-id"]
     first = subprocess.Popen(
-        [*command, "game-first", "--slow"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [*command, "game-first", "--slow", "--announce"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert first.stdout is not None
     first.stdout.readline()  # the first holds the store (its bank loaded) when the second starts, as in a real race
@@ -283,7 +287,8 @@ def game(argv: list[str]) -> None:
     # As `play` opens it: holding the store's lock where the store has one (issue 17's lock, merged later).
     holds: dict[str, Any] = {"exclusive": True} if "exclusive" in inspect.signature(Store).parameters else {}
     with Store(**holds) as store, open(os.devnull, "w", encoding="utf-8") as log:
-        print("holding the store", flush=True)
+        if "--announce" in argv:
+            print("holding the store", flush=True)
         found = fr.resumed_host(spec, bank, store)
         _, _, host = found if found is not None else ("", "", fr.new_host(spec, bank))
         table = fr.Table(host, store, options.get("--game-id", GAME_ID), log, spec.seed, spec.kill_at)
