@@ -22,9 +22,7 @@ from typing import Any, Protocol
 
 from voicemaster.hints import python_extra, system_package
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.endpoint import (
-    Decide,
-)
+from voicemaster.speech.endpoint import Decide
 
 STALL_SECONDS = 1.0
 """A running stream that delivers or takes no audio for this long has lost its device."""

@@ -9,9 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices import (
-    Playback,
-)
+from voicemaster.speech.devices import Playback
 from voicemaster.speech.endpoint import (
     FRAME_BYTES,
     Decide,
