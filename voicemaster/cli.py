@@ -1,20 +1,26 @@
-"""The `voicemaster` command line."""
+"""The `voicemaster` command line: its parser, and the commands that play, show and hear.
+
+The commands of a family are in their own modules: `question_commands.py` (`questions ...`, and the bank a game plays
+with), `model_commands.py` (`models ...`), `voice_commands.py` (`say`, `voices`) and `bench_commands.py` (`bench`);
+`command_settings.py` gives each command its settings.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from voicemaster import __version__, paths
+from voicemaster import bench_commands as bench_cli
 from voicemaster import model_commands as model_cli
-from voicemaster.config import ASK, LANGUAGES, ConfigError, Settings, default_paths, load_settings
+from voicemaster import question_commands as question_cli
+from voicemaster.command_settings import settings_for, speaking_settings
+from voicemaster.config import ASK, LANGUAGES, Settings
 from voicemaster.failures import guarded
 from voicemaster.questions.model import Entry
 from voicemaster.rules import VARIANTS
@@ -71,11 +77,11 @@ def _parser() -> argparse.ArgumentParser:
     question_commands = questions.add_subparsers(title="questions commands", metavar="ACTION", required=True)
     validate = question_commands.add_parser("validate", help="check packs; lists every problem, exit 1 if any")
     validate.add_argument("path", nargs="?", type=Path, help="a pack file or folder (default: the bank)")
-    validate.set_defaults(run=_questions_validate)
+    validate.set_defaults(run=question_cli.validate_packs)
     stats = question_commands.add_parser("stats", help="count questions per language, format, level, category")
     stats.add_argument("path", nargs="?", type=Path, help="a pack file or folder (default: the bank)")
     stats.add_argument("--json", action="store_true", help="print one JSON object")
-    stats.set_defaults(run=_questions_stats)
+    stats.set_defaults(run=question_cli.show_stats)
     importer = question_commands.add_parser("import", help="turn Open Trivia DB JSON or a CSV into a pack")
     importer.add_argument("file", type=Path)
     importer.add_argument("--format", required=True, choices=("opentdb", "csv"), dest="input_format")
@@ -84,7 +90,7 @@ def _parser() -> argparse.ArgumentParser:
     importer.add_argument(
         "--out", type=Path, help="the pack to write (default: LANG/NAME.toml in your packs folder, loaded with ours)"
     )
-    importer.set_defaults(run=_questions_import)
+    importer.set_defaults(run=question_cli.import_pack)
 
     hear = commands.add_parser("hear", help="recognize recorded utterances in a listening context")
     hear.add_argument("files", nargs="+", type=Path, metavar="FILE.wav", help="16-bit mono WAV files, any rate")
@@ -166,26 +172,8 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--games", type=int, default=100, help="faults: games of each format killed and resumed")
     bench.add_argument("--inputs", type=int, default=5000, help="faults: fuzzed input files")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
-    bench.set_defaults(run=_bench)
+    bench.set_defaults(run=bench_cli.run)
     return parser
-
-
-def _settings(args: argparse.Namespace) -> Settings:
-    """The shipped defaults and the user's file, or with --config the defaults and that file."""
-    return load_settings(_settings_files(args))
-
-
-def _settings_files(args: argparse.Namespace) -> list[Path]:
-    return default_paths() if args.config is None else [default_paths()[0], args.config]
-
-
-def _speaking_settings(args: argparse.Namespace, language: str | None = None) -> Settings:
-    """The settings of a command that speaks: its voice checked before anything else happens."""
-    from voicemaster.voice_commands import check_voice
-
-    settings = _settings(args)
-    check_voice(settings, language or args.lang or settings.game.language, _settings_files(args))
-    return settings
 
 
 DEMO_NAMES = ("Anna", "Ben", "Cem", "Dana", "Emil", "Fatma")
@@ -193,7 +181,7 @@ DEMO_NAMES = ("Anna", "Ben", "Cem", "Dana", "Emil", "Fatma")
 
 
 def _demo(args: argparse.Namespace) -> int:
-    settings = _speaking_settings(args) if not args.text else _settings(args)
+    settings = speaking_settings(args) if not args.text else settings_for(args)
     seed = random.randrange(10_000) if args.seed is None else args.seed
     who = "teams" if args.format == "moneydrop" else "players"
     if not 1 <= args.players <= len(DEMO_NAMES):
@@ -213,7 +201,7 @@ def _demo(args: argparse.Namespace) -> int:
     from voicemaster.speech.synthesis import SpeechUnavailable
 
     language = args.lang or settings.game.language
-    entries = _playable_questions()
+    entries = question_cli.playable_questions()
     if entries is None:
         return 2
     try:
@@ -265,12 +253,12 @@ def _history(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    settings = _speaking_settings(args)
+    settings = speaking_settings(args)
     if args.variant:
         settings = replace(settings, game=replace(settings.game, variant=args.variant))
     names = tuple(name.strip() for name in args.players.split(",") if name.strip()) or tuple(settings.game.players)
     language = args.lang or settings.game.language
-    entries = _playable_questions()
+    entries = question_cli.playable_questions()
     if entries is None:
         return 2
     # Opened before the model loads: a second game on the same data folder is refused at once.
@@ -343,91 +331,6 @@ def _seed(given: int | None) -> int:
     return random.SystemRandom().randrange(1_000_000) if given is None else given
 
 
-def _playable_questions() -> tuple[Entry, ...] | None:
-    """The question bank for a game, or None (and why, printed) if it has problems."""
-    entries, problems = _load_bank(None)
-    if problems:
-        print(f"voicemaster: the question bank has {len(problems)} problem(s); run `voicemaster questions validate`.")
-        return None
-    return tuple(entry for entry in entries if isinstance(entry, Entry))
-
-
-def _bank_roots(path: Path | None) -> list[Path]:
-    """A pack or folder named on the command line; else $VOICEMASTER_QUESTIONS alone; else our packs and the user's."""
-    if path is not None:
-        return [path]
-    configured = os.environ.get(paths.QUESTIONS_ENVIRONMENT)
-    if configured:
-        return [Path(configured).expanduser()]
-    users = paths.user_questions_dir()
-    return [paths.QUESTIONS_DIR, *([users] if users.is_dir() else [])]
-
-
-def _load_bank(path: Path | None, *, check: bool = True) -> tuple[list[Any], list[Any]]:
-    from voicemaster.questions.packs import load, pack_files
-    from voicemaster.questions.validation import validate
-
-    roots = _bank_roots(path)
-    for root in roots:
-        if not root.exists():
-            raise ConfigError(root, "(path)", "no such file or folder")
-    loaded = load(file for root in roots for file in pack_files(root))
-    return list(loaded.entries), [*loaded.problems, *(validate(loaded.entries) if check else ())]
-
-
-def _questions_validate(args: argparse.Namespace) -> int:
-    entries, problems = _load_bank(args.path)
-    for problem in problems:
-        print(problem)
-    print(f"{len(entries)} entries checked, {len(problems)} problem(s).", file=sys.stderr)
-    return 1 if problems else 0
-
-
-def _questions_stats(args: argparse.Namespace) -> int:
-    from voicemaster.questions import stats
-
-    entries, _ = _load_bank(args.path, check=False)
-    print(json.dumps(stats.counts(entries)) if args.json else stats.report(entries))
-    return 0
-
-
-def _left_out(left_out: list[str]) -> str:
-    """ "left out 3 question(s): line 4: level: 99 is not 1-15; ..." naming the first few."""
-    shown = left_out[:LEFT_OUT_SHOWN]
-    more = len(left_out) - len(shown)
-    return f"left out {len(left_out)} question(s): " + "; ".join(shown) + (f"; and {more} more" if more else "")
-
-
-LEFT_OUT_SHOWN = 10
-"""Questions left out by an import that are named one by one; the counts by reason cover the rest."""
-
-
-def _questions_import(args: argparse.Namespace) -> int:
-    from voicemaster.questions import importers
-
-    try:
-        if args.input_format == "opentdb":
-            imported = importers.from_opentdb(args.file, args.lang)
-        else:
-            imported = importers.from_csv(args.file, args.lang, args.license)
-        # The pack's name comes from the input's file name: cleaned, so it is a name in the packs folder, not a path.
-        out = args.out or paths.user_questions_dir() / args.lang / f"{importers.pack_name(args.file.stem)}.toml"
-        if not imported.entries:
-            raise importers.ImportFailed(
-                f"{args.file}: no question could be imported ({_left_out(imported.left_out)}); nothing written"
-            )
-        importers.write_pack(imported.entries, out)
-    except importers.ImportFailed as error:
-        print(f"voicemaster: {error}", file=sys.stderr)
-        return 2
-    print(f"{len(imported.entries)} questions written to {out}")
-    for reason, count in imported.skipped.most_common():
-        print(f"  skipped {count}: {reason}")
-    if imported.left_out:
-        print(_left_out(imported.left_out))
-    return 0
-
-
 HEAR_SECONDS = 30
 """What `hear` decodes of a recording: one utterance is far shorter, and an hour of audio took gigabytes."""
 
@@ -437,7 +340,7 @@ def _hear(args: argparse.Namespace) -> int:
     from voicemaster.speech.engines import open_recognizer
     from voicemaster.speech.recognition import Context, RecognizerUnavailable
 
-    language = args.lang or _settings(args).game.language
+    language = args.lang or settings_for(args).game.language
     options = tuple(text.strip() for text in args.options.split("|") if text.strip())
     names = tuple(text.strip() for text in args.names.split("|") if text.strip())
     context = Context(ContextName(args.context), language, options, names)
@@ -475,13 +378,13 @@ def _hear(args: argparse.Namespace) -> int:
 def _say(args: argparse.Namespace) -> int:
     from voicemaster.voice_commands import say
 
-    return say(args, _settings(args) if args.voice else _speaking_settings(args))
+    return say(args, settings_for(args) if args.voice else speaking_settings(args))
 
 
 def _voices(args: argparse.Namespace) -> int:
     from voicemaster.voice_commands import voices
 
-    return voices(args, _settings(args))
+    return voices(args, settings_for(args))
 
 
 def _devices(_args: argparse.Namespace) -> int:
@@ -509,53 +412,6 @@ def _devices(_args: argparse.Namespace) -> int:
         print(f"voicemaster: a game needs a microphone and a speaker: {NO_DEVICE_HINT}.", file=sys.stderr)
         return 1
     print("* the default device")
-    return 0
-
-
-def _bench(args: argparse.Namespace) -> int:
-    if args.what == "rules":
-        from voicemaster.bench import rules
-
-        figures = rules.run(args.seconds)
-        print(json.dumps(figures) if args.json else rules.report(figures))
-        return 0
-    if args.what == "voice":
-        from voicemaster.bench import voice
-
-        languages = [language.strip() for language in args.languages.split(",") if language.strip()]
-        figures = voice.run(_bank_roots(None), languages, max(1, min(args.questions, 15)))
-        print(json.dumps(figures) if args.json else voice.report(figures))
-        return 0
-    if args.what == "faults":
-        from voicemaster.bench import faults
-
-        figures = faults.run(max(0, args.games), max(0, args.inputs))
-        print(json.dumps(figures, ensure_ascii=False) if args.json else faults.report(figures))
-        return 0
-    if args.what == "memory":
-        from voicemaster.bench import memory
-
-        figures = memory.run()
-        print(json.dumps(figures) if args.json else memory.report(figures))
-        return 0
-    from voicemaster.bench import asr, asr_report, korean_vosk
-
-    engines = [name.strip() for name in args.engines.split(",") if name.strip()]
-    known = [*asr.ENGINE_SETUPS, *([korean_vosk.ENGINE] if args.what == "latency" else [])]
-    unknown = sorted(set(engines) - set(known))
-    if unknown:
-        print(f"voicemaster: no engine {', '.join(unknown)}; choose from {', '.join(known)}", file=sys.stderr)
-        return 2
-    languages = [language.strip() for language in args.languages.split(",") if language.strip()]
-    if args.what == "latency":
-        from voicemaster.bench import latency
-
-        voices = _settings(args).speech
-        figures = latency.run(args.corpus, engines, voices=voices, languages=languages, limit=args.limit)
-        print(json.dumps(figures, ensure_ascii=False) if args.json else latency.report(figures))
-        return 0
-    figures = asr.run(args.corpus, engines, languages=languages, limit=args.limit)
-    print(json.dumps(figures, ensure_ascii=False) if args.json else asr_report.report(figures))
     return 0
 
 

@@ -161,7 +161,8 @@ def say(args: argparse.Namespace, settings: Settings) -> int:
         audio.write(args.out)
         print(f"{audio.seconds:.2f} s of speech at {audio.rate} Hz written to {args.out}")
         return 0
-    from voicemaster.speech.devices import AudioUnavailable, Speaker, divert_native_stderr
+    from voicemaster.speech.devices import AudioUnavailable, divert_native_stderr
+    from voicemaster.speech.loudspeaker import Speaker
 
     divert_native_stderr()
     try:

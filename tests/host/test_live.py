@@ -23,7 +23,8 @@ from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
-from voicemaster.speech.devices import FileSink, MicrophoneLost, MicrophoneUnavailable
+from voicemaster.speech.devices import MicrophoneLost, MicrophoneUnavailable
+from voicemaster.speech.file_devices import FileSink
 from voicemaster.speech.recognition import ContextName, Heard
 from voicemaster.speech.speakers import Speakers
 from voicemaster.store import Store, StoreUnwritable

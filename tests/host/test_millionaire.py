@@ -19,8 +19,8 @@ from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, Mode, new_game, variant
 from voicemaster.rules.variants import AudienceForm, PhoneForm
-from voicemaster.speech.devices import FileSink
 from voicemaster.speech.earcons import earcon
+from voicemaster.speech.file_devices import FileSink
 from voicemaster.speech.recognition import ContextName, Heard
 from voicemaster.speech.speakers import Speakers
 from voicemaster.speech.synthesis import DEFAULT_VOICES

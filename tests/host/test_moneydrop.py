@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from voicemaster.host.lines import load as load_lines
-from voicemaster.host.moneydrop import DropSession, MoneyDropHost, Placement, in_bundles
+from voicemaster.host.moneydrop import DropSession, MoneyDropHost
+from voicemaster.host.moneydrop_placement import Placement, in_bundles
 from voicemaster.host.runner import drive
 from voicemaster.host.turns import Effect, Elapsed, Listen, Observation, ReadTimer, Record, Say, Silence, StartTimer
 from voicemaster.paths import QUESTIONS_DIR

@@ -12,7 +12,8 @@ import pytest
 from voicemaster.host.lines import load as load_lines
 from voicemaster.host.runner import Runner, SessionClock, Transcript, drive
 from voicemaster.host.turns import Effect, Listen, Observation, Say, Silence
-from voicemaster.speech.devices import FileSink, Playback
+from voicemaster.speech.devices import Playback
+from voicemaster.speech.file_devices import FileSink
 from voicemaster.speech.recognition import Context, ContextName
 from voicemaster.speech.speakers import Speakers
 from voicemaster.speech.synthesis import DEFAULT_VOICES

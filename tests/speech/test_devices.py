@@ -18,16 +18,10 @@ from tests.speech.conftest import matches
 from voicemaster import cli
 from voicemaster.speech import devices, voices
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices import (
-    AudioUnavailable,
-    Device,
-    FileSink,
-    FileSource,
-    Microphone,
-    Played,
-    ScriptEnded,
-    Speaker,
-)
+from voicemaster.speech.devices import AudioUnavailable, Device
+from voicemaster.speech.file_devices import FileSink, FileSource, Played, ScriptEnded
+from voicemaster.speech.loudspeaker import Speaker
+from voicemaster.speech.microphone import Microphone
 from voicemaster.speech.signal import resample
 from voicemaster.speech.synthesis import Espeak, Voice
 

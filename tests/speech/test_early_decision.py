@@ -7,7 +7,6 @@ import pytest
 
 from tests.speech.conftest import matches
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices import FileSource
 from voicemaster.speech.endpoint import (
     FRAME_BYTES,
     FRAME_SECONDS,
@@ -18,6 +17,7 @@ from voicemaster.speech.endpoint import (
     Timeline,
     UtteranceDetector,
 )
+from voicemaster.speech.file_devices import FileSource
 from voicemaster.speech.hearing import Hearing, listen_and_recognize
 from voicemaster.speech.models import require_model
 from voicemaster.speech.recognition import Context, ContextName, Heard

@@ -24,15 +24,10 @@ import pytest
 from tests.speech.conftest import Pulse, matches, start_pulse
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.capture import Watch
-from voicemaster.speech.devices import (
-    PRESENCE_SECONDS,
-    AudioUnavailable,
-    Microphone,
-    MicrophoneLost,
-    MicrophoneUnavailable,
-    Speaker,
-)
+from voicemaster.speech.devices import AudioUnavailable, MicrophoneLost, MicrophoneUnavailable
 from voicemaster.speech.endpoint import EndpointSettings
+from voicemaster.speech.loudspeaker import Speaker
+from voicemaster.speech.microphone import PRESENCE_SECONDS, Microphone
 from voicemaster.speech.signal import resample
 from voicemaster.speech.synthesis import Espeak
 

@@ -45,8 +45,8 @@ from voicemaster.bench.corpus import Clip
 from voicemaster.config import LANGUAGES
 from voicemaster.host import lines
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices import FileSource
 from voicemaster.speech.endpoint import EndpointSettings, SileroVad, VoiceActivity
+from voicemaster.speech.file_devices import FileSource
 from voicemaster.speech.hearing import listen_and_recognize
 from voicemaster.speech.recognition import Context, ContextName, Heard, Recognizer, RecognizerUnavailable
 from voicemaster.speech.synthesis import Espeak, Voice

@@ -24,8 +24,9 @@ from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game
 from voicemaster.rules import moneydrop as md
 from voicemaster.speech import kokoro, phrases
-from voicemaster.speech.devices import FileSink, Playback
+from voicemaster.speech.devices import Playback
 from voicemaster.speech.earcons import earcon
+from voicemaster.speech.file_devices import FileSink
 from voicemaster.speech.intents import understand
 from voicemaster.speech.recognition import Recognizer
 from voicemaster.speech.speakers import Engines, Speakers, resolved

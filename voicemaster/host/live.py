@@ -30,16 +30,11 @@ from voicemaster.rules import moneydrop as md
 from voicemaster.rules import new_game
 from voicemaster.rules.variants import VARIANTS
 from voicemaster.speech.capture import Watch
-from voicemaster.speech.devices import (
-    AudioUnavailable,
-    Microphone,
-    MicrophoneLost,
-    MicrophoneUnavailable,
-    Playback,
-    Speaker,
-)
+from voicemaster.speech.devices import AudioUnavailable, MicrophoneLost, MicrophoneUnavailable, Playback
 from voicemaster.speech.earcons import earcon
 from voicemaster.speech.hearing import listen_and_recognize
+from voicemaster.speech.loudspeaker import Speaker
+from voicemaster.speech.microphone import Microphone
 from voicemaster.speech.recognition import Recognizer
 from voicemaster.speech.speakers import Speakers
 from voicemaster.speech.synthesis import SpeechUnavailable
@@ -155,7 +150,7 @@ def _run(host: Quizmaster | MoneyDropHost, store: Store, runner: Runner) -> None
         runner.finish_speaking()
     except MicrophoneUnavailable as error:
         # A lost microphone is noticed within a second of its last sound (devices.STALL_SECONDS), or, when the sound
-        # server moved its stream to another source, within devices.PRESENCE_SECONDS of listening; never waited on;
+        # server moved its stream to another source, within microphone.PRESENCE_SECONDS of listening; never waited on;
         # the game was stored at its last step. Said aloud for players who cannot see the screen, if the speaker
         # still works.
         with suppress(AudioUnavailable, SpeechUnavailable):

@@ -4,6 +4,9 @@ The flow is derived from the stored game at every step: what to do next follows 
 round: start one; no question: offer walking away, then ask; someone to act: their turn; else reveal). So a game
 resumed from the store continues exactly where it was, and there is no second state machine to keep in step.
 Every rules transition is recorded (and stored) before it is announced.
+
+The jokers' dialogues are in `millionaire_jokers.py`, what is said about each rules event in
+`millionaire_announcements.py`.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from voicemaster.host import foresight, wording
-from voicemaster.host.lines import Choice, Line, Money
+from voicemaster.host.lines import Money
 from voicemaster.host.listening import (
     Asking,
     after_silence,
@@ -25,6 +28,8 @@ from voicemaster.host.listening import (
     one_by_one,
     pause,
 )
+from voicemaster.host.millionaire_announcements import announce
+from voicemaster.host.millionaire_jokers import use_joker
 from voicemaster.host.turns import (
     Dialogue,
     Effect,
@@ -34,35 +39,26 @@ from voicemaster.host.turns import (
     Record,
     Say,
     Silence,
-    StartTimer,
-    WaitUntil,
 )
 from voicemaster.questions.selection import Bank, Presented
 from voicemaster.rules import events, millionaire
 from voicemaster.rules.actions import (
     Action,
-    AskAudience,
     AskQuestion,
     ConfirmAnswer,
     GiveAnswer,
-    PhoneAFriend,
     Reveal,
     StartRound,
     StopGame,
-    UseExtraJoker,
-    UseFiftyFifty,
     WalkAway,
 )
 from voicemaster.rules.codec import dumps, loads
 from voicemaster.rules.ladders import Stakes
 from voicemaster.rules.letters import Letter
 from voicemaster.rules.state import Game, Seat
-from voicemaster.rules.variants import AudienceForm, Joker, PhoneForm
+from voicemaster.rules.variants import Joker
 from voicemaster.speech.recognition import Context, ContextName, Heard
 
-TRIES_FOR_HELPERS = 3
-"""How often a voter, phone partner or helper is asked before the joker is given back."""
-COUNTDOWN_FROM = 5
 MISHEARD_BEFORE_SCAN = 3
 """After this many answers in a row that could not be understood, or were heard and then refused at "final
 answer?", the quizmaster offers the options one by one, each to be taken with a yes: a yes is far easier to hear in
@@ -199,7 +195,7 @@ class Quizmaster:
         finished = game.outcome is not None
         yield Record("state", {"action": type(action).__name__, "finished": finished}, state=self.session.to_json())
         for event in happened:
-            yield from self._announce(event)
+            yield from announce(self, event)
         return happened
 
     # Questions
@@ -345,7 +341,7 @@ class Quizmaster:
                 self._unclear = final is None
                 yield from self._apply(ConfirmAnswer(player, final is True))
             case "joker" if heard.value is not None:
-                yield from self._joker(player, Joker(heard.value))
+                yield from use_joker(self, player, Joker(heard.value))
             case "walk_away":
                 level = self.game.round.level if self.game.round else 1
                 keep = self.game.settings.variant.ladder.stakes(level).keep
@@ -381,96 +377,6 @@ class Quizmaster:
             said = {"player": player, "total": self.money(totals[player]), "level": level}
             yield self.line("score_line", said, form=wording.amount(totals[player]))
 
-    # Jokers
-
-    def _joker(self, player: str, joker: Joker) -> Dialogue:
-        seat = self._seat(player)
-        name = {"joker": Line(f"joker_{joker.value}")}
-        if joker not in self.game.settings.variant.jokers:
-            yield self.line("joker_not_in_variant", name)
-            return
-        if joker in seat.jokers_used:
-            yield self.line("joker_used_up", name)
-            return
-        settings = self.game.settings
-        action: Action
-        if joker is Joker.FIFTY_FIFTY:
-            action = UseFiftyFifty(player)
-        elif joker is Joker.AUDIENCE and settings.audience_form is AudienceForm.PLAYERS:
-            votes = yield from self._votes(player)
-            if votes is None:
-                yield self.line("joker_given_back", name)
-                return
-            action = AskAudience(player, votes)
-        elif joker is Joker.AUDIENCE:
-            action = AskAudience(player)
-        elif joker is Joker.PHONE and settings.phone_form is PhoneForm.PARTNER:
-            answer = yield from self._helper_answer(player, "who_to_call")
-            if answer is None:
-                yield self.line("joker_given_back", name)
-                return
-            self._partner_said = answer[1]
-            action = PhoneAFriend(player, *answer)
-        elif joker is Joker.PHONE:
-            action = PhoneAFriend(player)
-        else:
-            helped = (yield from self._helper_answer(player, "who_helps")) if len(settings.players) > 1 else None
-            action = UseExtraJoker(player) if helped is None else UseExtraJoker(player, *helped)
-        yield Record("joker", {"player": player, "joker": joker.value})
-        yield from self._apply(action)
-
-    def _votes(self, player: str) -> Generator[Effect, Observation | None, tuple[tuple[str, Letter], ...] | None]:
-        votes: list[tuple[str, Letter]] = []
-        for voter in self.game.settings.players:
-            if voter == player:
-                continue
-            letter = yield from self._letter_from(voter, "your_vote")
-            if letter is None:
-                return None
-            votes.append((voter, letter))
-        return tuple(votes)
-
-    def _helper_answer(
-        self, player: str, question: str
-    ) -> Generator[Effect, Observation | None, tuple[str, Letter] | None]:
-        others = tuple(p for p in self.game.settings.players if p != player)
-        if len(others) == 1:
-            # Nobody to choose from: the one other player is named, not offered as a choice.
-            yield self.line(question, {"player": player, "names": others[0]}, form=wording.ONE)
-            letter = yield from self._letter_from(others[0], "helper_answer")
-            return None if letter is None else (others[0], letter)
-        context = Context(ContextName.NAME, self.language, names=others)
-        for _ in range(TRIES_FOR_HELPERS):
-            yield self.line(question, {"player": player, "names": Choice(others)}, form=wording.MANY)
-            heard = yield from listen(context, player)
-            if isinstance(heard, Heard) and heard.intent == "name" and heard.value in others:
-                letter = yield from self._letter_from(heard.value, "helper_answer")
-                return None if letter is None else (heard.value, letter)
-        return None
-
-    def _letter_from(self, who: str, key: str) -> Generator[Effect, Observation | None, Letter | None]:
-        player = self.game.round.to_act if self.game.round else None
-        context = self._answer_context(player) if player else Context(ContextName.ANSWER, self.language)
-        for _ in range(TRIES_FOR_HELPERS):
-            yield self.line(key, {"player": who})
-            heard = yield from listen(context, who)
-            if isinstance(heard, Heard) and heard.intent == "answer" and heard.value:
-                return Letter(heard.value)
-        return None
-
-    def _phone_call(self, seconds: int) -> Dialogue:
-        """The call runs in game time: announced, "ten seconds left", the last five counted, a sound at the end."""
-        yield self.line("phone_start", {"seconds": seconds})
-        yield StartTimer(seconds)
-        yield WaitUntil(seconds - 10)
-        yield self.line("phone_ten_left")
-        for left in range(COUNTDOWN_FROM, 0, -1):
-            yield WaitUntil(seconds - left)
-            yield self.line("count", {"n": left})
-        yield WaitUntil(seconds)
-        yield Play("timer_end")
-        yield self.line("phone_over")
-
     # Listening
 
     def _ask_yes_no(
@@ -480,96 +386,3 @@ class Quizmaster:
         return (
             yield from ask_yes_no(key, params, player, self.language, form=form, vary=vary, silence_means=silence_means)
         )
-
-    def _partner_letters(self, partner: str, letters: tuple[Letter, ...]) -> Say:
-        """Who said what: the partner's letter (they said it aloud anyway) and the quizmaster's, the other one the
-        rules drew; "auch" when both said the same."""
-        said = self._partner_said if self._partner_said in letters else letters[0]
-        mine = next((letter for letter in letters if letter != said), said)
-        params = {"partner": partner, "letter": said.value, "mine": mine.value}
-        return self.line("partner_letters", params, form="same" if mine == said else "different")
-
-    # Announcements
-
-    def _announce(self, event: events.Event) -> Dialogue:
-        options = self.option
-        match event:
-            case events.RoundStarted(number, candidates):
-                yield self.line(
-                    "round_started", {"number": number, "players": list(candidates)}, form=wording.number(candidates)
-                )
-            case events.QuestionAsked(level, amount, _):
-                yield self.line("question_intro", {"level": level, "amount": self.money(amount)})
-            case events.WalkedAway(player, amount):
-                yield Record("walk_away", {"player": player, "amount": amount})
-                yield self.line(
-                    "walked_away", {"player": player, "amount": self.money(amount)}, form=wording.amount(amount)
-                )
-            case events.FiftyFiftyUsed(player, _, remaining):
-                yield self.line("fifty_fifty", {"player": player})
-                for letter in remaining:
-                    yield self.line("option", {"letter": letter.value, "text": options(letter)})
-            case events.AudiencePolled(_, percentages) | events.AudienceVoted(_, percentages):
-                unit = "percent" if isinstance(event, events.AudiencePolled) else "votes"
-                yield self.line(f"audience_{unit}_intro")
-                for letter, share in percentages:
-                    yield self.line(
-                        f"audience_{unit}", {"letter": letter.value, "n": share}, form=wording.counted(share)
-                    )
-            case events.SecondChanceGranted(player, _, tries):
-                yield self.line("second_chance", {"player": player, "tries": tries}, form=wording.counted(tries))
-            case events.PhoneCallStarted(_, seconds):
-                yield from self._phone_call(seconds)
-            case events.PartnerAnswered(_, partner, letters):
-                yield self._partner_letters(partner, letters)
-            case events.ExtraJokerUsed(player, helper, letter):
-                if helper is None or letter is None:
-                    yield self.line("extra_joker_alone", {"player": player})
-                else:
-                    yield self.line("extra_joker_helper", {"helper": helper, "letter": letter.value})
-            case events.AnswerGiven():
-                pass
-            case events.AnswerWithdrawn(player, _):
-                yield self.line("not_locked", {"player": player}, form="unclear" if self._unclear else "refused")
-            case events.AnswerLocked(player, letter):
-                yield Record("locked", {"player": player, "option": letter.value})
-                yield self.line("locked", {"player": player, "letter": letter.value})
-            case events.TryFailed(player, letter, tries):
-                yield self.line(
-                    "try_failed",
-                    {"player": player, "letter": letter.value, "tries": tries},
-                    form=wording.counted(tries),
-                )
-            case events.Revealed(correct):
-                _, explanation = self.question_texts()
-                yield self.line("correct_answer", {"letter": correct.value, "text": options(correct)})
-                if explanation:
-                    yield self.line("explanation", {"text": explanation})
-            case events.AnsweredCorrectly(player, level, amount):
-                yield Record("result", {"player": player, "correct": True, "level": level})
-                yield self.line("right", {"player": player, "amount": self.money(amount)})
-            case events.AnsweredWrongly(player, _, payout):
-                yield Record("result", {"player": player, "correct": False, "level": self._level})
-                yield Record("payout", {"player": player, "amount": payout})
-                yield self.line("wrong", {"player": player, "amount": self.money(payout)}, form=wording.amount(payout))
-            case events.TopPrizeWon(player, amount):
-                yield Record("result", {"player": player, "correct": True, "level": 15})
-                yield Record("payout", {"player": player, "amount": amount})
-                yield self.line("top_prize", {"player": player, "amount": self.money(amount)})
-            case events.HelperRewarded(helper, amount):
-                yield self.line("helper_rewarded", {"helper": helper, "amount": self.money(amount)})
-            case events.RoundEnded(result):
-                yield self.line("round_over", {"number": result.number})
-                for line in result.results:
-                    said = {"player": line.player, "total": self.money(line.total)}
-                    yield self.line("round_total", said, form=wording.amount(line.total))
-            case events.GameEnded(outcome):
-                totals = dict(outcome.totals)
-                yield Record("game_over", {"totals": totals, "winners": list(outcome.winners)})
-                for player, total in outcome.totals:
-                    yield self.line(
-                        "game_total", {"player": player, "total": self.money(total)}, form=wording.amount(total)
-                    )
-                key = "winner" if len(outcome.winners) == 1 else "winners"
-                yield self.line(key, {"players": list(outcome.winners)})
-                yield self.line("goodbye")

@@ -4,6 +4,9 @@ As in the Millionaire game, what happens next follows from the stored rules stat
 categories: offer two; a choice open: hear it; money to place: hear the placement; placement locked: drop the
 trapdoors), so a run resumed after a crash continues where it was. A placement is said back in full and locked only
 after a clear yes; it can be corrected one option at a time ("doch fünfzehn auf A").
+
+What a placement says, and how it counts in bundles, is in `moneydrop_placement.py`; what is said about each rules
+event in `moneydrop_announcements.py`.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from voicemaster.host.listening import (
     one_by_one,
     pause,
 )
+from voicemaster.host.moneydrop_announcements import announce
+from voicemaster.host.moneydrop_placement import Placement, Unplaceable, in_bundles
 from voicemaster.host.turns import (
     Dialogue,
     Effect,
@@ -72,63 +77,6 @@ class DropSession:
         data = json.loads(text)
         offered = tuple(tuple(options) for options in data["offered"])
         return DropSession(loads(md.MoneyDropGame, data["game"]), tuple(data["asked"]), offered)
-
-
-@dataclass(frozen=True)
-class Placement:
-    """What the team has said so far: per letter a number of bundles, an amount in euros, "rest" or "all"."""
-
-    said: Mapping[Letter, str]
-
-    @staticmethod
-    def parse(value: str) -> Placement:
-        """The intent matcher's normal form, "A=10,C=rest", back into clauses."""
-        pairs = (clause.split("=") for clause in value.split(","))
-        return Placement({Letter(letter): amount for letter, amount in pairs})
-
-    def corrected(self, by: Placement) -> Placement:
-        """A later utterance replaces what it names and keeps the rest; "alles auf B" replaces everything, and a
-        new "rest" replaces the old one."""
-        if "all" in by.said.values() or "all" in self.said.values():
-            return by
-        kept = {
-            k: v for k, v in self.said.items() if k not in by.said and not ("rest" in by.said.values() and v == "rest")
-        }
-        return Placement({**kept, **by.said})
-
-
-class Unplaceable(Exception):
-    """A placement that cannot even be counted in bundles; the line to say, and its parameters."""
-
-    def __init__(self, key: str, params: dict[str, Any]) -> None:
-        super().__init__(key)
-        self.key = key
-        self.params = params
-
-
-def in_bundles(placement: Placement, options: int, bundles: int, bundle_value: int) -> tuple[int, ...]:
-    """Bundles per option, A first. Raises `Unplaceable` for a letter not on offer or euros that are not whole
-    bundles; the rules judge the rest."""
-    letters = Letter.first(options)
-    counted: dict[Letter, int] = {}
-    rest: Letter | None = None
-    for letter, amount in placement.said.items():
-        if letter not in letters:
-            raise Unplaceable("md_no_such_option", {"letter": letter.value})
-        if amount == "all":
-            counted[letter] = bundles
-        elif amount == "rest":
-            rest = letter
-        elif amount.endswith("€"):
-            euros = int(amount[:-1])
-            if euros % bundle_value:
-                raise Unplaceable("md_whole_bundles", {"bundle": bundle_value})
-            counted[letter] = euros // bundle_value
-        else:
-            counted[letter] = int(amount)
-    if rest is not None:
-        counted[rest] = max(0, bundles - sum(counted.values()))
-    return tuple(counted.get(letter, 0) for letter in letters)
 
 
 class MoneyDropHost:
@@ -192,7 +140,7 @@ class MoneyDropHost:
         self.session = replace(self.session, game=game)
         yield Record("state", {"action": type(action).__name__, "finished": game.over}, state=self.session.to_json())
         for event in happened:
-            yield from self._announce(event, played)
+            yield from announce(self, event, played)
 
     # Categories and cards
 
@@ -453,72 +401,6 @@ class MoneyDropHost:
                 self._quit = yield from ask_yes_no("confirm_quit", {}, None, self.language, form=wording.MANY)
             case _:
                 yield from change_voice(intent)
-
-    # Announcements
-
-    def _announce(self, event: md.MoneyDropEvent, played: tuple[Entry, tuple[str, ...]] | None) -> Dialogue:
-        match event:
-            case md.RunStarted(team, bundles):
-                yield self.line("md_run_started", {"team": team, "money": self.money(bundles)})
-            case md.CategoriesOffered(question, categories, bundles):
-                key = "md_question_intro_last" if question == self.settings.questions else "md_question_intro"
-                yield self.line(key, {"number": question, "money": self.money(bundles)})
-                yield self.line("md_categories", {"first": categories[0], "second": categories[1]})
-            case md.CategoryChosen(category, _) | md.CategorySwitched(category):
-                key = "md_switched" if isinstance(event, md.CategorySwitched) else "md_category_chosen"
-                yield self.line(key, {"category": category})
-                entry, options = self._card()
-                current = self.game.run
-                assert current is not None
-                yield Record(
-                    "question",
-                    {
-                        "question": current.question,
-                        "money": current.bundles * self.settings.bundle_value,
-                        "question_id": entry.id,
-                        "category": category,
-                        "options": list(options),
-                        "correct": current.card.correct.value if current.card else None,
-                    },
-                )
-                yield from self._read_card()
-            case md.PlacementLocked(bundles):
-                yield Record("locked", {"team": self._team, "placement": self._by_letter(bundles)})
-                yield self.line("md_locked")
-            case md.MoneyLostToTime(bundles):
-                yield self.line("md_lost_to_time", {"money": self.money(bundles)})
-            case md.OptionDropped(letter, bundles):
-                assert played is not None
-                _, options = played
-                said = {"letter": letter.value, "text": options[letter.position], "money": self.money(bundles)}
-                yield Play("drop")
-                yield self.line("md_drop" if bundles else "md_drop_empty", said)
-            case md.QuestionSurvived(correct, bundles):
-                assert played is not None
-                entry, options = played
-                yield self.line("md_correct", {"letter": correct.value, "text": options[correct.position]})
-                if entry.explanation:
-                    yield self.line("explanation", {"text": entry.explanation})
-                money_left = bundles * self.settings.bundle_value
-                yield Record("result", {"team": self._team, "correct": bundles > 0, "money_left": money_left})
-                yield self.line("md_left" if bundles else "md_all_lost", {"money": self.money(bundles)})
-            case md.RunEnded(result):
-                yield self.line(
-                    "md_run_over", {"team": result.team, "money": Money(result.saved, self.settings.currency)}
-                )
-            case md.MoneyDropOver(ranking):
-                totals = {result.team: result.saved for _, result in ranking}
-                winners = [result.team for place, result in ranking if place == 1]
-                yield Record("game_over", {"totals": totals, "winners": winners})
-                if len(ranking) > 1:
-                    for place, result in ranking:
-                        money = Money(result.saved, self.settings.currency)
-                        key = "md_ranking" if result.saved else "md_ranking_lost"
-                        yield self.line(
-                            key, {"place": place, "team": result.team, "money": money, "number": result.reached}
-                        )
-                    yield self.line("winner" if len(winners) == 1 else "winners", {"players": winners})
-                yield self.line("goodbye")
 
     @property
     def _team(self) -> str:

@@ -40,7 +40,8 @@ from voicemaster.host.turns import (
 )
 from voicemaster.speech import voices
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices import AudioOut, AudioUnavailable, FileSink, Playback
+from voicemaster.speech.devices import AudioOut, AudioUnavailable, Playback
+from voicemaster.speech.file_devices import FileSink
 from voicemaster.speech.render_ahead import Priority
 from voicemaster.speech.signal import resample
 from voicemaster.speech.speakers import Speakers
