@@ -25,6 +25,7 @@ import pytest
 
 from tests.speech.conftest import Pulse
 from voicemaster.config import load_settings
+from voicemaster.host.lines import load as load_lines
 from voicemaster.host.live import play
 from voicemaster.paths import DEFAULT_CONFIG, QUESTIONS_DIR
 from voicemaster.questions.packs import load, pack_files
@@ -45,9 +46,14 @@ REPLIES = (
     ("richtig verstanden", "ja"),  # the name read back right
     ("noch jemand", ""),  # "anyone else?": silence is nobody
     ("unterbrochen", "ja"),  # continue the interrupted game
+    # "Final answer?" in each of its wordings (say.toml's final_answer).
     ("endgültige Entscheidung", "ja"),
-    ("weiter um", "Ich höre auf"),  # "play on for 100 €?" ("nein" alone is heard as "Ein.")
-    ("Ist das richtig", "ja"),  # "you stop and take 50 € home?"
+    ("das einloggen?", "ja"),
+    ("Endgültig?", "ja"),
+    # "Play on for 100 €?" in each wording ("nein" alone is heard as "Ein.").
+    ("weiter um", "Ich höre auf"),
+    ("Spielst du um", "Ich höre auf"),
+    ("Richtig?", "ja"),  # "you stop and take 50 € home?"
     ("B, ", "ja"),  # the options read one by one, after "Antwort B" was not understood: yes at B, silence elsewhere
 )
 ANSWERS = {"name": "Ich heiße Markus.", "answer": "Antwort B"}
@@ -257,21 +263,16 @@ def test_a_game_killed_mid_way_is_resumed_where_it_was(
         stop.set()
     after = _events(second_log)
     said = [e["text"] for e in after if e["event"] == "say"]
-    assert said[:2] == [
-        "Ein Spiel wurde unterbrochen. Wollt ihr es fortsetzen?",
-        "Weiter geht's, genau da, wo wir aufgehört haben.",
-    ]
+    lines = load_lines("de")
+    assert said[:2] == [lines.render("resume_offer", {}), lines.render("resumed", {})]
     assert [e["event"] for e in after if e["event"] == "question"] == []  # question 1 is not asked again
     assert [e["amount"] for e in after if e["event"] == "walk_away"] == [50]  # the 50 € of question 1 were kept
     assert [e["totals"] for e in after if e["event"] == "game_over"] == [{"Anna": 50}]
 
 
-def test_the_sound_server_gone_mid_game_ends_play_with_a_message_and_the_game_kept(tmp_path: Path) -> None:
-    """The microphone (and the speaker with it) vanish while the quizmaster listens: `play` ends within seconds with
-    one line, no library noise, and the game is offered at the next start."""
-    from tests.speech.conftest import start_pulse
-
-    daemon = start_pulse(tmp_path / "pulse")
+def _play_then(tmp_path: Path, daemon: Pulse, unplug: Callable[[], object]) -> tuple[int, str, float, Path]:
+    """`play` until it listens, then `unplug`: its exit code, standard error, the seconds it took to end after the
+    unplug, and its log."""
     log = tmp_path / "game.jsonl"
     brisk = tmp_path / "brisk.toml"
     brisk.write_text(f'[speech.de]\nname = "de"\nrate = {BRISK}\n', encoding="utf-8")
@@ -285,7 +286,7 @@ def test_the_sound_server_gone_mid_game_ends_play_with_a_message_and_the_game_ke
             assert game.poll() is None and time.monotonic() < deadline, "the game never listened"
             time.sleep(0.1)
         time.sleep(1.5)  # "listen" is logged just before the microphone opens: let it hear a moment
-        daemon.stop()  # the microphone unplugged, and the speaker with it
+        unplug()
         stopped = time.monotonic()
         _, err = game.communicate(timeout=30)
         took = time.monotonic() - stopped
@@ -294,13 +295,27 @@ def test_the_sound_server_gone_mid_game_ends_play_with_a_message_and_the_game_ke
             game.kill()
             game.wait()
         daemon.stop()
-    assert game.returncode == 2 and took < 10, (took, err)  # a bound, generous for a loaded machine: not a timing
-    assert err.count("\n") == 1 and "microphone stopped delivering sound" in err and "ALSA lib" not in err
-    assert "offers it again" in err
+    return game.returncode, err, took, log
+
+
+def _game_kept(tmp_path: Path) -> bool:
     from voicemaster.store import Store
 
     with Store(tmp_path / "data" / "voicemaster" / "voicemaster.db") as store:
-        assert store.unfinished_game() is not None
+        return store.unfinished_game() is not None
+
+
+def test_the_sound_server_gone_mid_game_ends_play_with_a_message_and_the_game_kept(tmp_path: Path) -> None:
+    """The microphone (and the speaker with it) vanish while the quizmaster listens: `play` ends within seconds with
+    one line, no library noise, and the game is offered at the next start."""
+    from tests.speech.conftest import start_pulse
+
+    daemon = start_pulse(tmp_path / "pulse")
+    code, err, took, _ = _play_then(tmp_path, daemon, daemon.stop)  # the microphone unplugged, the speaker with it
+    assert code == 2 and took < 10, (took, err)  # a bound, generous for a loaded machine: not a timing
+    assert err.count("\n") == 1 and "microphone stopped delivering sound" in err and "ALSA lib" not in err
+    assert "offers it again" in err
+    assert _game_kept(tmp_path)
 
 
 def test_the_microphone_unplugged_while_another_source_remains_ends_play_with_a_message(tmp_path: Path) -> None:
@@ -311,33 +326,10 @@ def test_the_microphone_unplugged_while_another_source_remains_ends_play_with_a_
 
     daemon = start_pulse(tmp_path / "pulse")
     module = daemon.plug_in_microphone()
-    log = tmp_path / "game.jsonl"
-    brisk = tmp_path / "brisk.toml"
-    brisk.write_text(f'[speech.de]\nname = "de"\nrate = {BRISK}\n', encoding="utf-8")
-    command = [sys.executable, "-m", "voicemaster", "--config", str(brisk), "play", "--players", "Anna"]
-    command += ["--variant", "classic", "--lang", "de", "--engine", "whisper", "--seed", "1", "--log", str(log)]
-    env = {**daemon.env, "XDG_DATA_HOME": str(tmp_path / "data")}
-    game = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 180
-        while not (log.exists() and '"event": "listen"' in log.read_text(encoding="utf-8")):
-            assert game.poll() is None and time.monotonic() < deadline, "the game never listened"
-            time.sleep(0.1)
-        time.sleep(1.5)
-        daemon.pactl("unload-module", module)  # unplugged; the speaker's monitor and vmic's remain
-        stopped = time.monotonic()
-        _, err = game.communicate(timeout=30)
-        took = time.monotonic() - stopped
-    finally:
-        if game.poll() is None:
-            game.kill()
-            game.wait()
-        daemon.stop()
-    assert game.returncode == 2 and took < 15, (took, err)  # a bound, generous for a loaded machine: not a timing
+    # Unplugged; the speaker's monitor and vmic's remain.
+    code, err, took, log = _play_then(tmp_path, daemon, lambda: daemon.pactl("unload-module", module))
+    assert code == 2 and took < 15, (took, err)  # a bound, generous for a loaded machine: not a timing
     assert err.count("\n") == 1 and "microphone 'usbmic' was unplugged" in err and "offers it again" in err
     said = [event["text"] for event in _events(log) if event["event"] == "say"]
     assert said[-1].startswith("Ich höre euch nicht mehr: Das Mikrofon ist weg.")
-    from voicemaster.store import Store
-
-    with Store(tmp_path / "data" / "voicemaster" / "voicemaster.db") as store:
-        assert store.unfinished_game() is not None
+    assert _game_kept(tmp_path)
