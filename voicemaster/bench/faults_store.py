@@ -15,7 +15,6 @@ limit (hung; it is then killed).
 from __future__ import annotations
 
 import contextlib
-import inspect
 import os
 import resource
 import shutil
@@ -284,9 +283,8 @@ def game(argv: list[str]) -> None:
     bank = Bank(tuple(load(pack_files(QUESTIONS_DIR)).entries))
     spec = fr.Spec("millionaire", 4, ("Anna", "Ben"), "classic", kill_at=int(options.get("--stop-at", 0)) or None)
     delete_at = int(options.get("--delete-at", 0))
-    # As `play` opens it: holding the store's lock where the store has one (issue 17's lock, merged later).
-    holds: dict[str, Any] = {"exclusive": True} if "exclusive" in inspect.signature(Store).parameters else {}
-    with Store(**holds) as store, open(os.devnull, "w", encoding="utf-8") as log:
+    # As `play` opens it: holding the store's lock.
+    with Store(exclusive=True) as store, open(os.devnull, "w", encoding="utf-8") as log:
         if "--announce" in argv:
             print("holding the store", flush=True)
         found = fr.resumed_host(spec, bank, store)
