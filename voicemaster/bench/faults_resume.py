@@ -33,6 +33,7 @@ from voicemaster.config import ASK, Settings, load_settings
 from voicemaster.host import lines as host_lines
 from voicemaster.host.millionaire import Quizmaster, Session
 from voicemaster.host.moneydrop import DropSession, MoneyDropHost
+from voicemaster.host.runner import drive
 from voicemaster.host.saved import restore
 from voicemaster.host.simulated import SimulatedPlayers, SimulatedTeam
 from voicemaster.host.turns import (
@@ -165,13 +166,7 @@ class Table:
             self.players = SimulatedTeam(self.host, self.meanings, rng)
 
     def play(self) -> None:
-        dialogue = self.host.run()
-        try:
-            effect = next(dialogue)
-            while True:
-                effect = dialogue.send(self.perform(effect))
-        except StopIteration:
-            return
+        drive(self.host.run(), self.perform)
 
     def _write(self, entry: dict[str, Any]) -> None:
         # Flushed, not synced: a killed process's written pages stay in the kernel; only a power cut loses them.
