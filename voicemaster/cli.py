@@ -338,7 +338,7 @@ HEAR_SECONDS = 30
 def _hear(args: argparse.Namespace) -> int:
     from voicemaster.speech.audio import Audio
     from voicemaster.speech.engines import open_recognizer
-    from voicemaster.speech.recognition import Context, RecognizerUnavailable
+    from voicemaster.speech.recognition import Context
 
     language = args.lang or settings_for(args).game.language
     options = tuple(text.strip() for text in args.options.split("|") if text.strip())
@@ -357,11 +357,7 @@ def _hear(args: argparse.Namespace) -> int:
                 "utterance: cut the recording to the part that matters).",
                 file=sys.stderr,
             )
-    try:
-        recognizer = open_recognizer(args.engine, language)
-    except RecognizerUnavailable as error:
-        print(f"voicemaster: {error}", file=sys.stderr)
-        return 2
+    recognizer = open_recognizer(args.engine, language)
     for path, audio in zip(args.files, recordings, strict=True):
         heard = recognizer.recognize(audio, context)
         if args.json:
@@ -389,14 +385,10 @@ def _voices(args: argparse.Namespace) -> int:
 
 def _devices(_args: argparse.Namespace) -> int:
     from voicemaster.speech.capture import hears_only_itself, look
-    from voicemaster.speech.devices import NO_DEVICE_HINT, AudioUnavailable, divert_native_stderr, list_devices
+    from voicemaster.speech.devices import NO_DEVICE_HINT, divert_native_stderr, list_devices
 
     divert_native_stderr()
-    try:
-        found = list_devices(probe=True)
-    except AudioUnavailable as error:
-        print(f"voicemaster: {error}", file=sys.stderr)
-        return 2
+    found = list_devices(probe=True)
     microphones = [(device, device.inputs, device.default_input) for device in found if device.inputs]
     if hears_only_itself(look()):  # ALSA's pulse/default open, but would record only what the speaker plays
         microphones = []

@@ -7,13 +7,9 @@ import sys
 
 
 def run(args: argparse.Namespace) -> int:
-    from voicemaster.speech.models import ModelError
 
     try:
         result: int = args.models_action(args)
-    except ModelError as error:
-        print(f"voicemaster: {error}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print("\nvoicemaster: interrupted; run the same command again to resume a download", file=sys.stderr)
         return 130

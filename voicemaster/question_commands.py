@@ -77,21 +77,17 @@ LEFT_OUT_SHOWN = 10
 def import_pack(args: argparse.Namespace) -> int:
     from voicemaster.questions import importers
 
-    try:
-        if args.input_format == "opentdb":
-            imported = importers.from_opentdb(args.file, args.lang)
-        else:
-            imported = importers.from_csv(args.file, args.lang, args.license)
-        # The pack's name comes from the input's file name: cleaned, so it is a name in the packs folder, not a path.
-        out = args.out or paths.user_questions_dir() / args.lang / f"{importers.pack_name(args.file.stem)}.toml"
-        if not imported.entries:
-            raise importers.ImportFailed(
-                f"{args.file}: no question could be imported ({_left_out(imported.left_out)}); nothing written"
-            )
-        importers.write_pack(imported.entries, out)
-    except importers.ImportFailed as error:
-        print(f"voicemaster: {error}", file=sys.stderr)
-        return 2
+    if args.input_format == "opentdb":
+        imported = importers.from_opentdb(args.file, args.lang)
+    else:
+        imported = importers.from_csv(args.file, args.lang, args.license)
+    # The pack's name comes from the input's file name: cleaned, so it is a name in the packs folder, not a path.
+    out = args.out or paths.user_questions_dir() / args.lang / f"{importers.pack_name(args.file.stem)}.toml"
+    if not imported.entries:
+        raise importers.ImportFailed(
+            f"{args.file}: no question could be imported ({_left_out(imported.left_out)}); nothing written"
+        )
+    importers.write_pack(imported.entries, out)
     print(f"{len(imported.entries)} questions written to {out}")
     for reason, count in imported.skipped.most_common():
         print(f"  skipped {count}: {reason}")

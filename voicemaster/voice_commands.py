@@ -6,7 +6,6 @@ import argparse
 import json
 import shutil
 import subprocess
-import sys
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -151,28 +150,20 @@ def _setting_file(files: list[Path], language: str) -> Path:
 
 def say(args: argparse.Namespace, settings: Settings) -> int:
     language = args.lang or settings.game.language
-    try:
-        voice = chosen_voice(args.voice, language, settings)
-        audio = Speakers({language: voice}).render(args.text, language)
-    except SpeechUnavailable as error:
-        print(f"voicemaster: {error}", file=sys.stderr)
-        return 2
+    voice = chosen_voice(args.voice, language, settings)
+    audio = Speakers({language: voice}).render(args.text, language)
     if args.out is not None:
         audio.write(args.out)
         print(f"{audio.seconds:.2f} s of speech at {audio.rate} Hz written to {args.out}")
         return 0
-    from voicemaster.speech.devices import AudioUnavailable, divert_native_stderr
+    from voicemaster.speech.devices import divert_native_stderr
     from voicemaster.speech.loudspeaker import Speaker
 
     divert_native_stderr()
+    playback = Speaker().play(audio)
     try:
-        playback = Speaker().play(audio)
-        try:
-            playback.wait()
-        except KeyboardInterrupt:
-            playback.stop()
-            return 130
-    except AudioUnavailable as error:
-        print(f"voicemaster: {error}", file=sys.stderr)
-        return 2
+        playback.wait()
+    except KeyboardInterrupt:
+        playback.stop()
+        return 130
     return 0
