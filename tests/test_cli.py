@@ -16,7 +16,7 @@ EXE = shutil.which("voicemaster", path=str(Path(sys.executable).parent))
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    command = [EXE] if EXE else [sys.executable, "-m", "voicemaster.cli"]
+    command = [EXE] if EXE else [sys.executable, "-m", "voicemaster"]
     return subprocess.run([*command, *args], capture_output=True, text=True, timeout=120, check=False)
 
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from voicemaster.config import ConfigError, default_paths, load_settings
+from voicemaster.config.files import ConfigError
+from voicemaster.config.settings import default_paths, load_settings
 from voicemaster.rules import AudienceForm, PhoneForm
 
 DEFAULTS = default_paths()[0]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from voicemaster import cli
+from voicemaster.cli import app as cli
 from voicemaster.store import Store
 
 
@@ -134,7 +134,7 @@ def test_library_lines_on_standard_error_are_dropped_and_our_message_still_shown
     """ALSA and PortAudio write to file descriptor 2 from C; once a command has diverted it, our one line remains."""
     code = (
         "import os, sys\n"
-        "from voicemaster.failures import guarded\n"
+        "from voicemaster.cli.failures import guarded\n"
         "from voicemaster.speech.devices import divert_native_stderr\n"
         "from voicemaster.store import StoreError\n"
         "def run():\n"

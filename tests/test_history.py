@@ -11,21 +11,21 @@ from pathlib import Path
 
 from voicemaster.host.millionaire import Quizmaster, Session
 from voicemaster.host.moneydrop import DropSession, MoneyDropHost
-from voicemaster.host.runner import drive
 from voicemaster.host.turns import Effect, Listen, Observation, Record
 from voicemaster.paths import QUESTIONS_DIR
+from voicemaster.play.runner import drive
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
 from voicemaster.rules import moneydrop as md
-from voicemaster.speech.recognition import ContextName, Heard
+from voicemaster.speech.hearing.recognition import ContextName, Heard
 from voicemaster.store import Store
 
 EXE = shutil.which("voicemaster", path=str(Path(sys.executable).parent))
 
 
 def _history(data_home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    command = [EXE] if EXE else [sys.executable, "-m", "voicemaster.cli"]
+    command = [EXE] if EXE else [sys.executable, "-m", "voicemaster"]
     env = {**os.environ, "XDG_DATA_HOME": str(data_home)}
     return subprocess.run(
         [*command, "history", *args], capture_output=True, text=True, env=env, timeout=60, check=False

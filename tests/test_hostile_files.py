@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from voicemaster.cli import main
-from voicemaster.config import ConfigError
+from voicemaster.cli.app import main
+from voicemaster.config.files import ConfigError
 from voicemaster.host import lines
 from voicemaster.paths import PHRASES_DIR
 from voicemaster.speech.audio import Audio

@@ -27,7 +27,7 @@ import pytest
 
 from voicemaster import paths
 from voicemaster.bench import real_speech
-from voicemaster.speech import models
+from voicemaster.models import manager as models
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 BIN = "Scripts" if sys.platform == "win32" else "bin"

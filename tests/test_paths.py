@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from voicemaster import hints, paths
-from voicemaster.config import default_paths, load_settings
-from voicemaster.speech import kokoro, models
+from voicemaster.config.settings import default_paths, load_settings
+from voicemaster.models import manager as models
+from voicemaster.speech.voice import kokoro
 from voicemaster.store import Store
 
 

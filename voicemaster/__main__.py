@@ -2,6 +2,6 @@
 
 import sys
 
-from voicemaster.cli import main
+from voicemaster.cli.app import main
 
 sys.exit(main())

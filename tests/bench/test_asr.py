@@ -8,8 +8,8 @@ from pathlib import Path
 from voicemaster.bench import asr, corpus
 from voicemaster.bench.asr_report import report
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.recognition import Context
-from voicemaster.speech.whisper.decision import MARGINS
+from voicemaster.speech.hearing.recognition import Context
+from voicemaster.speech.hearing.whisper.decision import MARGINS
 
 
 def test_bench_asr_reports_each_corpus_and_the_curve_its_margins_were_set_from(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import pytest
 from voicemaster.bench import corpus
 from voicemaster.bench.corpus import Clip, Noise
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.recognition import ContextName
+from voicemaster.speech.hearing.recognition import ContextName
 from voicemaster.speech.signal import RECOGNITION_RATE, to_float
 
 PAD = round(corpus.PADDING_SECONDS * RECOGNITION_RATE)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from voicemaster.bench import faults, faults_checks, faults_fuzz, faults_resume
-from voicemaster.cli import main
+from voicemaster.cli.app import main
 from voicemaster.host.millionaire import Session
 from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.questions.packs import load, pack_files

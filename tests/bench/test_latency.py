@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from voicemaster import cli
 from voicemaster.bench import corpus
 from voicemaster.bench.memory import MeasurementFailed, peak_memory_mb
+from voicemaster.cli import app as cli
 
 
 @pytest.fixture(scope="module")

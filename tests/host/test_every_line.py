@@ -20,18 +20,18 @@ from voicemaster.host import lines as host_lines
 from voicemaster.host.lines import Choice, Lines, Money
 from voicemaster.host.millionaire import Quizmaster, Session
 from voicemaster.host.moneydrop import DropSession, MoneyDropHost
-from voicemaster.host.runner import drive
-from voicemaster.host.simulated import SimulatedPlayers, SimulatedTeam
 from voicemaster.host.turns import Effect, Foresee, Listen, Observation, Say, Silence
 from voicemaster.paths import QUESTIONS_DIR
+from voicemaster.play.runner import drive
+from voicemaster.play.simulated import SimulatedPlayers, SimulatedTeam
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, Safety, new_game, variant
 from voicemaster.rules import moneydrop as md
 from voicemaster.rules.variants import VARIANTS, AudienceForm, PhoneForm
-from voicemaster.speech import phrases
-from voicemaster.speech.intents import understand
-from voicemaster.speech.recognition import Heard
+from voicemaster.speech.hearing import phrases
+from voicemaster.speech.hearing.intents import understand
+from voicemaster.speech.hearing.recognition import Heard
 
 LANGUAGES = ("de", "en", "fr")
 NAMES = ("Anna", "Ben", "Cem", "Dora", "Emil", "Fay")

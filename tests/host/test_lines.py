@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from voicemaster.config import CURRENCIES, ConfigError, load_settings
+from voicemaster.config.files import CURRENCIES, ConfigError
+from voicemaster.config.settings import load_settings
 from voicemaster.host.lines import Choice, Line, load
 from voicemaster.paths import DEFAULT_CONFIG
 from voicemaster.rules.ladders import LADDERS

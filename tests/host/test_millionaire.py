@@ -12,18 +12,18 @@ import pytest
 
 from voicemaster.host.lines import load as load_lines
 from voicemaster.host.millionaire import Quizmaster, Session
-from voicemaster.host.runner import Runner, SessionClock, Transcript, drive
 from voicemaster.host.turns import Effect, Foresee, Listen, Observation, Record, Say, Silence
 from voicemaster.paths import QUESTIONS_DIR
+from voicemaster.play.runner import Runner, SessionClock, Transcript, drive
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, Mode, new_game, variant
 from voicemaster.rules.variants import AudienceForm, PhoneForm
-from voicemaster.speech.earcons import earcon
-from voicemaster.speech.file_devices import FileSink
-from voicemaster.speech.recognition import ContextName, Heard
-from voicemaster.speech.speakers import Speakers
-from voicemaster.speech.synthesis import DEFAULT_VOICES
+from voicemaster.speech.devices.files import FileSink
+from voicemaster.speech.hearing.recognition import ContextName, Heard
+from voicemaster.speech.voice.earcons import earcon
+from voicemaster.speech.voice.speakers import Speakers
+from voicemaster.speech.voice.synthesis import DEFAULT_VOICES
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from voicemaster.cli import main
+from voicemaster.cli.app import main
 
 PACK_HEAD = '[pack]\nlanguage = "en"\nformat = "millionaire"\nsource = "mine"\nlicense = "CC0-1.0"\n'
 GOOD_QUESTION = {

@@ -31,7 +31,7 @@ OPENTDB = {
 
 
 def voicemaster(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "voicemaster.cli", *args]
+    command = [sys.executable, "-m", "voicemaster", *args]
     return subprocess.run(command, capture_output=True, text=True, check=False, timeout=60, env=env)
 
 

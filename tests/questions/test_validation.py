@@ -108,7 +108,7 @@ def test_broken_files_are_named(tmp_path: Path) -> None:
 def test_the_command_lists_all_problems_and_fails(tmp_path: Path) -> None:
     path = pack(tmp_path, {"answer": "Moldau"}, {"id": "de-m-01-009", "level": 0, "question": "Was ist eine Frage?"})
     shown = subprocess.run(
-        [sys.executable, "-m", "voicemaster.cli", "questions", "validate", str(path)],
+        [sys.executable, "-m", "voicemaster", "questions", "validate", str(path)],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert shown.returncode == 1

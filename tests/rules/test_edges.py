@@ -143,7 +143,7 @@ def test_decoding_describes_what_it_got() -> None:
 
 
 def test_tables_of_settings_round_trip() -> None:
-    from voicemaster.config import LadderConfig, Settings
+    from voicemaster.config.settings import LadderConfig, Settings
 
     settings = Settings(ladders={"kids": LadderConfig("points", tuple(range(1, 16)))})
     assert loads(Settings, dumps(settings)) == settings

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from voicemaster.speech.capture import (
+from voicemaster.speech.devices.capture import (
     Capture,
     InUse,
     Via,

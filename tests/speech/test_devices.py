@@ -15,15 +15,16 @@ import numpy as np
 import pytest
 
 from tests.speech.conftest import matches
-from voicemaster import cli
-from voicemaster.speech import devices, voices
+from voicemaster.cli import app as cli
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices import AudioUnavailable, Device
-from voicemaster.speech.file_devices import FileSink, FileSource, Played, ScriptEnded
-from voicemaster.speech.loudspeaker import Speaker
-from voicemaster.speech.microphone import Microphone
+from voicemaster.speech.devices import interfaces as devices
+from voicemaster.speech.devices.files import FileSink, FileSource, Played, ScriptEnded
+from voicemaster.speech.devices.interfaces import AudioUnavailable, Device
+from voicemaster.speech.devices.loudspeaker import Speaker
+from voicemaster.speech.devices.microphone import Microphone
 from voicemaster.speech.signal import resample
-from voicemaster.speech.synthesis import Espeak, Voice
+from voicemaster.speech.voice import voices
+from voicemaster.speech.voice.synthesis import Espeak, Voice
 
 # --- the file sink: the session recording ------------------------------------------------------------------------
 
@@ -118,7 +119,7 @@ def test_with_no_device_listening_and_speaking_say_what_to_plug_in(no_sound_serv
 
 def test_the_commands_with_no_device_say_so_without_a_traceback(no_sound_server: dict[str, str]) -> None:
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        command = [sys.executable, "-m", "voicemaster.cli", *args]
+        command = [sys.executable, "-m", "voicemaster", *args]
         env = {**os.environ, **no_sound_server}
         return subprocess.run(command, env=env, capture_output=True, text=True, check=False, timeout=60)
 

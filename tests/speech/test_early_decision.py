@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 
 from tests.speech.conftest import matches
+from voicemaster.models.manager import require_model
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.endpoint import (
+from voicemaster.speech.devices.files import FileSource
+from voicemaster.speech.hearing.endpoint import (
     FRAME_BYTES,
     FRAME_SECONDS,
     Endpoint,
@@ -17,13 +19,11 @@ from voicemaster.speech.endpoint import (
     Timeline,
     UtteranceDetector,
 )
-from voicemaster.speech.file_devices import FileSource
-from voicemaster.speech.hearing import Hearing, listen_and_recognize
-from voicemaster.speech.models import require_model
-from voicemaster.speech.recognition import Context, ContextName, Heard
+from voicemaster.speech.hearing.pipeline import Hearing, listen_and_recognize
+from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
+from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.signal import resample
-from voicemaster.speech.synthesis import Espeak
-from voicemaster.speech.whisper.recognizer import WhisperRecognizer
+from voicemaster.speech.voice.synthesis import Espeak
 
 RATE = 16_000
 SETTINGS = EndpointSettings()

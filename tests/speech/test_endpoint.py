@@ -11,7 +11,7 @@ import pytest
 
 from tests.speech.conftest import matches
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.endpoint import (
+from voicemaster.speech.hearing.endpoint import (
     FRAME_BYTES,
     FRAME_SECONDS,
     Endpoint,
@@ -22,7 +22,7 @@ from voicemaster.speech.endpoint import (
     VoiceActivityUnavailable,
 )
 from voicemaster.speech.signal import from_float, resample, to_float
-from voicemaster.speech.synthesis import Espeak
+from voicemaster.speech.voice.synthesis import Espeak
 
 RATE = 16_000
 SETTINGS = EndpointSettings()

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from voicemaster.cli import main
+from voicemaster.cli.app import main
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.signal import to_float
-from voicemaster.speech.synthesis import DEFAULT_VOICES, Espeak
+from voicemaster.speech.voice.synthesis import DEFAULT_VOICES, Espeak
 
 
 def _record(folder: Path, name: str, text: str, language: str) -> Path:

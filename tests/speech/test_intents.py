@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from voicemaster.config import ConfigError
-from voicemaster.speech import phrases
-from voicemaster.speech.intents import understand
-from voicemaster.speech.recognition import Context, ContextName
+from voicemaster.config.files import ConfigError
+from voicemaster.speech.hearing import phrases
+from voicemaster.speech.hearing.intents import understand
+from voicemaster.speech.hearing.recognition import Context, ContextName
 
 GERMAN = phrases.load("de")
 ANSWER = Context(ContextName.ANSWER, "de", ("Berlin", "Paris", "Rom", "Wien"))

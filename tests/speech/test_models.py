@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 
 from voicemaster import paths
-from voicemaster.cli import main
+from voicemaster.cli.app import main
+from voicemaster.models import manager as models
+from voicemaster.models.manager import ModelError, ModelMissing, ModelSpec
 from voicemaster.paths import MODELS_MANIFEST
-from voicemaster.speech import models
-from voicemaster.speech.models import ModelError, ModelMissing, ModelSpec
 
 VOSK = "vosk-model-tiny-de-0.1"
 WHISPER = "whisper-tiny"

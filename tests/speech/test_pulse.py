@@ -23,13 +23,13 @@ import pytest
 
 from tests.speech.conftest import Pulse, matches, start_pulse
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.capture import Watch
-from voicemaster.speech.devices import AudioUnavailable, MicrophoneLost, MicrophoneUnavailable
-from voicemaster.speech.endpoint import EndpointSettings
-from voicemaster.speech.loudspeaker import Speaker
-from voicemaster.speech.microphone import PRESENCE_SECONDS, Microphone
+from voicemaster.speech.devices.capture import Watch
+from voicemaster.speech.devices.interfaces import AudioUnavailable, MicrophoneLost, MicrophoneUnavailable
+from voicemaster.speech.devices.loudspeaker import Speaker
+from voicemaster.speech.devices.microphone import PRESENCE_SECONDS, Microphone
+from voicemaster.speech.hearing.endpoint import EndpointSettings
 from voicemaster.speech.signal import resample
-from voicemaster.speech.synthesis import Espeak
+from voicemaster.speech.voice.synthesis import Espeak
 
 SETTINGS = EndpointSettings()
 
@@ -81,9 +81,9 @@ def test_the_microphone_hears_an_utterance_played_into_it(microphone_capture: Mi
 
 
 def test_what_the_microphone_heard_is_recognized(microphone_capture: MicrophoneCapture) -> None:
-    from voicemaster.speech.models import require_model
-    from voicemaster.speech.recognition import Context, ContextName
-    from voicemaster.speech.whisper.recognizer import WhisperRecognizer
+    from voicemaster.models.manager import require_model
+    from voicemaster.speech.hearing.recognition import Context, ContextName
+    from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 
     assert microphone_capture.heard is not None
     recognizer = WhisperRecognizer(require_model("whisper", "de"))
@@ -218,7 +218,7 @@ def test_a_speaker_that_disappears_mid_sentence_gives_a_clear_error(second_daemo
 
 def run_cli(pulse: Pulse, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "voicemaster.cli", *args],
+        [sys.executable, "-m", "voicemaster", *args],
         env={**os.environ, **pulse.env},
         capture_output=True,
         text=True,

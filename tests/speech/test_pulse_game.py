@@ -24,17 +24,17 @@ import numpy as np
 import pytest
 
 from tests.speech.conftest import Pulse
-from voicemaster.config import load_settings
+from voicemaster.config.settings import load_settings
 from voicemaster.host.lines import load as load_lines
-from voicemaster.host.live import play
 from voicemaster.paths import DEFAULT_CONFIG, QUESTIONS_DIR
+from voicemaster.play.live import play
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules.letters import Letter
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.engines import open_recognizer
+from voicemaster.speech.hearing.engines import open_recognizer
 from voicemaster.speech.signal import resample
-from voicemaster.speech.synthesis import Espeak
+from voicemaster.speech.voice.synthesis import Espeak
 
 # Played in real time, a minute or more each: `make test-slow`, which CI runs after the default suite.
 pytestmark = pytest.mark.slow

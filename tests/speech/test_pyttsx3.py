@@ -14,15 +14,15 @@ from pathlib import Path
 import pytest
 import pyttsx3
 
-from voicemaster.cli import main
-from voicemaster.config import load_settings
-from voicemaster.speech import pyttsx3_engine
+from voicemaster.cli.app import main
+from voicemaster.config.settings import load_settings
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.pyttsx3_engine import Pyttsx3Speech, shared
-from voicemaster.speech.recognition import Context, ContextName
-from voicemaster.speech.speakers import Speakers, resolved
-from voicemaster.speech.synthesis import Espeak, SpeechUnavailable, Voice
-from voicemaster.speech.whisper.recognizer import WhisperRecognizer
+from voicemaster.speech.hearing.recognition import Context, ContextName
+from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
+from voicemaster.speech.voice import pyttsx3_engine
+from voicemaster.speech.voice.pyttsx3_engine import Pyttsx3Speech, shared
+from voicemaster.speech.voice.speakers import Speakers, resolved
+from voicemaster.speech.voice.synthesis import Espeak, SpeechUnavailable, Voice
 
 ESPEAK_RATE = 22_050
 

@@ -7,10 +7,10 @@ import pytest
 
 from voicemaster.bench import real_speech
 from voicemaster.bench.real_speech import RealClip
+from voicemaster.models.manager import require_model
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.models import require_model
-from voicemaster.speech.recognition import Context, ContextName, Heard
-from voicemaster.speech.whisper.recognizer import WhisperRecognizer
+from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
+from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 
 CLIPS = real_speech.load()
 

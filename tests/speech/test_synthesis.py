@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from voicemaster.config import default_paths, load_settings
+from voicemaster.config.settings import default_paths, load_settings
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.synthesis import Espeak, SpeechUnavailable, Voice
+from voicemaster.speech.voice.synthesis import Espeak, SpeechUnavailable, Voice
 
 SENTENCES = {
     "de": "Ist das deine endgültige Entscheidung?",
@@ -59,7 +59,7 @@ def test_a_missing_synthesizer_says_what_to_install(voices: dict[str, Voice]) ->
 def test_say_writes_a_wav_file(tmp_path: Path) -> None:
     out = tmp_path / "say.wav"
     shown = subprocess.run(
-        [sys.executable, "-m", "voicemaster.cli", "say", "Frage sieben, um zweitausend Euro.", "--lang", "de",
+        [sys.executable, "-m", "voicemaster", "say", "Frage sieben, um zweitausend Euro.", "--lang", "de",
          "--out", str(out)],
         capture_output=True, text=True, check=False,
     )  # fmt: skip

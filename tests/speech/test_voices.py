@@ -12,14 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from voicemaster.cli import main
-from voicemaster.config import ConfigError, load_settings
-from voicemaster.host.demo import player_voices
-from voicemaster.speech.recognition import Context, ContextName
-from voicemaster.speech.render_ahead import Priority
-from voicemaster.speech.speakers import Engines, Speakers, rendered_path, resolved
-from voicemaster.speech.synthesis import Voice
-from voicemaster.speech.whisper.recognizer import WhisperRecognizer
+from voicemaster.cli.app import main
+from voicemaster.config.files import ConfigError
+from voicemaster.config.settings import load_settings
+from voicemaster.play.demo import player_voices
+from voicemaster.speech.hearing.recognition import Context, ContextName
+from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
+from voicemaster.speech.voice.render_ahead import Priority
+from voicemaster.speech.voice.speakers import Engines, Speakers, rendered_path, resolved
+from voicemaster.speech.voice.synthesis import Voice
 
 
 @pytest.fixture(autouse=True)
@@ -151,9 +152,9 @@ def test_the_program_ends_cleanly_while_lines_are_rendered_ahead(tmp_path: Path)
     """Ending with Kokoro in the middle of a line used to abort the process (onnxruntime's threads torn down)."""
     script = (
         "import time\n"
-        "from voicemaster.speech.render_ahead import Priority\n"
-        "from voicemaster.speech.speakers import Speakers\n"
-        "from voicemaster.speech.synthesis import Voice\n"
+        "from voicemaster.speech.voice.render_ahead import Priority\n"
+        "from voicemaster.speech.voice.speakers import Speakers\n"
+        "from voicemaster.speech.voice.synthesis import Voice\n"
         "speakers = Speakers({'en': Voice()})\n"
         "speakers.ahead([f'This is line number {n} of many.' for n in range(30)], 'en', Priority.FIXED)\n"
         "time.sleep(2)\n"

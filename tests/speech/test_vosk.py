@@ -18,9 +18,9 @@ import pytest
 
 from voicemaster.bench import korean_vosk
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.recognition import RecognizerUnavailable
-from voicemaster.speech.synthesis import Espeak, Voice
-from voicemaster.speech.vosk_engine import UNKNOWN, VoskEngine
+from voicemaster.speech.hearing.recognition import RecognizerUnavailable
+from voicemaster.speech.hearing.vosk_engine import UNKNOWN, VoskEngine
+from voicemaster.speech.voice.synthesis import Espeak, Voice
 
 MODEL_DIR = korean_vosk.model_dir()
 

@@ -6,16 +6,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from voicemaster.models.manager import require_model
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.intents import understand
-from voicemaster.speech.models import require_model
-from voicemaster.speech.phrases import load
-from voicemaster.speech.recognition import Context, ContextName
-from voicemaster.speech.synthesis import DEFAULT_VOICES, Espeak
-from voicemaster.speech.whisper.decision import MARGINS, Evidence, decide
-from voicemaster.speech.whisper.recognizer import WhisperRecognizer
-from voicemaster.speech.whisper.search import FreeReading
-from voicemaster.speech.whisper.tokens import Special, complete_tokenizer
+from voicemaster.speech.hearing.intents import understand
+from voicemaster.speech.hearing.phrases import load
+from voicemaster.speech.hearing.recognition import Context, ContextName
+from voicemaster.speech.hearing.whisper.decision import MARGINS, Evidence, decide
+from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
+from voicemaster.speech.hearing.whisper.search import FreeReading
+from voicemaster.speech.hearing.whisper.tokens import Special, complete_tokenizer
+from voicemaster.speech.voice.synthesis import DEFAULT_VOICES, Espeak
 
 OPTIONS = {
     "de": ("Berlin", "Paris", "Rom", "Wien"),
@@ -183,10 +183,10 @@ def test_the_numpy_decoder_reads_as_ctranslate2_does() -> None:
     import ctranslate2
     from faster_whisper import WhisperModel
 
+    from voicemaster.speech.hearing.whisper.model import Whisper
+    from voicemaster.speech.hearing.whisper.search import transcribe
+    from voicemaster.speech.hearing.whisper.tokens import Tokens
     from voicemaster.speech.signal import resample, to_float
-    from voicemaster.speech.whisper.model import Whisper
-    from voicemaster.speech.whisper.search import transcribe
-    from voicemaster.speech.whisper.tokens import Tokens
 
     folder = require_model("whisper", "en")
     ours = WhisperRecognizer(folder)

@@ -17,13 +17,13 @@ from typing import Any, Protocol, TypeVar
 
 from voicemaster.bench import kokoro_corpus, real_speech
 from voicemaster.bench.corpus import Clip, Noise, Utterance, UtteranceSet, generate, load, utterances
-from voicemaster.config import LANGUAGES
+from voicemaster.config.files import LANGUAGES
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.intents import Understanding, understand
-from voicemaster.speech.phrases import load as load_phrases
-from voicemaster.speech.recognition import Context, ContextName, Heard, Recognizer, RecognizerUnavailable
-from voicemaster.speech.whisper.decision import MARGINS, Evidence, decide
-from voicemaster.speech.whisper.recognizer import Tuning
+from voicemaster.speech.hearing.intents import Understanding, understand
+from voicemaster.speech.hearing.phrases import load as load_phrases
+from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Recognizer, RecognizerUnavailable
+from voicemaster.speech.hearing.whisper.decision import MARGINS, Evidence, decide
+from voicemaster.speech.hearing.whisper.recognizer import Tuning
 
 
 @dataclass(frozen=True)
@@ -36,8 +36,8 @@ class EngineSetup:
 
 def _whisper(tuning: Tuning) -> Callable[[str], Recognizer]:
     def open_whisper(language: str) -> Recognizer:
-        from voicemaster.speech.models import ModelMissing, require_model
-        from voicemaster.speech.whisper.recognizer import WhisperRecognizer
+        from voicemaster.models.manager import ModelMissing, require_model
+        from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 
         try:
             return WhisperRecognizer(require_model("whisper", language), tuning)
@@ -48,7 +48,7 @@ def _whisper(tuning: Tuning) -> Callable[[str], Recognizer]:
 
 
 def _vosk(language: str) -> Recognizer:
-    from voicemaster.speech.engines import open_recognizer
+    from voicemaster.speech.hearing.engines import open_recognizer
 
     return open_recognizer("vosk", language)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from voicemaster.speech.whisper.decision import MARGINS
+from voicemaster.speech.hearing.whisper.decision import MARGINS
 
 
 def report(figures: dict[str, Any]) -> str:

@@ -36,9 +36,9 @@ import numpy.typing as npt
 
 from voicemaster.hints import system_package
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.recognition import ContextName
+from voicemaster.speech.hearing.recognition import ContextName
 from voicemaster.speech.signal import RECOGNITION_RATE, from_float, resample, to_float
-from voicemaster.speech.synthesis import SpeechUnavailable
+from voicemaster.speech.voice.synthesis import SpeechUnavailable
 
 Floats = npt.NDArray[np.float64]
 Size = Literal["full", "small"]

@@ -37,7 +37,7 @@ from typing import Any
 
 from voicemaster import paths
 from voicemaster.bench.faults_mutate import mutate
-from voicemaster.config import LANGUAGES, ConfigError
+from voicemaster.config.files import LANGUAGES, ConfigError
 
 KINDS = ("pack", "opentdb", "csv", "config", "phrases", "wav")
 WEIGHTS = (25, 20, 20, 15, 10, 10)
@@ -141,7 +141,7 @@ def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
 
 def _command(argv: list[str]) -> tuple[int, str]:
     """The real command line, in this process: its exit code and what it printed on stderr."""
-    from voicemaster.cli import main
+    from voicemaster.cli.app import main
 
     err = io.StringIO()
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
@@ -155,7 +155,7 @@ def _command(argv: list[str]) -> tuple[int, str]:
 def _phrases(folder: Path) -> tuple[int, str]:
     """The phrase loaders `play` uses, on this folder; every line without a placeholder rendered."""
     from voicemaster.host import lines as host_lines
-    from voicemaster.speech import phrases
+    from voicemaster.speech.hearing import phrases
 
     try:
         host_lines.load("de", folder).fixed()

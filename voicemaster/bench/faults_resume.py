@@ -4,7 +4,7 @@ Each game runs through the real quizmaster (either format) and the real SQLite s
 speak text that the real intent matcher understands (no audio, so a game takes a fraction of a second). The child
 kills itself with SIGKILL at a seeded step: between two steps, or inside SQLite's transaction while a step is being
 saved. The game is then resumed the way `voicemaster play` resumes it (the store's unfinished game, decoded as
-host/live.py decodes it) and played to its end. A game resumed exactly:
+play/live.py decodes it) and played to its end. A game resumed exactly:
 - resumed from the last step the killed process had committed (never an older one: no step lost),
 - read out again the question and the options as they stood (after a 50:50, the two that are left),
 - played on to its end,
@@ -29,13 +29,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from voicemaster.bench.faults_checks import after_fifty_fifty, read_out_problem, replayed
-from voicemaster.config import ASK, Settings, load_settings
+from voicemaster.config.settings import ASK, Settings, load_settings
 from voicemaster.host import lines as host_lines
 from voicemaster.host.millionaire import Quizmaster, Session
 from voicemaster.host.moneydrop import DropSession, MoneyDropHost
-from voicemaster.host.runner import drive
 from voicemaster.host.saved import restore
-from voicemaster.host.simulated import SimulatedPlayers, SimulatedTeam
 from voicemaster.host.turns import (
     Effect,
     Elapsed,
@@ -49,6 +47,8 @@ from voicemaster.host.turns import (
     WaitUntil,
 )
 from voicemaster.paths import QUESTIONS_DIR
+from voicemaster.play.runner import drive
+from voicemaster.play.simulated import SimulatedPlayers, SimulatedTeam
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import moneydrop as md
@@ -56,9 +56,9 @@ from voicemaster.rules import new_game
 from voicemaster.rules.actions import Action
 from voicemaster.rules.codec import from_data, to_data
 from voicemaster.rules.variants import VARIANTS
-from voicemaster.speech import phrases
-from voicemaster.speech.intents import understand
-from voicemaster.speech.recognition import Heard
+from voicemaster.speech.hearing import phrases
+from voicemaster.speech.hearing.intents import understand
+from voicemaster.speech.hearing.recognition import Heard
 from voicemaster.store import Store
 
 FORMATS = ("millionaire", "moneydrop")
@@ -120,7 +120,7 @@ def new_host(spec: Spec, bank: Bank) -> Host:
 
 
 def resumed_host(spec: Spec, bank: Bank, store: Store) -> tuple[str, str, Host] | None:
-    """The store's unfinished game as host/live.py `play` resumes it (`saved.restore`): (game id, state, host)."""
+    """The store's unfinished game as play/live.py `play` resumes it (`saved.restore`): (game id, state, host)."""
     interrupted = store.unfinished_game()
     if interrupted is None:
         return None

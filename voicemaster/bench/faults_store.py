@@ -78,7 +78,7 @@ def _run(
 
 
 def _shown(argv: list[str]) -> str:
-    if argv[0] == "voicemaster.cli":
+    if argv[0] == "voicemaster":
         return "voicemaster " + " ".join(argv[1:])
     return " ".join(["the game `play` hosts (text players)", *argv[2:]])
 
@@ -140,7 +140,7 @@ def store_faults(folder: Path) -> list[FaultOutcome]:
     _db(root).write_bytes(b"this is not a database, it was overwritten " * 100)
     for name in ("-wal", "-shm"):
         Path(f"{_db(root)}{name}").unlink(missing_ok=True)
-    outcome, _ = _run("corrupt store", ["voicemaster.cli", "history"], _env(root))
+    outcome, _ = _run("corrupt store", ["voicemaster", "history"], _env(root))
     preserved = any(p.read_bytes().startswith(b"this is not") for p in _db(root).parent.glob("*") if p.is_file())
     # The damaged file itself holds the game: lost is that file deleted rather than moved aside.
     outcomes.append(FaultOutcome(**{**asdict(outcome), "game_lost": not preserved}))
@@ -150,18 +150,18 @@ def store_faults(folder: Path) -> list[FaultOutcome]:
 
     root = fresh("folder")
     _db(root).mkdir(parents=True)
-    outcomes.append(_run("store path is a folder", ["voicemaster.cli", "history"], _env(root))[0])
+    outcomes.append(_run("store path is a folder", ["voicemaster", "history"], _env(root))[0])
 
     root = fresh("datafile")
     _db(root).parent.parent.mkdir(parents=True)
     _db(root).parent.write_text("a file where the data folder should be")
-    outcomes.append(_run("data folder is a file", ["voicemaster.cli", "history"], _env(root))[0])
+    outcomes.append(_run("data folder is a file", ["voicemaster", "history"], _env(root))[0])
 
     root = fresh("readonly")
     _stored_game(root)
     with _immutable(*_db(root).parent.glob("*"), _db(root).parent) as readonly:
         if readonly:
-            outcomes.append(_run("read-only store", ["voicemaster.cli", "history"], _env(root))[0])
+            outcomes.append(_run("read-only store", ["voicemaster", "history"], _env(root))[0])
             outcomes.append(_game("read-only store", root))
     if not readonly:
         outcomes.append(FaultOutcome("read-only store", "(chattr +i refused here)", None, "", False, None, False, 0.0))
@@ -216,8 +216,8 @@ def device_faults(folder: Path) -> list[FaultOutcome]:
     root = folder / "devices"
     root.mkdir()
     nowhere = _env(root, PULSE_SERVER=f"unix:{folder}/no-such-server")
-    outcomes.append(_run("no sound server", ["voicemaster.cli", "devices"], nowhere)[0])
-    outcomes.append(_run("no sound server", ["voicemaster.cli", "say", "Hallo", "--lang", "de"], nowhere)[0])
+    outcomes.append(_run("no sound server", ["voicemaster", "devices"], nowhere)[0])
+    outcomes.append(_run("no sound server", ["voicemaster", "say", "Hallo", "--lang", "de"], nowhere)[0])
     daemon = _pulse(folder / "pulse") if shutil.which("pulseaudio") else None
     if daemon is None:
         outcomes.append(FaultOutcome("no microphone", "(no PulseAudio here)", None, "", False, None, False, 0.0))
@@ -225,8 +225,8 @@ def device_faults(folder: Path) -> list[FaultOutcome]:
     process, env = daemon
     try:
         no_microphone = {**_env(root), **env}
-        outcomes.append(_run("no microphone", ["voicemaster.cli", "devices"], no_microphone)[0])
-        argv = ["voicemaster.cli", "play", "--lang", "de", "--players", "Anna", "--engine", "whisper", "--seed", "1"]
+        outcomes.append(_run("no microphone", ["voicemaster", "devices"], no_microphone)[0])
+        argv = ["voicemaster", "play", "--lang", "de", "--players", "Anna", "--engine", "whisper", "--seed", "1"]
         outcomes.append(_run("no microphone", argv, no_microphone)[0])
     finally:
         process.terminate()

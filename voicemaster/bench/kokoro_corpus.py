@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 
 from voicemaster.bench.corpus import Utterance, mixes, trimmed, utterances
-from voicemaster.host.demo import PLAYER_KOKORO_VOICES
-from voicemaster.speech import kokoro
+from voicemaster.play.demo import PLAYER_KOKORO_VOICES
 from voicemaster.speech.signal import RECOGNITION_RATE, from_float, resample, to_float
-from voicemaster.speech.synthesis import Voice
+from voicemaster.speech.voice import kokoro
+from voicemaster.speech.voice.synthesis import Voice
 
 PLAYER_RATE = 150
 """Words per minute of the demo's players."""

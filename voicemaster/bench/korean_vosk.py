@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.engines import VOSK_CONFIDENT
-from voicemaster.speech.recognition import Context, Heard, RecognizerUnavailable
-from voicemaster.speech.synthesis import Espeak, Voice
+from voicemaster.speech.hearing.engines import VOSK_CONFIDENT
+from voicemaster.speech.hearing.recognition import Context, Heard, RecognizerUnavailable
+from voicemaster.speech.voice.synthesis import Espeak, Voice
 
 ENGINE = "vosk-ko"
 """Its name among `voicemaster bench latency --engines`."""
@@ -50,7 +50,7 @@ class KoreanVosk:
     """A recognizer that hears the ten commands, as `speech.engines.VoskRecognizer` hears a language's phrases."""
 
     def __init__(self) -> None:
-        from voicemaster.speech.vosk_engine import VoskEngine
+        from voicemaster.speech.hearing.vosk_engine import VoskEngine
 
         self.engine = VoskEngine(model_dir())
 

@@ -42,14 +42,14 @@ from voicemaster.bench.asr import (
     select_clips,
 )
 from voicemaster.bench.corpus import Clip
-from voicemaster.config import LANGUAGES
+from voicemaster.config.files import LANGUAGES
 from voicemaster.host import lines
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.endpoint import EndpointSettings, SileroVad, VoiceActivity
-from voicemaster.speech.file_devices import FileSource
-from voicemaster.speech.hearing import listen_and_recognize
-from voicemaster.speech.recognition import Context, ContextName, Heard, Recognizer, RecognizerUnavailable
-from voicemaster.speech.synthesis import Espeak, Voice
+from voicemaster.speech.devices.files import FileSource
+from voicemaster.speech.hearing.endpoint import EndpointSettings, SileroVad, VoiceActivity
+from voicemaster.speech.hearing.pipeline import listen_and_recognize
+from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Recognizer, RecognizerUnavailable
+from voicemaster.speech.voice.synthesis import Espeak, Voice
 
 LISTEN_TIMEOUT_SECONDS = 5.0
 """Long enough for every clip to begin: how long the game waits for a player plays no part here."""

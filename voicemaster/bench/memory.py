@@ -27,7 +27,7 @@ class MeasurementFailed(RuntimeError):
 def run() -> dict[str, Any]:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="vm-memory-") as folder:
-        command = [sys.executable, "-m", "voicemaster.cli", *DEMO, "--out", folder]
+        command = [sys.executable, "-m", "voicemaster", *DEMO, "--out", folder]
         peak = peak_memory_mb(command, Path(folder) / "output.log")
     return {
         "benchmark": "memory",

@@ -26,17 +26,17 @@ from typing import Any
 
 from voicemaster.host import lines as host_lines
 from voicemaster.host.millionaire import Quizmaster, Session
-from voicemaster.host.runner import Runner, Transcript, WallClock, drive
 from voicemaster.host.turns import Listen, Observation, Say
+from voicemaster.play.runner import Runner, Transcript, WallClock, drive
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
-from voicemaster.speech import kokoro, pyttsx3_engine
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices import Playback
-from voicemaster.speech.recognition import ContextName, Heard
-from voicemaster.speech.speakers import Engines, Speakers, engine_for
-from voicemaster.speech.synthesis import SpeechUnavailable, Voice
+from voicemaster.speech.devices.interfaces import Playback
+from voicemaster.speech.hearing.recognition import ContextName, Heard
+from voicemaster.speech.voice import kokoro, pyttsx3_engine
+from voicemaster.speech.voice.speakers import Engines, Speakers, engine_for
+from voicemaster.speech.voice.synthesis import SpeechUnavailable, Voice
 
 RTF_LINES = 8
 """Lines of the phrase file rendered for the real-time factor: the fixed lines, the longest first."""

@@ -2,8 +2,8 @@
 
 While a question is read and the player thinks, every reply to it is already decided but for the letter: "final
 answer?" for each option, the lock, the reveal, right or wrong, and, as the bank picks questions by seed and level, the
-next question itself. A runner renders these ahead (`speech/render_ahead.py`), so the reply follows the decision at
-once even with a voice that takes as long to render as to speak.
+next question itself. A runner renders these ahead (`speech/voice/render_ahead.py`), so the reply follows the decision
+at once even with a voice that takes as long to render as to speak.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from num2words import num2words
 
-from voicemaster.config import CURRENCIES, ConfigError, read_toml
+from voicemaster.config.files import CURRENCIES, ConfigError, read_toml
 from voicemaster.paths import PHRASES_DIR
 
 if TYPE_CHECKING:

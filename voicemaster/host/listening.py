@@ -9,7 +9,7 @@ from collections.abc import Generator, Sequence
 from typing import Any
 
 from voicemaster.host.turns import Effect, Listen, Observation, Record, Say, Silence, Voice
-from voicemaster.speech.recognition import Context, ContextName, Heard
+from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
 
 LISTEN_SECONDS = 8.0
 """How long the quizmaster waits for a player to start speaking."""

@@ -57,7 +57,7 @@ from voicemaster.rules.ladders import Stakes
 from voicemaster.rules.letters import Letter
 from voicemaster.rules.state import Game, Seat
 from voicemaster.rules.variants import Joker
-from voicemaster.speech.recognition import Context, ContextName, Heard
+from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
 
 MISHEARD_BEFORE_SCAN = 3
 """After this many answers in a row that could not be understood, or were heard and then refused at "final

@@ -17,7 +17,7 @@ from voicemaster.host.turns import Dialogue, Effect, Observation, Play, Record, 
 from voicemaster.rules.actions import Action, AskAudience, PhoneAFriend, UseExtraJoker, UseFiftyFifty
 from voicemaster.rules.letters import Letter
 from voicemaster.rules.variants import AudienceForm, Joker, PhoneForm
-from voicemaster.speech.recognition import Context, ContextName, Heard
+from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
 
 if TYPE_CHECKING:
     from voicemaster.host.millionaire import Quizmaster

@@ -48,7 +48,7 @@ from voicemaster.rules import errors
 from voicemaster.rules import moneydrop as md
 from voicemaster.rules.codec import dumps, loads
 from voicemaster.rules.letters import Letter
-from voicemaster.speech.recognition import Context, ContextName, Heard
+from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
 
 MISHEARD_BEFORE_SCAN = 3
 """After this many placements in a row that could not be understood, or were read back and refused, the options

@@ -11,7 +11,7 @@ from collections.abc import Generator
 from voicemaster.host.lines import Line
 from voicemaster.host.listening import ask_yes_no, listen
 from voicemaster.host.turns import Effect, Observation, Say
-from voicemaster.speech.recognition import Context, ContextName, Heard
+from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
 
 MAX_PLAYERS = 6
 

@@ -10,7 +10,7 @@ from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from voicemaster.speech.recognition import Context, Heard
+from voicemaster.speech.hearing.recognition import Context, Heard
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from voicemaster.config import LANGUAGES, parse_toml
+from voicemaster.config.files import LANGUAGES, parse_toml
 from voicemaster.questions.model import Entry, Format, Problem
 from voicemaster.rules import LEVELS
 

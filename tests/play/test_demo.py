@@ -1,0 +1,136 @@
+"""Whole games through the real recognizer: simulated players speak (eSpeak-NG), Whisper hears, the quizmaster hosts.
+
+What a player would notice: the game ends with the right money, and no answer is locked that was not confirmed
+with a clear yes right after the quizmaster read it back.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from voicemaster.paths import QUESTIONS_DIR
+from voicemaster.play.demo import PLAYER_ESPEAK_VOICES, run_demo, run_moneydrop_demo
+from voicemaster.questions.model import Entry
+from voicemaster.questions.packs import load, pack_files
+from voicemaster.rules import GameSettings, variant
+from voicemaster.rules.moneydrop import MoneyDropSettings
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.hearing.engines import open_recognizer
+from voicemaster.speech.hearing.recognition import Recognizer
+from voicemaster.speech.voice.synthesis import Voice
+
+
+@pytest.fixture(scope="module")
+def entries() -> tuple[Entry, ...]:
+    return tuple(load(pack_files(QUESTIONS_DIR)).entries)
+
+
+QUIZMASTER = {language: Voice(engine="espeak") for language in ("de", "en", "fr")}
+ESPEAK_CAST = {
+    language: tuple(Voice(name, rate=150, engine="espeak") for name in names)
+    for language, names in PLAYER_ESPEAK_VOICES.items()
+}
+"""Quizmaster and players in eSpeak-NG, which renders in milliseconds, so the suite stays short; one English game is
+played with Kokoro's voices as in `make demo` (and tests/speech/test_voices.py hears Kokoro back)."""
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "cache"))
+
+
+@pytest.fixture(scope="module")
+def whisper() -> Callable[[str], Recognizer]:
+    """Each language's recognizer, loaded once for the module."""
+    return functools.cache(lambda language: open_recognizer("whisper", language))
+
+
+@pytest.mark.parametrize(
+    ("language", "rules", "players", "seed"),
+    [
+        ("de", "risiko", ("Anna",), 7),
+        # As `make demo --lang en` plays it: the players speak in Kokoro's natural voices, each their own.
+        ("en", "uk", ("Anna",), 7),
+        pytest.param("fr", "qvgdm", ("Anna",), 7, marks=pytest.mark.slow),
+        # Eleven questions, all three jokers (the phone with its timer), a wrong answer and a walk-away with 16 000 €:
+        # 64 utterances, where seed 7 takes 140.
+        ("de", "classic", ("Anna", "Ben"), 5),
+    ],
+)
+def test_a_whole_game_by_voice(
+    language: str,
+    rules: str,
+    players: tuple[str, ...],
+    seed: int,
+    entries: tuple[Entry, ...],
+    whisper: Callable[[str], Recognizer],
+    tmp_path: Path,
+) -> None:
+    result = run_demo(
+        GameSettings(variant(rules), players, rounds=1, seed=seed),
+        language=language,
+        entries=entries,
+        recognizer=whisper(language),
+        voices=QUIZMASTER,
+        out=tmp_path,
+        cast=() if language == "en" else ESPEAK_CAST[language],
+    )
+    if language == "en":  # natural voices are understood: at most one utterance in ten is asked again
+        assert result.utterances > 0 and result.understood >= 0.9 * result.utterances and result.mistaken == 0
+    events = [json.loads(line) for line in result.transcript.read_text(encoding="utf-8").splitlines()]
+    names = [event["event"] for event in events]
+    assert names.count("game_over") == 1 and names.count("question") >= 1
+    # Every lock comes right after a clear yes to "final answer?", heard from that player.
+    for index, event in enumerate(events):
+        if event["event"] == "locked":
+            heard = [e for e in events[:index] if e["event"] == "heard"][-1]
+            assert (heard["player"], heard["context"], heard["intent"]) == (event["player"], "confirm", "yes")
+    # The money: what each player left with is their total.
+    left_with = {
+        player: sum(e["amount"] for e in events if e["event"] in ("payout", "walk_away") and e["player"] == player)
+        for player in players
+    }
+    assert [e["totals"] for e in events if e["event"] == "game_over"] == [left_with]
+    assert Audio.read(result.session).seconds == pytest.approx(result.seconds, abs=0.01)
+
+
+# Seed 5 plays six German and three French cards; seed 7 kept the French team playing all eight, twice as long.
+# English runs in `make test-slow`: the default suite keeps under ten minutes on two cores with German and French.
+@pytest.mark.parametrize(("language", "seed"), [("de", 5), pytest.param("en", 7, marks=pytest.mark.slow), ("fr", 5)])
+def test_a_money_drop_run_by_voice(
+    language: str, seed: int, entries: tuple[Entry, ...], whisper: Callable[[str], Recognizer], tmp_path: Path
+) -> None:
+    result = run_moneydrop_demo(
+        MoneyDropSettings(teams=("Anna",)),
+        seed=seed,
+        language=language,
+        entries=entries,
+        recognizer=whisper(language),
+        voices=QUIZMASTER,
+        out=tmp_path,
+        cast=() if language == "en" else ESPEAK_CAST[language],
+    )
+    if language == "en":  # natural voices are understood: at most one utterance in ten is asked again
+        assert result.utterances > 0 and result.understood >= 0.9 * result.utterances and result.mistaken == 0
+    events = [json.loads(line) for line in result.transcript.read_text(encoding="utf-8").splitlines()]
+    locked = [e for e in events if e["event"] == "locked"]
+    results = [e for e in events if e["event"] == "result"]
+    questions = [e for e in events if e["event"] == "question"]
+    assert locked and len(locked) == len(results)
+    money = 1_000_000
+    for index, lock in enumerate(locked):
+        # Locked only right after a clear yes to the read-back of exactly this placement.
+        before = events[: events.index(lock)]
+        heard = [e for e in before if e["event"] == "heard"][-1]
+        assert (heard["context"], heard["intent"]) == ("confirm", "yes")
+        assert [e for e in before if e["event"] == "placement"][-1]["placement"] == lock["placement"]
+        assert sum(lock["placement"].values()) * 25_000 == money  # all the money, nothing made up
+        card = [q for q in questions if events.index(q) < events.index(lock)][-1]
+        money = lock["placement"][card["correct"]] * 25_000
+        assert results[index]["money_left"] == money
+    assert [e["totals"] for e in events if e["event"] == "game_over"] == [{"Anna": money}]

@@ -1,0 +1,230 @@
+"""`voicemaster play` before and around the game (issue 17): the interrupted game offered and never pushed aside on
+a guess, the config's settings used in a new game, and the store's faults said aloud. A real store in tmp_path, the
+real runner speaking into a session file, scripted replies."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from voicemaster.cli.history import listed
+from voicemaster.config.settings import Settings, default_paths, load_settings
+from voicemaster.host.lines import load as load_lines
+from voicemaster.host.millionaire import Quizmaster, Session
+from voicemaster.host.turns import Listen, Observation, Record, Say, Silence
+from voicemaster.paths import QUESTIONS_DIR
+from voicemaster.play.live import _resumed_or_new, _run
+from voicemaster.play.runner import Runner, SessionClock, Transcript, drive
+from voicemaster.questions.packs import load, pack_files
+from voicemaster.questions.selection import Bank
+from voicemaster.rules import GameSettings, new_game, variant
+from voicemaster.speech.devices.files import FileSink
+from voicemaster.speech.devices.interfaces import MicrophoneLost, MicrophoneUnavailable
+from voicemaster.speech.hearing.recognition import ContextName, Heard
+from voicemaster.speech.voice.speakers import Speakers
+from voicemaster.store import Store, StoreUnwritable
+
+
+@pytest.fixture(scope="module")
+def bank() -> Bank:
+    return Bank(tuple(load(pack_files(QUESTIONS_DIR)).entries))
+
+
+@pytest.fixture
+def config() -> Settings:
+    return load_settings(default_paths()[:1])
+
+
+class Table:
+    """The runner as `play` makes it, the players' replies scripted in order; what was said, as text."""
+
+    def __init__(self, store: Store, config: Settings, replies: list[Observation]) -> None:
+        self.replies: Iterator[Observation] = iter(replies)
+        self.out = io.StringIO()
+        sink = FileSink()
+        self.runner = Runner(
+            load_lines("de"),
+            Speakers(config.speech),
+            sink,
+            SessionClock(sink),
+            self.hear,
+            Transcript(self.out),
+            store=store,
+            render_ahead=False,
+        )
+
+    def hear(self, _listen: Listen, _said: Say | None, _speaking: object) -> Observation:
+        return next(self.replies)
+
+    @property
+    def said(self) -> list[str]:
+        lines = [json.loads(line) for line in self.out.getvalue().splitlines()]
+        return [line["text"] for line in lines if line["event"] == "say"]
+
+
+def yes() -> Heard:
+    return Heard("yes", None, "ja", 0.9)
+
+
+def no() -> Heard:
+    return Heard("no", None, "nein", 0.9)
+
+
+def unclear() -> Heard:
+    return Heard("unknown", None, "hm", 0.2)
+
+
+def interrupted_game(store: Store, game_id: str = "old") -> Session:
+    session = Session(new_game(GameSettings(variant("classic"), ("Anna",), rounds=1, seed=4)))
+    store.save_game(game_id, session.to_json())
+    return session
+
+
+OFFER = load_lines("de").render("resume_offer", {})
+
+
+def test_unclear_replies_and_silence_ask_again_then_the_game_is_kept_for_later(
+    tmp_path: Path, bank: Bank, config: Settings
+) -> None:
+    with Store(tmp_path / "vm.db", exclusive=True) as store:
+        interrupted_game(store)
+        table = Table(store, config, [unclear(), Silence(), unclear()])
+        host = _resumed_or_new(config, store, table.runner, ("Ben",), 1, False, "de", bank)
+        assert host is None  # no new game on a guess
+        assert table.said.count(OFFER) == 3
+        assert table.said[-1].startswith("Ich habe keine klare Antwort gehört. Das unterbrochene Spiel bleibt")
+        assert store.unfinished_game() is not None and store.unfinished_game()[0] == "old"  # type: ignore[index]
+
+
+def test_a_reply_understood_at_the_second_offer_continues_the_game(
+    tmp_path: Path, bank: Bank, config: Settings
+) -> None:
+    with Store(tmp_path / "vm.db", exclusive=True) as store:
+        session = interrupted_game(store)
+        table = Table(store, config, [Silence(), yes()])
+        host = _resumed_or_new(config, store, table.runner, ("Ben",), 1, False, "de", bank)
+        assert isinstance(host, Quizmaster) and host.game == session.game and table.runner.game_id == "old"
+
+
+def test_a_clear_no_abandons_the_old_game_which_history_lists_and_play_never_offers_again(
+    tmp_path: Path, bank: Bank, config: Settings
+) -> None:
+    with Store(tmp_path / "vm.db", exclusive=True) as store:
+        interrupted_game(store)
+        table = Table(store, config, [no()])
+        host = _resumed_or_new(config, store, table.runner, ("Ben",), 1, False, "de", bank)
+        assert isinstance(host, Quizmaster) and host.game.settings.players == ("Ben",)
+        store.save_game(table.runner.game_id, host.session.to_json())
+        assert store.unfinished_game() == (table.runner.game_id, host.session.to_json())
+        games = listed(store, 5)
+    assert [(game.id, game.finished, game.abandoned) for game in games] == [
+        (table.runner.game_id, False, False),
+        ("old", False, True),
+    ]
+    assert "abandoned" in games[1].line() and "resumes it" in games[0].line()
+
+
+def test_confirm_from_level_in_the_config_holds_for_a_new_game(tmp_path: Path, bank: Bank, config: Settings) -> None:
+    quick = replace(config, game=replace(config.game, variant="classic", rounds=1, confirm_from_level=3))
+    with Store(tmp_path / "vm.db", exclusive=True) as store:
+        host = _resumed_or_new(quick, store, Table(store, quick, []).runner, ("Anna",), 11, False, "de", bank)
+    assert isinstance(host, Quizmaster)
+    said: list[str] = []
+
+    class Stop(Exception):
+        pass
+
+    def answers_right(effect: object) -> Observation | None:
+        match effect:
+            case Say(key):
+                said.append(key)
+            case Listen(context) if context.name is ContextName.ANSWER:
+                current = host.game.round
+                assert current is not None and current.question is not None
+                if current.level == 4:
+                    raise Stop
+                return Heard("answer", current.question.correct.value, "", 0.9)
+            case Listen():
+                return yes()
+        return None
+
+    with pytest.raises(Stop):
+        drive(host.run(), answers_right)
+    assert said.count("right") == 3 and said.count("final_answer") == 1  # asked on level 3 only
+
+
+def test_a_store_file_deleted_mid_game_is_said_and_the_game_saved_again(tmp_path: Path, config: Settings) -> None:
+    with Store(tmp_path / "vm.db", exclusive=True) as store:
+        table = Table(store, config, [])
+        table.runner.game_id = "g"
+        table.runner.perform(Record("state", {}, state='{"step": 1}'))
+        for leftover in tmp_path.glob("vm.db*"):
+            leftover.unlink()
+        table.runner.perform(Record("state", {}, state='{"step": 2}'))
+        assert table.said == ["Die Spieldatei war verschwunden. Ich habe das Spiel neu gespeichert; es geht weiter."]
+    with Store(tmp_path / "vm.db") as store:
+        assert store.unfinished_game() == ("g", '{"step": 2}')
+
+
+def test_a_store_that_cannot_be_written_mid_game_is_said_and_the_game_stops(tmp_path: Path, config: Settings) -> None:
+    with Store(tmp_path / "vm.db", exclusive=True) as store:
+        table = Table(store, config, [])
+        table.runner.game_id = "g"
+        table.runner.perform(Record("state", {}, state='{"step": 1}'))
+        pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+        store._db.execute(f"PRAGMA max_page_count = {pages}")  # full, as SQLite sees it
+        with pytest.raises(StoreUnwritable):
+            table.runner.perform(Record("state", {}, state=json.dumps({"step": 2, "filler": "x" * 100_000})))
+        assert table.said == [
+            "Ich kann das Spiel nicht mehr speichern, deshalb höre ich hier auf. Alles, was bis hierher gespeichert "
+            "ist, bleibt erhalten."
+        ]
+
+
+@pytest.mark.parametrize(
+    ("failure", "said"),
+    [
+        (MicrophoneLost("The microphone stopped delivering sound"), "Ich höre euch nicht mehr: Das Mikrofon ist weg."),
+        (MicrophoneUnavailable("No usable microphone"), "Ich finde kein Mikrofon und kann euch nicht hören."),
+    ],
+    ids=["lost-mid-game", "none-to-open"],
+)
+def test_a_microphone_gone_is_said_aloud_and_the_game_kept(
+    tmp_path: Path, bank: Bank, config: Settings, failure: Exception, said: str
+) -> None:
+    with Store(tmp_path / "vm.db", exclusive=True) as store:
+        table = Table(store, config, [])
+
+        def unplugged(_listen: Listen, _said: Say | None, _speaking: object) -> Observation:
+            raise failure
+
+        table.runner.hear = unplugged
+        session = Session(new_game(GameSettings(variant("classic"), ("Anna",), rounds=1, seed=4)))
+        table.runner.game_id = "g"
+        with pytest.raises(type(failure)):
+            _run(Quizmaster(session, bank, "de"), store, table.runner)
+        assert table.said[-1].startswith(said) and "Das Spiel ist gespeichert" in table.said[-1]
+        kept = store.unfinished_game()
+    assert kept is not None and kept[0] == "g"  # the round started and its first question were stored
+    assert Session.from_json(kept[1]).asked != ()
+
+
+def test_an_interrupted_game_that_cannot_be_read_is_set_aside_not_offered(
+    tmp_path: Path, bank: Bank, config: Settings
+) -> None:
+    notices: list[str] = []
+    with Store(tmp_path / "vm.db", exclusive=True, notify=notices.append) as store:
+        store.save_game("broken", '{"game": "cut off by a full dis')
+        table = Table(store, config, [])
+        host = _resumed_or_new(config, store, table.runner, ("Ben",), 1, False, "de", bank)
+        assert isinstance(host, Quizmaster) and host.game.settings.players == ("Ben",)
+        assert OFFER not in table.said and store.load_game("broken") is None
+    assert len(notices) == 1 and "the stored game broken cannot be read" in notices[0]
+    (aside,) = tmp_path.glob("vm.damaged-*.db")
+    with Store(aside) as kept:
+        assert kept.load_game("broken") == '{"game": "cut off by a full dis'

@@ -1,0 +1,60 @@
+"""The runner plays the lines leading up to listening as one sound the player may answer over (barge-in)."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+from collections.abc import Generator
+
+import pytest
+
+from voicemaster.host.lines import load as load_lines
+from voicemaster.host.turns import Effect, Listen, Observation, Say, Silence
+from voicemaster.play.runner import Runner, SessionClock, Transcript, drive
+from voicemaster.speech.devices.files import FileSink
+from voicemaster.speech.devices.interfaces import Playback
+from voicemaster.speech.hearing.recognition import Context, ContextName
+from voicemaster.speech.voice.speakers import Speakers
+from voicemaster.speech.voice.synthesis import DEFAULT_VOICES
+
+
+def question_then_answer() -> Generator[Effect, Observation | None, None]:
+    yield Say("question", {"text": "Was ist die Hauptstadt von Österreich?"}, leads_to_listening=True)
+    for letter, text in zip("AB", ("Wien", "Graz"), strict=True):
+        yield Say("option", {"letter": letter, "text": text}, leads_to_listening=True)
+    yield Say("your_answer", {"player": "Anna"}, leads_to_listening=True)
+    yield Listen(Context(ContextName.ANSWER, "de", ("Wien", "Graz")), "Anna", 8.0)
+    yield Say("not_understood")
+
+
+def test_the_question_its_options_and_the_prompt_are_one_sound_heard_over() -> None:
+    sink, out = FileSink(), io.StringIO()
+    speaking_when_listening: list[Playback | None] = []
+
+    def hear(listen: Listen, said: Say | None, speaking: Playback | None) -> Observation:
+        del listen, said
+        speaking_when_listening.append(speaking)
+        return Silence()
+
+    runner = Runner(load_lines("de"), Speakers(DEFAULT_VOICES), sink, SessionClock(sink), hear, Transcript(out))
+    drive(question_then_answer(), runner.perform)
+    runner.finish_speaking()
+
+    # The four lines went to the speaker as one sound, and the microphone listened while it played.
+    lead_up, afterwards = sink.played
+    (speaking,) = speaking_when_listening
+    assert speaking is not None and speaking.audio.seconds == lead_up.seconds
+    events = [json.loads(line) for line in out.getvalue().splitlines()]
+    said = [event for event in events if event["event"] == "say"]
+    assert [event["text"] for event in said[:4]] == [
+        "Was ist die Hauptstadt von Österreich?",
+        "A: Wien.",
+        "B: Graz.",
+        "Anna, deine Antwort?",
+    ]
+    # Each line is written down where it is heard within the one sound, which lasts as long as the four.
+    assert all(later["start"] == earlier["end"] for earlier, later in itertools.pairwise(said[:4]))
+    assert said[3]["end"] - said[0]["start"] == pytest.approx(lead_up.seconds)
+    assert [event["event"] for event in events].index("listen") == 4
+    assert afterwards.seconds > 0  # a line that leads to nothing is played on its own and waited for

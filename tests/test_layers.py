@@ -1,0 +1,104 @@
+"""The packages' arrows run one way: a package imports only from the layers below it (DESIGN.md, "Layout").
+
+A newcomer can then read the tree bottom-up, and the pure parts (rules, the dialogue in host/) stay testable without
+devices, models or a store. The map here is the one DESIGN.md draws; change both together.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import voicemaster
+
+PACKAGE = Path(voicemaster.__file__).parent
+
+LAYERS: tuple[tuple[str, ...], ...] = (
+    # What everything may use: where files are, what to install, reading TOML; and the rules engine, which is pure.
+    ("voicemaster", "voicemaster.paths", "voicemaster.hints", "voicemaster.config.files", "voicemaster.rules"),
+    # The question bank, the speech models on disk, the game store; the audio clip every speech part passes around.
+    (
+        "voicemaster.questions",
+        "voicemaster.models",
+        "voicemaster.store",
+        "voicemaster.speech.audio",
+        "voicemaster.speech.signal",
+        "voicemaster.speech.sound_file",
+    ),
+    ("voicemaster.speech.devices",),
+    # Hearing and the voice use the devices and the models; neither needs the other.
+    ("voicemaster.speech.hearing", "voicemaster.speech.voice"),
+    # The settings schema names voices and rules.
+    ("voicemaster.config.settings", "voicemaster.config"),
+    # The quizmaster's dialogue: pure, fed what was heard.
+    ("voicemaster.host",),
+    # Its I/O shell: live play, the demo, the simulated players.
+    ("voicemaster.play",),
+    ("voicemaster.bench",),
+    ("voicemaster.cli", "voicemaster.__main__"),
+)
+SIBLINGS_APART = {("voicemaster.speech.hearing", "voicemaster.speech.voice")}
+NOT_YET = {
+    # Listening is still inverted: the devices run the endpointer (issue 26, "listening as one pipeline").
+    "voicemaster.speech.devices.files -> voicemaster.speech.hearing.endpoint",
+    "voicemaster.speech.devices.interfaces -> voicemaster.speech.hearing.endpoint",
+    "voicemaster.speech.devices.microphone -> voicemaster.speech.hearing.endpoint",
+    # The fuzzer's child calls the real commands in-process (issue 26, "the lab apart from the product").
+    "voicemaster.bench.faults_fuzz -> voicemaster.cli.app",
+}
+"""Arrows that still run up, each to be removed by the work named; none may be added."""
+
+
+def _unit(module: str) -> tuple[int, str]:
+    """The layer of a module and the unit (package or module) it belongs to: the longest name in the map."""
+    best: tuple[int, str] | None = None
+    for layer, units in enumerate(LAYERS):
+        for unit in units:
+            if (module == unit or module.startswith(unit + ".")) and (best is None or len(unit) > len(best[1])):
+                best = (layer, unit)
+    assert best is not None, f"{module} is in no layer of the map"
+    return best
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("voicemaster"):
+            for alias in node.names:
+                candidate = f"{node.module}.{alias.name}"
+                is_module = (PACKAGE.parent / candidate.replace(".", "/")).with_suffix(".py").is_file()
+                found.add(candidate if is_module else node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.startswith("voicemaster"))
+    return found
+
+
+def _arrows() -> list[tuple[str, str]]:
+    arrows = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__")
+        arrows += [(module, imported) for imported in _imports(path)]
+    return arrows
+
+
+def test_every_module_is_on_the_map() -> None:
+    for module, _ in _arrows():
+        _unit(module)
+
+
+def test_no_import_runs_back_up_a_layer() -> None:
+    upward = []
+    for module, imported in _arrows():
+        (low, low_unit), (high, high_unit) = _unit(imported), _unit(module)
+        if low > high or (
+            low == high and (low_unit, high_unit) in SIBLINGS_APART | {(b, a) for a, b in SIBLINGS_APART}
+        ):
+            upward.append(f"{module} -> {imported}")
+    assert sorted(set(upward) - NOT_YET) == []
+    assert sorted(NOT_YET - set(upward)) == [], "an arrow fixed: take it off NOT_YET"
+
+
+def test_no_product_module_imports_a_bench() -> None:
+    product = [(m, i) for m, i in _arrows() if not m.startswith(("voicemaster.bench", "voicemaster.cli.bench"))]
+    assert [f"{m} -> {i}" for m, i in product if i.startswith("voicemaster.bench")] == []

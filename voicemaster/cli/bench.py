@@ -1,0 +1,57 @@
+"""`voicemaster bench ...`: each measurement run and its figures printed, as a report or as JSON (`bench/`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from voicemaster.cli.questions import bank_roots
+from voicemaster.cli.settings import settings_for
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.what == "rules":
+        from voicemaster.bench import rules
+
+        figures = rules.run(args.seconds)
+        print(json.dumps(figures) if args.json else rules.report(figures))
+        return 0
+    if args.what == "voice":
+        from voicemaster.bench import voice
+
+        languages = [language.strip() for language in args.languages.split(",") if language.strip()]
+        figures = voice.run(bank_roots(None), languages, max(1, min(args.questions, 15)))
+        print(json.dumps(figures) if args.json else voice.report(figures))
+        return 0
+    if args.what == "faults":
+        from voicemaster.bench import faults
+
+        figures = faults.run(max(0, args.games), max(0, args.inputs))
+        print(json.dumps(figures, ensure_ascii=False) if args.json else faults.report(figures))
+        return 0
+    if args.what == "memory":
+        from voicemaster.bench import memory
+
+        figures = memory.run()
+        print(json.dumps(figures) if args.json else memory.report(figures))
+        return 0
+    from voicemaster.bench import asr, asr_report, korean_vosk
+
+    engines = [name.strip() for name in args.engines.split(",") if name.strip()]
+    known = [*asr.ENGINE_SETUPS, *([korean_vosk.ENGINE] if args.what == "latency" else [])]
+    unknown = sorted(set(engines) - set(known))
+    if unknown:
+        print(f"voicemaster: no engine {', '.join(unknown)}; choose from {', '.join(known)}", file=sys.stderr)
+        return 2
+    languages = [language.strip() for language in args.languages.split(",") if language.strip()]
+    if args.what == "latency":
+        from voicemaster.bench import latency
+
+        voices = settings_for(args).speech
+        figures = latency.run(args.corpus, engines, voices=voices, languages=languages, limit=args.limit)
+        print(json.dumps(figures, ensure_ascii=False) if args.json else latency.report(figures))
+        return 0
+    figures = asr.run(args.corpus, engines, languages=languages, limit=args.limit)
+    print(json.dumps(figures, ensure_ascii=False) if args.json else asr_report.report(figures))
+    return 0

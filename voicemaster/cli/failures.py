@@ -1,0 +1,106 @@
+"""What a user sees when a command fails: one line that says what to do, never a traceback.
+
+Our own errors (a bad setting, a missing model, a busy or unwritable store...) carry a message written for the user;
+they become `voicemaster: MESSAGE` and exit 2. Anything else is a bug: the user gets one line naming a log file
+that holds the traceback (in the data folder, else the temporary folder), to send with a report; exit 1. Ctrl-C
+ends quietly with 130, as a shell expects.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import sys
+import tempfile
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from voicemaster import __version__, paths
+
+BUG = 1
+USER_ERROR = 2
+INTERRUPTED = 130
+
+
+def _ours() -> tuple[type[BaseException], ...]:
+    """The errors whose message is meant for the user. Imported here: the CLI starts without the speech stack."""
+    from voicemaster.config.files import ConfigError
+    from voicemaster.models.manager import ModelError
+    from voicemaster.questions.importers import ImportFailed
+    from voicemaster.rules.errors import IllegalAction
+    from voicemaster.speech.devices.interfaces import AudioUnavailable
+    from voicemaster.speech.hearing.recognition import RecognizerUnavailable
+    from voicemaster.speech.voice.synthesis import SpeechUnavailable
+    from voicemaster.store import StoreError
+
+    return (
+        ConfigError,
+        IllegalAction,
+        ImportFailed,
+        ModelError,
+        RecognizerUnavailable,
+        SpeechUnavailable,
+        AudioUnavailable,
+        StoreError,
+    )
+
+
+def guarded(run: Callable[[], int], argv: Sequence[str], err: TextIO | None = None) -> int:
+    """Runs a command; returns its exit status, or the failure's, after one line on `err` (stderr)."""
+    try:
+        return run()
+    except KeyboardInterrupt:
+        return INTERRUPTED
+    except BrokenPipeError:  # `voicemaster history | head`: the reader has all it wanted
+        _quiet_stdout()
+        return 0
+    except Exception as error:  # the one place every failure is turned into a line for the user
+        out = err or sys.stderr  # looked up now: a command may have moved standard error (devices.py)
+        if isinstance(error, _ours()):
+            print(f"voicemaster: {_one_line(str(error))}", file=out)
+            return USER_ERROR
+        if isinstance(error, OSError) and error.strerror:  # the system's own words and the file it concerns
+            where = f" ({error.filename})" if error.filename else ""
+            print(f"voicemaster: {error.strerror}{where}", file=out)
+            return USER_ERROR
+        log = write_bug_log(error, argv)
+        print(
+            f"voicemaster: this is a bug, sorry ({type(error).__name__}). What happened is in {log}; "
+            "please send that file with your report.",
+            file=out,
+        )
+        return BUG
+
+
+def write_bug_log(error: BaseException, argv: Sequence[str]) -> Path:
+    """The traceback, in a new file of the data folder (or, if that cannot be written, the temporary folder)."""
+    now = datetime.datetime.now()
+    text = (
+        f"voicemaster {__version__}, Python {sys.version.split()[0]}, {sys.platform}, {now.isoformat()}\n"
+        f"command: voicemaster {' '.join(argv)}\n\n" + "".join(traceback.format_exception(error))
+    )
+    name = f"bug-{now:%Y%m%d-%H%M%S}-{os.getpid()}.log"
+    for folder in (paths.data_dir() / "logs", Path(tempfile.gettempdir())):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / name
+            path.write_text(text, encoding="utf-8")
+            return path
+        except OSError:
+            continue
+    return Path("(nowhere: neither the data folder nor the temporary folder can be written)")
+
+
+def _one_line(message: str) -> str:
+    return " ".join(message.split())
+
+
+def _quiet_stdout() -> None:
+    """Python flushes stdout again at exit and would complain of the broken pipe a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass

@@ -1,0 +1,71 @@
+"""`voicemaster models ...`: list, install, download, verify and set up the speech models (`models/manager.py`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def run(args: argparse.Namespace) -> int:
+
+    try:
+        result: int = args.models_action(args)
+    except KeyboardInterrupt:
+        print("\nvoicemaster: interrupted; run the same command again to resume a download", file=sys.stderr)
+        return 130
+    return result
+
+
+def list_models(_args: argparse.Namespace) -> int:
+    from voicemaster.models import manager as models
+
+    root = models.models_dir()
+    print(f"{'model':<28} {'engine':<8} {'language':<9} {'download':>8}  installed")
+    for spec in models.load_manifest().values():
+        status = models.check(spec, root, full=False)
+        installed = "yes" if status.ok else "incomplete (see: models verify)" if status.present else "no"
+        print(f"{spec.name:<28} {spec.engine:<8} {spec.language:<9} {spec.size / 1e6:>5.0f} MB  {installed}")
+    print(f"\nModels live in {root}. Install one with: voicemaster models download NAME")
+    return 0
+
+
+def install(args: argparse.Namespace) -> int:
+    from voicemaster.models import manager as models
+
+    installed = models.install(args.path, name=args.name, manifest=models.load_manifest(), root=models.models_dir())
+    print(f"{installed.spec.name} installed in {installed.path}: {installed.how}")
+    return 0
+
+
+def download(args: argparse.Namespace) -> int:
+    from voicemaster.models import manager as models
+
+    root = models.models_dir()
+    spec = models.resolve(args.name, models.load_manifest())
+    if not args.force and models.check(spec, root).ok:
+        print(f"{spec.name} is installed and intact in {root / spec.name} (--force downloads it again)")
+        return 0
+    installed = models.download(spec, root=root, url=args.url)
+    print(f"{spec.name} installed in {installed.path}: {installed.how}")
+    return 0
+
+
+def verify(_args: argparse.Namespace) -> int:
+    from voicemaster.models import manager as models
+
+    root = models.models_dir()
+    checks = models.verify(models.load_manifest(), root)
+    for status in checks:
+        print(f"{status.spec.name}: {status.describe()}")
+    problems = sum(not status.ok for status in checks)
+    print(f"{len(checks)} installed model(s) in {root} checked, {problems} with problems.", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def setup(args: argparse.Namespace) -> int:
+    from voicemaster.models import manager as models
+
+    shared = args.shared or models.shared_dir()
+    for line in models.setup(manifest=models.load_manifest(), root=models.models_dir(), shared=shared):
+        print(f"models: {line}")
+    return 0

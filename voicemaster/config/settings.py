@@ -1,0 +1,167 @@
+"""Settings from TOML files: the shipped `voicemaster/data/config/default.toml`, then the user's own, validated into
+frozen dataclasses.
+
+Each file is checked on its own first, so an error names the file that has it, the key, and what was expected.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from voicemaster import paths
+from voicemaster.config.files import CURRENCIES, LANGUAGES, ConfigError, read_toml
+from voicemaster.rules import (
+    LADDERS,
+    VARIANTS,
+    AudienceForm,
+    DecodeError,
+    GameSettings,
+    Ladder,
+    Mode,
+    PhoneForm,
+    from_data,
+)
+from voicemaster.rules.errors import InvalidSetup
+from voicemaster.rules.moneydrop import MoneyDropSettings
+from voicemaster.speech.voice.synthesis import DEFAULT_VOICES, SPEECH_ENGINES, Voice
+
+CONFIG_ENVIRONMENT = "VOICEMASTER_CONFIG_DIR"
+
+
+ASK = "ask"
+"""A variant of "ask": the quizmaster offers the variants by voice before the game."""
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    language: str = "de"
+    variant: str = "classic"
+    players: tuple[str, ...] = ()
+    mode: Mode = Mode.EVERYONE
+    audience: str = "auto"
+    phone: str = "auto"
+    rounds: int = 0
+    ladder: str = ""
+    confirm_from_level: int = 1
+
+
+@dataclass(frozen=True)
+class MoneyDropConfig:
+    time_limit_seconds: int = 0
+
+
+@dataclass(frozen=True)
+class LadderConfig:
+    currency: str
+    amounts: tuple[int, ...]
+    safety_levels: tuple[int, ...] = (5, 10)
+
+
+@dataclass(frozen=True)
+class Settings:
+    game: GameConfig = GameConfig()
+    moneydrop: MoneyDropConfig = MoneyDropConfig()
+    ladders: dict[str, LadderConfig] = field(default_factory=dict)
+    speech: dict[str, Voice] = field(default_factory=lambda: dict(DEFAULT_VOICES))
+
+    def ladder(self, name: str) -> Ladder:
+        if name in LADDERS:
+            return LADDERS[name]
+        spec = self.ladders[name]
+        return Ladder(name, spec.currency, spec.amounts, ()).with_safety_levels(*spec.safety_levels)
+
+    def money_drop_settings(self, teams: tuple[str, ...]) -> MoneyDropSettings:
+        return MoneyDropSettings(teams=teams, time_limit_seconds=self.moneydrop.time_limit_seconds or None)
+
+    def game_settings(self, players: tuple[str, ...], seed: int) -> GameSettings:
+        """The rules' settings for a game with these players; "auto" joker forms fit the number of players."""
+        game = self.game
+        variant = VARIANTS[game.variant]
+        if game.ladder:
+            variant = variant.with_ladder(self.ladder(game.ladder))
+        together = len(players) > 1
+        audience = game.audience if game.audience != "auto" else ("players" if together else "simulated")
+        phone = game.phone if game.phone != "auto" else ("partner" if together else "call")
+        return GameSettings(
+            variant=variant,
+            players=players,
+            mode=game.mode,
+            audience_form=AudienceForm(audience),
+            phone_form=PhoneForm(phone),
+            rounds=game.rounds or None,
+            seed=seed,
+        )
+
+
+def user_config_file() -> Path:
+    """The user's own settings: `config.toml` in $VOICEMASTER_CONFIG_DIR, else in the platform's config folder."""
+    configured = os.environ.get(CONFIG_ENVIRONMENT)
+    return (Path(configured).expanduser() if configured else paths.config_dir()) / "config.toml"
+
+
+def default_paths() -> list[Path]:
+    """The shipped defaults, then the user's own file if there is one."""
+    user_file = user_config_file()
+    return [paths.DEFAULT_CONFIG] + ([user_file] if user_file.exists() else [])
+
+
+def load_settings(paths: list[Path] | None = None) -> Settings:
+    merged: dict[str, Any] = {}
+    for path in default_paths() if paths is None else paths:
+        data = read_toml(path)
+        merged = _merge(merged, data)
+        _check(path, data, known_ladders=set(merged.get("ladders", {})))
+    return from_data(Settings, merged)
+
+
+def _check(path: Path, data: dict[str, Any], known_ladders: set[str]) -> None:
+    try:
+        settings = from_data(Settings, data)
+    except DecodeError as error:
+        raise ConfigError(path, error.path, error.problem) from None
+    except InvalidSetup as error:
+        raise ConfigError(path, "(settings)", str(error)) from None
+    game, keys = settings.game, data.get("game", {})
+    choices = {
+        "language": (game.language, LANGUAGES),
+        "variant": (game.variant, (*VARIANTS, ASK)),
+        "audience": (game.audience, ("auto", *AudienceForm)),
+        "phone": (game.phone, ("auto", *PhoneForm)),
+    }
+    for key, (value, allowed) in choices.items():
+        if key in keys and value not in allowed:
+            raise ConfigError(path, f"game.{key}", f"expected one of {', '.join(allowed)}, got {value!r}")
+    if game.rounds < 0:
+        raise ConfigError(path, "game.rounds", "expected 0 or more")
+    if game.ladder and game.ladder not in LADDERS and game.ladder not in known_ladders:
+        known = ", ".join([*LADDERS, *sorted(known_ladders)])
+        raise ConfigError(path, "game.ladder", f"no ladder {game.ladder!r}; known: {known}")
+    if settings.moneydrop.time_limit_seconds < 0:
+        raise ConfigError(path, "moneydrop.time_limit_seconds", "expected 0 (no limit) or more seconds")
+    for language, voice in settings.speech.items():
+        if language not in LANGUAGES:
+            raise ConfigError(path, f"speech.{language}", f"expected a language of {', '.join(LANGUAGES)}")
+        if not 80 <= voice.rate <= 450 or not 0 <= voice.volume <= 200:
+            raise ConfigError(path, f"speech.{language}", "rate must be 80-450 words a minute, volume 0-200")
+        if voice.engine not in SPEECH_ENGINES:
+            raise ConfigError(path, f"speech.{language}.engine", f"expected one of {', '.join(SPEECH_ENGINES)}")
+    for name, spec in settings.ladders.items():
+        if spec.currency not in CURRENCIES:
+            raise ConfigError(path, f"ladders.{name}.currency", f"expected one of {', '.join(CURRENCIES)}")
+        try:
+            settings.ladder(name)
+        except InvalidSetup as error:
+            raise ConfigError(path, f"ladders.{name}", str(error)) from None
+
+
+def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged

@@ -1,0 +1,181 @@
+"""`voicemaster demo`: a whole game by voice with simulated players (or a money-drop team), heard through the real
+recognizer.
+
+The players' words are synthesized in another voice and decoded like a microphone's; the quizmaster's speech and
+the players' go into `session.wav`, every step into `transcript.jsonl`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from voicemaster.host import lines as host_lines
+from voicemaster.host.millionaire import Quizmaster, Session
+from voicemaster.host.moneydrop import DropSession, MoneyDropHost
+from voicemaster.host.turns import Dialogue, Listen, Observation, Say, Silence
+from voicemaster.play.runner import Runner, SessionClock, Transcript, drive
+from voicemaster.play.simulated import SimulatedPlayers, SimulatedTeam
+from voicemaster.questions.model import Entry
+from voicemaster.questions.selection import Bank
+from voicemaster.rules import GameSettings, new_game
+from voicemaster.rules import moneydrop as md
+from voicemaster.speech.devices.files import FileSink
+from voicemaster.speech.devices.interfaces import Playback
+from voicemaster.speech.hearing import phrases
+from voicemaster.speech.hearing.intents import understand
+from voicemaster.speech.hearing.recognition import Recognizer
+from voicemaster.speech.voice import kokoro
+from voicemaster.speech.voice.earcons import earcon
+from voicemaster.speech.voice.speakers import Engines, Speakers, resolved
+from voicemaster.speech.voice.synthesis import Voice
+from voicemaster.store import Store
+
+MOST_UTTERANCES = 600
+"""Twice what the longest demo game has needed: a quizmaster and players that keep missing each other stop here."""
+
+
+class DemoStuck(RuntimeError):
+    pass
+
+
+def player_voices(language: str, quizmaster: Voice) -> list[Voice]:
+    """The simulated players' voices, each player their own, none the quizmaster's, so a listener tells them apart:
+    Kokoro's natural voices where they are installed (French borrows the English voices that Whisper heard
+    say "oui" and "non" in French, as Kokoro has one French voice), else eSpeak-NG variants. The ear is measured
+    on the most human speech there is."""
+    host = resolved(quizmaster, language)
+    if host.engine == "kokoro" or (language in PLAYER_KOKORO_VOICES and kokoro.installed() is not None):
+        names = [name for name in PLAYER_KOKORO_VOICES.get(language, ()) if name != host.name]
+        if names:
+            return [Voice(name, rate=150, engine="kokoro") for name in names]
+    return [Voice(name, rate=150, engine="espeak") for name in PLAYER_ESPEAK_VOICES[language]]
+
+
+PLAYER_KOKORO_VOICES = {
+    "en": ("am_michael", "af_heart", "bm_george", "af_bella", "bm_lewis", "bf_isabella"),
+    "fr": ("ff_siwis", "af_heart", "af_bella", "am_michael"),
+}
+PLAYER_ESPEAK_VOICES = {"de": ("de+m3", "de+f2", "de+m5"), "en": ("en-us", "en-us+f2"), "fr": ("fr+m3", "fr+f2")}
+
+
+@dataclass(frozen=True)
+class DemoResult:
+    session: Path
+    transcript: Path
+    seconds: float
+    utterances: int
+    understood: int
+    """Utterances heard as what the player meant."""
+    mistaken: int
+    """Utterances heard as something the player did not mean (the rest were asked again)."""
+
+
+class Simulated(Protocol):
+    def respond(self, listen: Listen, said: Say | None) -> str | None: ...
+
+    def understood(self, clearly: bool) -> None: ...
+
+
+def run_demo(
+    settings: GameSettings,
+    *,
+    language: str,
+    entries: tuple[Entry, ...],
+    recognizer: Recognizer,
+    voices: dict[str, Voice],
+    out: Path,
+    cast: Sequence[Voice] = (),
+) -> DemoResult:
+    """A game of simulated players; `cast`: their voices, by default `player_voices`."""
+    quizmaster = Quizmaster(Session(new_game(settings)), Bank(entries), language)
+    players = SimulatedPlayers(quizmaster, phrases.load(language), random.Random(settings.seed))
+    game = _Game(quizmaster.run(), players, f"demo-{settings.seed}")
+    return _play(game, language=language, recognizer=recognizer, voices=voices, out=out, cast=cast)
+
+
+def run_moneydrop_demo(
+    settings: md.MoneyDropSettings,
+    *,
+    seed: int,
+    language: str,
+    entries: tuple[Entry, ...],
+    recognizer: Recognizer,
+    voices: dict[str, Voice],
+    out: Path,
+    cast: Sequence[Voice] = (),
+) -> DemoResult:
+    host = MoneyDropHost(DropSession(md.MoneyDropGame(settings)), Bank(entries), language, seed)
+    team = SimulatedTeam(host, phrases.load(language), random.Random(seed))
+    game = _Game(host.run(), team, f"moneydrop-demo-{seed}")
+    return _play(game, language=language, recognizer=recognizer, voices=voices, out=out, cast=cast)
+
+
+@dataclass(frozen=True)
+class _Game:
+    dialogue: Dialogue
+    players: Simulated
+    game_id: str
+
+
+def _play(
+    game: _Game, *, language: str, recognizer: Recognizer, voices: dict[str, Voice], out: Path, cast: Sequence[Voice]
+) -> DemoResult:
+    """The quizmaster's dialogue against simulated players whose words are spoken, then heard by the recognizer."""
+    out.mkdir(parents=True, exist_ok=True)
+    players = game.players
+    cast = cast or player_voices(language, voices.get(language, Voice()))
+    engines = Engines()  # one Kokoro for the quizmaster and every player
+    own_voice: dict[str | None, Speakers] = {}
+    counts = {"utterances": 0, "understood": 0, "mistaken": 0}
+    meanings = phrases.load(language)
+    transcript_path = out / "transcript.jsonl"
+    with transcript_path.open("w", encoding="utf-8") as transcript_file, Store(out / "demo.db") as store:
+        transcript = Transcript(transcript_file)
+        sink = FileSink()
+
+        def hear(listen: Listen, said: Say | None, _speaking: Playback | None) -> Observation:
+            if counts["utterances"] >= MOST_UTTERANCES:
+                raise DemoStuck(f"the simulated players were not understood after {MOST_UTTERANCES} utterances")
+            text = players.respond(listen, said)
+            if not text:
+                sink.pause(listen.timeout_seconds)
+                return Silence()
+            if listen.player not in own_voice:
+                own_voice[listen.player] = Speakers({language: cast[len(own_voice) % len(cast)]}, engines)
+            audio = own_voice[listen.player].render(text, language)
+            transcript.write(sink.seconds, "player", {"player": listen.player, "speaker": "player", "text": text})
+            sink.play(audio)
+            heard = recognizer.recognize(audio, listen.context)
+            # What the player meant is what their words mean as written; a player who is answered as if they had
+            # said something else notices it, and says it another way next time.
+            meant = understand(text, listen.context, meanings)
+            right = (heard.intent, heard.value) == (meant.intent, meant.value)
+            counts["utterances"] += 1
+            counts["understood"] += right
+            counts["mistaken"] += not right and heard.intent != "unknown"
+            players.understood(right)
+            return heard
+
+        runner = Runner(
+            host_lines.load(language),
+            Speakers(voices, engines),
+            sink,
+            SessionClock(sink),
+            hear,
+            transcript,
+            store=store,
+            game_id=game.game_id,
+            earcons=earcon,
+            render_ahead=False,
+        )
+        drive(game.dialogue, runner.perform)
+        runner.finish_speaking()
+    session = out / "session.wav"
+    sink.write(session)
+    return DemoResult(
+        session, transcript_path, sink.seconds, counts["utterances"], counts["understood"], counts["mistaken"]
+    )

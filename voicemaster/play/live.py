@@ -1,0 +1,166 @@
+"""`voicemaster play`: a real game through the microphone and the speaker, stored after every step.
+
+A game that did not end (a crash, a power cut, Ctrl-C) is offered again at the next start, by voice: a yes
+continues it on the question it was on, jokers and all, in either format; a clear no abandons it (kept, listed by
+`history`, not offered again) for a new game; no clear reply after a few tries keeps it for later and ends, so an
+interrupted game is never pushed aside on a guess. Otherwise the players (or teams) and, when the config says
+"ask", the variant are asked for by voice before the first question.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from contextlib import nullcontext, suppress
+from dataclasses import replace
+from pathlib import Path
+
+from voicemaster.config.settings import ASK, Settings
+from voicemaster.host import lines as host_lines
+from voicemaster.host.listening import offer_resume
+from voicemaster.host.millionaire import Quizmaster, Session
+from voicemaster.host.moneydrop import DropSession, MoneyDropHost
+from voicemaster.host.saved import UnreadableGame, restore
+from voicemaster.host.setup import which_variant, who_plays
+from voicemaster.host.turns import Listen, Observation, Say, Silence
+from voicemaster.play.runner import Runner, Transcript, WallClock, drive
+from voicemaster.questions.model import Entry
+from voicemaster.questions.selection import Bank
+from voicemaster.rules import moneydrop as md
+from voicemaster.rules import new_game
+from voicemaster.rules.variants import VARIANTS
+from voicemaster.speech.devices.capture import Watch
+from voicemaster.speech.devices.interfaces import AudioUnavailable, MicrophoneLost, MicrophoneUnavailable, Playback
+from voicemaster.speech.devices.loudspeaker import Speaker
+from voicemaster.speech.devices.microphone import Microphone
+from voicemaster.speech.hearing.pipeline import listen_and_recognize
+from voicemaster.speech.hearing.recognition import Recognizer
+from voicemaster.speech.voice.earcons import earcon
+from voicemaster.speech.voice.speakers import Speakers
+from voicemaster.speech.voice.synthesis import SpeechUnavailable
+from voicemaster.store import Store, StoreError
+
+
+def play(
+    config: Settings,
+    *,
+    players: tuple[str, ...],
+    seed: int,
+    language: str,
+    entries: tuple[Entry, ...],
+    recognizer: Recognizer,
+    money_drop: bool = False,
+    store_path: Path | None = None,
+    log: Path | None = None,
+    notify: Callable[[str], None] | None = None,
+    store: Store | None = None,
+) -> bool:
+    """Runs a game until it ends: True; False when the players gave no clear answer to continuing an interrupted
+    game, which is kept for later. Raises AudioUnavailable when a device is missing or lost, StoreError when the
+    store is busy (another game) or cannot be written."""
+    # The store first: a second quizmaster on the same games is refused before it opens the speaker. A store given
+    # is open already (the command line opens it before loading a model) and stays open.
+    opened = nullcontext(store) if store is not None else Store(store_path, exclusive=True, notify=notify)
+    with opened as store:
+        # Watched: an unplugged microphone's stream may be moved by the sound server, not broken.
+        speaker, microphone = Speaker(), Microphone(lost=Watch().lost)
+
+        def hear(listen: Listen, _said: Say | None, speaking: Playback | None) -> Observation:
+            hearing = listen_and_recognize(microphone, recognizer, listen.context, listen.timeout_seconds, speaking)
+            heard = hearing.heard
+            return Silence() if heard is None else heard
+
+        with (log or Path("/dev/null")).open("a", encoding="utf-8") as log_file:
+            runner = Runner(
+                host_lines.load(language),
+                Speakers(config.speech),
+                speaker,
+                WallClock(),
+                hear,
+                Transcript(log_file),
+                store=store,
+                earcons=earcon,
+            )
+            try:
+                host = _resumed_or_new(config, store, runner, players, seed, money_drop, language, Bank(entries))
+                if host is None:
+                    runner.finish_speaking()
+                    return False
+                _run(host, store, runner)
+                return True
+            finally:
+                microphone.close()
+
+
+def _resumed_or_new(
+    config: Settings,
+    store: Store,
+    runner: Runner,
+    players: tuple[str, ...],
+    seed: int,
+    money_drop: bool,
+    language: str,
+    bank: Bank,
+) -> Quizmaster | MoneyDropHost | None:
+    """The interrupted game if the players want it, else a new one; None when they gave no clear answer (the
+    interrupted game is kept for later)."""
+    interrupted = _interrupted(store)
+    if interrupted is not None:
+        game_id, session = interrupted
+        wanted = drive(offer_resume(language), runner.perform)
+        if wanted is None:
+            return None
+        if wanted:
+            runner.game_id = game_id
+            if isinstance(session, DropSession):
+                return MoneyDropHost(session, bank, language, seed)
+            heard = store.heard_by(session.game.settings.players)
+            return Quizmaster(session, bank, language, heard, confirm_from_level=config.game.confirm_from_level)
+        store.abandon(game_id)  # a clear no: listed as abandoned, never offered again
+    players = players or drive(who_plays(language), runner.perform)
+    runner.game_id = f"game-{uuid.uuid4().hex[:12]}"
+    if money_drop:
+        game = md.MoneyDropGame(config.money_drop_settings(players))
+        return MoneyDropHost(DropSession(game), bank, language, seed)
+    if config.game.variant == ASK:
+        chosen = drive(which_variant(language, tuple(VARIANTS)), runner.perform)
+        config = replace(config, game=replace(config.game, variant=chosen))
+    session = Session(new_game(config.game_settings(players, seed)))
+    heard = store.heard_by(players)
+    return Quizmaster(session, bank, language, heard, confirm_from_level=config.game.confirm_from_level)
+
+
+def _interrupted(store: Store) -> tuple[str, Session | DropSession] | None:
+    """The game to offer again; one that cannot be read gets the store set aside (kept, not offered)."""
+    found = store.unfinished_game()
+    if found is None:
+        return None
+    game_id, state = found
+    try:
+        return game_id, restore(game_id, state)
+    except UnreadableGame as error:
+        store.set_aside([game_id], str(error))
+        return None
+
+
+def _run(host: Quizmaster | MoneyDropHost, store: Store, runner: Runner) -> None:
+    asked_before = len(host.session.asked)
+    try:
+        drive(host.run(), runner.perform)
+        runner.finish_speaking()
+    except MicrophoneUnavailable as error:
+        # A lost microphone is noticed within a second of its last sound (devices.STALL_SECONDS), or, when the sound
+        # server moved its stream to another source, within microphone.PRESENCE_SECONDS of listening; never waited on;
+        # the game was stored at its last step. Said aloud for players who cannot see the screen, if the speaker
+        # still works.
+        with suppress(AudioUnavailable, SpeechUnavailable):
+            runner.say_now("microphone_lost" if isinstance(error, MicrophoneLost) else "microphone_missing")
+        raise
+    finally:
+        if isinstance(host, Quizmaster):
+            players = host.game.settings.players
+            try:
+                for question_id in host.session.asked[asked_before:]:
+                    store.mark_heard(players, question_id)
+            except StoreError:
+                pass  # the game stopped because the store cannot be written: that is what the player is told

@@ -1,0 +1,252 @@
+"""Carrying out the quizmaster's effects: speech to a speaker or a session file, listening, steps to a transcript.
+
+The dialogue never sees a device or a clock; the runner keeps the game's time. Playing live it is the wall clock.
+Writing a session it is the length of everything said and heard, so that the phone call's 30 seconds are 30 seconds
+of session, whatever machine renders it.
+
+A line is played out before anything else happens, except when the next thing is listening: then the player may
+already be heard while the quizmaster finishes, and a player who speaks up over it stops it (barge-in, through the
+microphone's echo gate). Lines that lead up to listening (the question, its options, "Anna, deine Antwort?") are
+held until the listening comes and played as one, so a player who knows the answer need not wait for the options.
+
+With `render_ahead`, a slow voice (Kokoro renders about as fast as it speaks) is kept ahead of the game: the next line
+renders while one plays, the lines the quizmaster foresees while the player thinks, and the fixed lines of the
+language whenever nothing else is to do.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Generator
+from contextlib import suppress
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TextIO, TypeVar
+
+from voicemaster.host.lines import Lines
+from voicemaster.host.turns import (
+    Effect,
+    Elapsed,
+    Foresee,
+    Listen,
+    Observation,
+    Play,
+    ReadTimer,
+    Record,
+    Say,
+    StartTimer,
+    Voice,
+    WaitUntil,
+)
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.devices.files import FileSink
+from voicemaster.speech.devices.interfaces import AudioOut, AudioUnavailable, Playback
+from voicemaster.speech.signal import resample
+from voicemaster.speech.voice import voices
+from voicemaster.speech.voice.render_ahead import Priority
+from voicemaster.speech.voice.speakers import Speakers
+from voicemaster.speech.voice.synthesis import SpeechUnavailable
+from voicemaster.store import Store, StoreUnwritable
+
+Hear = Callable[[Listen, Say | None, Playback | None], Observation]
+"""What came of listening, given the last line said and its playback if it is still playing: the microphone and the
+recognizer, or a simulated player."""
+
+
+class Clock(Protocol):
+    def now(self) -> float: ...
+
+    def wait(self, seconds: float) -> None: ...
+
+
+@dataclass
+class SessionClock:
+    """Time as the length of a session recording: waiting adds silence to it."""
+
+    sink: FileSink
+
+    def now(self) -> float:
+        return self.sink.seconds
+
+    def wait(self, seconds: float) -> None:
+        self.sink.pause(seconds)
+
+
+@dataclass
+class WallClock:
+    started: float = field(default_factory=time.monotonic)
+
+    def now(self) -> float:
+        return time.monotonic() - self.started
+
+    def wait(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+
+T = TypeVar("T")
+BARGE_IN_SLACK_SECONDS = 0.05
+"""A line stopped this close to its end was played out, not interrupted."""
+EARCON_RATE = 22_050
+_VOICE_STEPS = {
+    ("rate", 1): voices.faster,
+    ("rate", -1): voices.slower,
+    ("volume", 1): voices.louder,
+    ("volume", -1): voices.quieter,
+}
+
+
+def drive(dialogue: Generator[Effect, Observation | None, T], perform: Callable[[Effect], Observation | None]) -> T:
+    """Run a dialogue to its end: each effect is performed, and what came of it is sent back. Returns what the
+    dialogue returns."""
+    try:
+        effect = next(dialogue)
+        while True:
+            effect = dialogue.send(perform(effect))
+    except StopIteration as ended:
+        result: T = ended.value
+        return result
+
+
+@dataclass
+class Transcript:
+    """`transcript.jsonl`: one JSON object per line, each with the session time `t` in seconds."""
+
+    out: TextIO
+
+    def write(self, t: float, event: str, data: dict[str, Any]) -> None:
+        self.out.write(json.dumps({"t": round(t, 3), "event": event, **data}, ensure_ascii=False) + "\n")
+        self.out.flush()
+
+
+@dataclass
+class Runner:
+    lines: Lines
+    voice: Speakers
+    out: AudioOut
+    clock: Clock
+    hear: Hear
+    transcript: Transcript
+    store: Store | None = None
+    game_id: str = ""
+    earcons: Callable[[str, int], Audio] | None = None
+    render_ahead: bool = True
+    """Render lines before they are said. A session file has no use for it: its time is the length of what is said,
+    however long rendering takes."""
+    last_said: Say | None = None
+    _timer_start: float = 0.0
+    _speaking: Playback | None = None
+    """The last line, while it may still be playing."""
+    _held: list[str] = field(default_factory=list)
+    """Lines leading up to listening, not yet played."""
+
+    def __post_init__(self) -> None:
+        if self.render_ahead:
+            self.voice.ahead(self.lines.fixed(), self.lines.language, Priority.FIXED)
+
+    @property
+    def now(self) -> float:
+        return self.clock.now()
+
+    def perform(self, effect: Effect) -> Observation | None:
+        if isinstance(effect, Say):
+            text = self._text(effect)
+            if effect.leads_to_listening:
+                self._held.append(text)
+                return None
+        if not isinstance(effect, Listen | Foresee):
+            self.finish_speaking()
+        match effect:
+            case Say():
+                self._speak([text])
+            case Foresee(lines):
+                if self.render_ahead:
+                    texts = [self.lines.text(said) for said in lines]
+                    self.voice.ahead(texts, self.lines.language, Priority.FORESEEN)
+            case Listen() as listen:
+                if self._held:
+                    self._wait_for_speaking()
+                    self._speak(self._held)
+                    self._held = []
+                self.transcript.write(
+                    self.now, "listen", {"player": listen.player, "context": listen.context.name.value}
+                )
+                speaking, self._speaking = self._speaking, None
+                heard = self.hear(listen, self.last_said, speaking)
+                if speaking is not None and speaking.position() < speaking.audio.seconds - BARGE_IN_SLACK_SECONDS:
+                    self.transcript.write(self.now, "barge_in", {"player": listen.player, "at": speaking.position()})
+                return heard
+            case StartTimer(seconds):
+                self._timer_start = self.now
+                self.transcript.write(self.now, "timer", {"seconds": seconds})
+            case ReadTimer():
+                return Elapsed(self.now - self._timer_start)
+            case WaitUntil(elapsed):
+                self.clock.wait(max(0.0, self._timer_start + elapsed - self.now))
+            case Play(earcon):
+                self.transcript.write(self.now, "earcon", {"earcon": earcon})
+                if self.earcons is not None:
+                    self.out.play(self.earcons(earcon, EARCON_RATE)).wait()
+            case Voice(setting, steps):
+                language = self.lines.language
+                changed = _VOICE_STEPS[(setting, 1 if steps > 0 else -1)](self.voice.voices[language])
+                self.voice = self.voice.with_voice(language, changed)
+            case Record(event, data, state):
+                if state is not None:
+                    self._save(state, finished=bool(data.get("finished")))
+                    return None
+                self.transcript.write(self.now, event, dict(data))
+        return None
+
+    def _save(self, state: str, *, finished: bool) -> None:
+        """Stores the game before it goes on. A store that cannot be written stops the game, said aloud (it would
+        otherwise go on unsaved, and a crash would lose it); a store file that had gone is said to be new."""
+        if self.store is None:
+            return
+        try:
+            renewed = self.store.save_game(self.game_id, state, finished=finished)
+        except StoreUnwritable:
+            with suppress(AudioUnavailable, SpeechUnavailable):  # what the store says is what the user must hear
+                self.say_now("store_failed")
+            raise
+        if renewed:
+            self.say_now("store_renewed")
+
+    def say_now(self, key: str) -> None:
+        """A line outside the dialogue (about the program, not the game), played out before anything else."""
+        self.finish_speaking()
+        self._speak([self.lines.render(key, {})])
+        self._wait_for_speaking()
+
+    def finish_speaking(self) -> None:
+        """Play out what is still to be said: the next thing is not listening, or there is no next thing."""
+        self._wait_for_speaking()
+        if self._held:
+            self._speak(self._held)
+            self._held = []
+            self._wait_for_speaking()
+
+    def _text(self, said: Say) -> str:
+        """The line's words, put in the voice's queue to render while what is before it plays; the line becomes the
+        last line said."""
+        self.last_said = said
+        text = self.lines.text(said)
+        if self.render_ahead:
+            self.voice.ahead([text], self.lines.language, Priority.SOON)
+        return text
+
+    def _speak(self, texts: list[str]) -> None:
+        """Start playing lines one after the other, as one sound, and write down when each is heard."""
+        said = [(text, self.voice.render(text, self.lines.language)) for text in texts]
+        start = self.now
+        rate = said[0][1].rate
+        audio = Audio(b"".join(resample(line, rate).samples for _, line in said), rate)
+        self._speaking = self.out.play(audio)
+        for text, line in said:
+            end = start + line.seconds
+            self.transcript.write(start, "say", {"speaker": "host", "text": text, "start": start, "end": end})
+            start = end
+
+    def _wait_for_speaking(self) -> None:
+        speaking, self._speaking = self._speaking, None
+        if speaking is not None:
+            speaking.wait()

@@ -1,0 +1,136 @@
+"""The file twins of the speaker and the microphone, for tests and the demo: `FileSink` appends what is played to one
+session recording, `FileSource` hears the lines of a script; neither has a clock or a device."""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.devices.interfaces import Playback
+from voicemaster.speech.hearing.endpoint import (
+    FRAME_BYTES,
+    Decide,
+    EndpointSettings,
+    SileroVad,
+    Timeline,
+    UtteranceDetector,
+    VoiceActivity,
+)
+from voicemaster.speech.signal import RECOGNITION_RATE, resample
+
+
+@dataclass(frozen=True)
+class Played:
+    """One sound in a `FileSink` session: where it starts in the session WAV, and how long it is."""
+
+    start: float
+    seconds: float
+
+
+@dataclass
+class _FinishedPlayback:
+    """A sound that a file sink has already written out: it has ended before anyone asks."""
+
+    audio: Audio
+
+    def position(self) -> float:
+        return self.audio.seconds
+
+    def done(self) -> bool:
+        return True
+
+    def wait(self, timeout: float | None = None) -> bool:
+        del timeout
+        return True
+
+    def stop(self) -> None:
+        pass
+
+
+@dataclass
+class FileSink:
+    """Appends everything played to one session recording, with where each sound starts; no clock, no device.
+
+    `pause(seconds)` leaves room in the session where players speak, so that the recording keeps the game's rhythm.
+    """
+
+    rate: int = 22_050
+    played: list[Played] = field(default_factory=list)
+    _samples: bytearray = field(default_factory=bytearray, repr=False)
+
+    @property
+    def seconds(self) -> float:
+        return len(self._samples) / 2 / self.rate
+
+    @property
+    def session(self) -> Audio:
+        return Audio(bytes(self._samples), self.rate)
+
+    def play(self, audio: Audio) -> Playback:
+        self.played.append(Played(self.seconds, audio.seconds))
+        self._samples += resample(audio, self.rate).samples
+        return _FinishedPlayback(audio)
+
+    def pause(self, seconds: float) -> None:
+        self._samples += bytes(2 * round(seconds * self.rate))
+
+    def write(self, path: Path) -> None:
+        self.session.write(path)
+
+
+class ScriptEnded(LookupError):
+    """A `FileSource` was asked to listen more often than its script has lines."""
+
+
+class FileSource:
+    """Hears the lines of a script, one per `listen`: a WAV file or `Audio` is what the player says, None is a player
+    who stays silent.
+
+    Each line goes through the same end-of-speech detection as the microphone, framed by silence, so a script hears
+    what a player would be heard saying: the utterance trimmed to its speech and cut at the longest length.
+    """
+
+    LEAD_SECONDS = 0.5
+    """Silence before each line, as a player takes a moment to answer."""
+
+    def __init__(
+        self,
+        script: Iterable[Path | Audio | None],
+        settings: EndpointSettings | None = None,
+        vad: VoiceActivity | None = None,
+    ) -> None:
+        self._lines = collections.deque(script)
+        self.settings = settings or EndpointSettings()
+        self._vad = vad
+        self.timeline: Timeline | None = None
+        """How the last line was heard, in seconds from the start of its lead silence; None for a silent line."""
+
+    @property
+    def unheard(self) -> int:
+        """Lines of the script not yet listened to: a finished test or demo expects 0."""
+        return len(self._lines)
+
+    def listen(self, timeout: float, during: Playback | None = None, decide: Decide | None = None) -> Audio | None:
+        if during is not None:
+            during.wait()  # scripted players answer when the question is over; barge-in is the microphone's
+        if not self._lines:
+            raise ScriptEnded("the script has no more lines: the game listened more often than it was written for")
+        line = self._lines.popleft()
+        self.timeline = None
+        if line is None:
+            return None
+        spoken = resample(Audio.read(line) if isinstance(line, Path) else line, RECOGNITION_RATE)
+        if self._vad is None:
+            self._vad = SileroVad()
+        detector = UtteranceDetector(self._vad, self.settings, timeout, decide=decide)
+        trailing = self.settings.silence_seconds + self.settings.post_roll_seconds + 0.1
+        lead = bytes(2 * round(self.LEAD_SECONDS * RECOGNITION_RATE))
+        stream = lead + spoken.samples + bytes(2 * round(trailing * RECOGNITION_RATE))
+        for offset in range(0, len(stream) - FRAME_BYTES + 1, FRAME_BYTES):
+            if detector.push(stream[offset : offset + FRAME_BYTES]).finished:
+                break
+        self.timeline = detector.timeline()
+        return detector.utterance()

@@ -1,0 +1,156 @@
+"""The speaker: plays through a sounddevice (PortAudio) output, one sound at a time, and tells when a sound has
+ended, been stopped (barge-in) or lost its device (`devices.AudioOut`, `devices.Playback`)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.devices.interfaces import (
+    NO_DEVICE_HINT,
+    STALL_SECONDS,
+    AudioUnavailable,
+    Playback,
+    _sounddevice,
+    _unavailable,
+)
+from voicemaster.speech.signal import resample
+
+OUTPUT_LATENCY = 0.1
+"""Seconds of sound buffered ahead for the speaker: PortAudio's usual 35 ms through PulseAudio underran (audible gaps)
+while the microphone was being analysed; stopping is still instant, as a stop discards the buffer."""
+
+
+class Speaker:
+    """Plays through a sounddevice output (None: the system default). One voice at a time: a new sound stops the
+    one before."""
+
+    def __init__(self, device: int | str | None = None) -> None:
+        self.device = device
+        self._current: _SpeakerPlayback | None = None
+
+    def play(self, audio: Audio) -> Playback:
+        if self._current is not None:
+            self._current.stop()
+        self._current = _SpeakerPlayback(_sounddevice(), audio, self.device)
+        return self._current
+
+
+class _SpeakerPlayback:
+    def __init__(self, sd: Any, audio: Audio, device: int | str | None) -> None:
+        self.audio = audio
+        self._sd = sd
+        rate = self._device_rate(audio.rate, device)
+        self._data = resample(audio, rate).samples
+        self._rate = rate
+        self._cursor = 0
+        self._stopped = False
+        self._finished = threading.Event()
+        self._last_fill = time.monotonic()
+        self._first_fill: float | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+        try:
+            self._stream: Any = sd.RawOutputStream(
+                samplerate=rate,
+                channels=1,
+                dtype="int16",
+                device=device,
+                latency=OUTPUT_LATENCY,
+                callback=self._fill,
+                finished_callback=self._finished.set,
+            )
+        except sd.PortAudioError as error:
+            raise _unavailable("speaker", error) from None
+        try:
+            self._stream.start()
+        except sd.PortAudioError as error:
+            self._close()
+            raise _unavailable("speaker", error) from None
+
+    def _device_rate(self, wanted: int, device: int | str | None) -> int:
+        """The audio's own rate if the device takes it (no resampling), else the device's default rate."""
+        sd = self._sd
+        try:
+            sd.check_output_settings(device=device, samplerate=wanted, channels=1, dtype="int16")
+            return wanted
+        except sd.PortAudioError:
+            pass
+        try:
+            return int(sd.query_devices(device, "output")["default_samplerate"])
+        except (sd.PortAudioError, ValueError) as error:
+            raise _unavailable("speaker", error) from None
+
+    def _fill(self, out: Any, frames: int, at: Any, status: Any) -> None:
+        # PortAudio's thread: copy and count, nothing that could block.
+        del frames, at, status
+        size = len(out)
+        chunk = self._data[self._cursor : self._cursor + size]
+        out[: len(chunk)] = chunk
+        out[len(chunk) :] = bytes(size - len(chunk))
+        self._cursor += len(chunk)
+        if chunk:  # progress, not calls: a broken ALSA link can call back forever asking for nothing
+            self._last_fill = time.monotonic()
+        if self._first_fill is None:
+            self._first_fill = self._last_fill
+        if self._cursor >= len(self._data):
+            raise self._sd.CallbackStop
+
+    def position(self) -> float:
+        return self._cursor / 2 / self._rate
+
+    def done(self) -> bool:
+        if self._finished.is_set():
+            self._close()
+            self._check_complete()
+            return self._stopped or self._audible_until() <= time.monotonic()
+        self._check_alive()
+        return False
+
+    def _audible_until(self) -> float:
+        # Through PulseAudio the stream reports its end when the server has the last samples, about 0.1 s before
+        # they are heard; the sound cannot end before its length has passed since it started.
+        return (self._first_fill or 0.0) + len(self._data) / 2 / self._rate
+
+    def wait(self, timeout: float | None = None) -> bool:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.done():
+            left = 0.05 if deadline is None else min(0.05, deadline - time.monotonic())
+            if left <= 0:
+                return False
+            if self._finished.is_set():
+                time.sleep(left)  # handed over, not yet heard: see `_audible_until`
+            else:
+                self._finished.wait(left)
+        return True
+
+    def stop(self) -> None:
+        self._stopped = True
+        self._close()
+
+    def _check_alive(self) -> None:
+        # Once all is handed over, the device still plays out its buffer without asking for more.
+        drain = float(self._stream.latency) if self._cursor >= len(self._data) else 0.0
+        if time.monotonic() - self._last_fill > STALL_SECONDS + drain:
+            self.stop()
+            raise AudioUnavailable(f"The speaker stopped taking sound (was it unplugged?): {NO_DEVICE_HINT}.")
+
+    def _check_complete(self) -> None:
+        # PortAudio ends a stream whose device vanished as if it had finished; only the cursor tells.
+        if not self._stopped and self._cursor < len(self._data):
+            raise AudioUnavailable(f"The speaker went away mid-sentence (was it unplugged?): {NO_DEVICE_HINT}.")
+
+    def _close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        try:
+            # abort, not stop: stop would play out what is buffered, and barge-in means silence now.
+            self._stream.abort()
+            self._stream.close()
+        except self._sd.PortAudioError:
+            pass  # a stream whose device is gone cannot be closed cleanly, and there is nothing left to release
+        self._finished.set()

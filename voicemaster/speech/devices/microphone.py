@@ -1,0 +1,190 @@
+"""The microphone: listens through a sounddevice (PortAudio) input at 16 kHz mono (`devices.AudioIn`).
+
+A microphone unplugged while the sound server has another source breaks nothing (the server moves the stream, which
+then hears silence): given `lost` (`speech.capture.Watch`), `Microphone` asks whether it is still there as it listens.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+import time
+from collections.abc import Callable, Iterator
+from types import TracebackType
+from typing import Any, Self
+
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.devices.interfaces import (
+    NO_DEVICE_HINT,
+    STALL_SECONDS,
+    AudioUnavailable,
+    MicrophoneLost,
+    MicrophoneUnavailable,
+    Playback,
+    _sounddevice,
+    _unavailable,
+)
+from voicemaster.speech.hearing.endpoint import (
+    FRAME_BYTES,
+    FRAME_SAMPLES,
+    FRAME_SECONDS,
+    Decide,
+    EndpointSettings,
+    SileroVad,
+    UtteranceDetector,
+    VoiceActivity,
+    VoiceActivityUnavailable,
+)
+from voicemaster.speech.signal import RECOGNITION_RATE
+
+PRESENCE_SECONDS = 2.0
+"""While listening, whether the microphone is still there is asked this often (and as listening starts): a sound
+server moves the stream of an unplugged microphone to another source, which delivers silence, and nothing fails.
+One look runs `pactl` twice (a few milliseconds); the frames wait in the stream's queue meanwhile."""
+
+
+class Microphone:
+    """Listens through a sounddevice input at 16 kHz mono (None: the system default).
+
+    The stream opens at the first `listen` (or `open`, or entering a `with` block) and stays open until `close`, so
+    that speech which began just before listening started (the pre-roll) is still there.
+    """
+
+    def __init__(
+        self,
+        device: int | str | None = None,
+        settings: EndpointSettings | None = None,
+        vad: VoiceActivity | None = None,
+        lost: Callable[[], str | None] | None = None,
+    ) -> None:
+        """`lost` names the microphone if it has gone (see `speech.capture.Watch`); None never asks."""
+        self.device = device
+        self.settings = settings or EndpointSettings()
+        self._vad = vad
+        self._lost = lost
+        self._stream: Any = None
+        # Between two `listen` calls nobody reads: keep a few seconds, enough for any pre-roll, and no more.
+        self._frames: collections.deque[bytes] = collections.deque(maxlen=round(10 / FRAME_SECONDS))
+        self._arrived = threading.Condition()
+        self._ended = False
+        self._last: Audio | None = None
+
+    @property
+    def last(self) -> Audio | None:
+        """The last utterance heard, for tests and logs."""
+        return self._last
+
+    def listen(self, timeout: float, during: Playback | None = None, decide: Decide | None = None) -> Audio | None:
+        program = during.audio if during is not None else None
+        detector = UtteranceDetector(self._voice_activity(), self.settings, timeout, program, decide)
+        self.open()
+        next_look = time.monotonic()
+        for frame in self._live_frames():
+            if self._lost is not None and time.monotonic() >= next_look:
+                self._check_present(self._lost)
+                next_look = time.monotonic() + PRESENCE_SECONDS
+            program_at = during.position() if during is not None and not during.done() else None
+            state = detector.push(frame, program_at)
+            if detector.barged_in and during is not None:
+                during.stop()
+            if state.finished:
+                break
+        self._last = detector.utterance()
+        return self._last
+
+    def _check_present(self, lost: Callable[[], str | None]) -> None:
+        name = lost()
+        if name is not None:
+            self.close()
+            raise MicrophoneLost(
+                f"The microphone {name!r} was unplugged (the sound server went on recording from another source, "
+                f"which only gives silence): {NO_DEVICE_HINT}."
+            )
+
+    def close(self) -> None:
+        stream, self._stream = self._stream, None
+        if stream is None:
+            return
+        try:
+            stream.abort()
+            stream.close()
+        except _sounddevice().PortAudioError:
+            pass  # the device is already gone
+
+    def __enter__(self) -> Self:
+        self.open()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def _voice_activity(self) -> VoiceActivity:
+        if self._vad is None:
+            try:
+                self._vad = SileroVad()
+            except VoiceActivityUnavailable as error:
+                raise AudioUnavailable(str(error)) from None
+        return self._vad
+
+    def open(self) -> None:
+        """Start hearing; raises `AudioUnavailable` if there is no microphone."""
+        if self._stream is not None:
+            return
+        sd = _sounddevice()
+        self._ended = False
+        self._frames.clear()
+        try:
+            self._stream = sd.RawInputStream(
+                samplerate=RECOGNITION_RATE,
+                channels=1,
+                dtype="int16",
+                blocksize=FRAME_SAMPLES,
+                device=self.device,
+                callback=self._arrive,
+                finished_callback=self._end,
+            )
+        except sd.PortAudioError as error:
+            raise MicrophoneUnavailable(str(_unavailable("microphone", error))) from None
+        try:
+            self._stream.start()
+        except sd.PortAudioError as error:
+            self.close()
+            raise MicrophoneUnavailable(str(_unavailable("microphone", error))) from None
+
+    def _arrive(self, data: Any, frames: int, at: Any, status: Any) -> None:
+        del frames, at, status  # an overflow loses a frame; the segmenter copes, so it is not worth a message
+        with self._arrived:
+            self._frames.append(bytes(data))
+            self._arrived.notify()
+
+    def _end(self) -> None:
+        # PortAudio ends an input stream on its own only when its device has gone.
+        with self._arrived:
+            self._ended = True
+            self._arrived.notify()
+
+    def _live_frames(self) -> Iterator[bytes]:
+        """The pre-roll kept from before, then frames as they arrive, cut to exactly one VAD frame each."""
+        pre_roll = round(self.settings.pre_roll_seconds / FRAME_SECONDS)
+        with self._arrived:
+            kept = list(self._frames)[-pre_roll:] if pre_roll else []
+            self._frames.clear()
+        pending = bytearray(b"".join(kept))
+        while True:
+            while len(pending) >= FRAME_BYTES:
+                yield bytes(pending[:FRAME_BYTES])
+                del pending[:FRAME_BYTES]
+            pending += self._next_block()
+
+    def _next_block(self) -> bytes:
+        with self._arrived:
+            if not self._frames and not self._ended:
+                self._arrived.wait(STALL_SECONDS)
+            if self._frames:
+                return self._frames.popleft()
+        # The stream ended, or gave no sound for a second where it should every 32 ms (a device can also vanish
+        # leaving the stream hanging). Closing lets the next `listen` try again, perhaps on a new device.
+        self.close()
+        raise MicrophoneLost(f"The microphone stopped delivering sound (was it unplugged?): {NO_DEVICE_HINT}.")

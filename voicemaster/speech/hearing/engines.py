@@ -1,0 +1,74 @@
+"""Choosing a recognizer: Vosk where a Vosk model for the language is installed, else Whisper, else what to install."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Literal
+
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.hearing.intents import understand
+from voicemaster.speech.hearing.phrases import HearPhrases, grammar, load, spoken
+from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Recognizer, RecognizerUnavailable
+
+EngineName = Literal["auto", "vosk", "whisper"]
+ENGINES: tuple[EngineName, ...] = ("auto", "vosk", "whisper")
+
+VOSK_CONFIDENT = 0.6
+"""Vosk's word confidence times the match closeness must reach this, else the player is asked again."""
+
+
+class VoskRecognizer:
+    """Vosk decodes against the context's phrases as a grammar, so what it hears is a phrase or `[unk]`."""
+
+    def __init__(self, model_dir: Path) -> None:
+        from voicemaster.speech.hearing.vosk_engine import VoskEngine
+
+        self.engine = VoskEngine(model_dir)
+
+    def recognize(self, audio: Audio, context: Context) -> Heard:
+        started = time.perf_counter()
+        phrases = load(context.language)
+        transcript = self.engine.transcribe(audio, vocabulary(context, phrases))
+        meaning = understand(transcript.text, context, phrases)
+        confidence = round(meaning.score * transcript.confidence, 3)
+        known = meaning.intent != "unknown" and confidence >= VOSK_CONFIDENT
+        return Heard(
+            meaning.intent if known else "unknown",
+            meaning.value if known else None,
+            transcript.text,
+            confidence,
+            round((time.perf_counter() - started) * 1000, 1),
+        )
+
+
+def vocabulary(context: Context, phrases: HearPhrases) -> list[str]:
+    """The grammar for Vosk: whole phrases, or for money placement the words that placements are made of."""
+    # A phrase written with digits or symbols ("50 50", "€") has a spelled-out twin that Vosk can hear.
+    texts = [phrase.said for phrase in grammar(context, phrases) if _speakable(phrase.said)]
+    if context.name is ContextName.NUMBER:
+        words = phrases.placement
+        said = [*words.joiners, *words.bundles, *words.euros, *words.numbers, *words.amount, *words.rest]
+        said += [*words.everything, *(form for forms in phrases.letters.values() for form in forms)]
+        templates = (text.replace("{amount}", " ").replace("{letter}", " ") for text in said)
+        texts += [word for text in templates for word in spoken(text).split() if _speakable(word)]
+    return sorted(set(texts))
+
+
+def _speakable(text: str) -> bool:
+    return all(character.isalpha() or character in " '" for character in text)
+
+
+def open_recognizer(engine: EngineName, language: str) -> Recognizer:
+    from voicemaster.models.manager import ModelError, find_model, require_model
+    from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
+
+    # A missing model is what every first run meets: it must come out as the one line that says what to run.
+    try:
+        if engine in ("auto", "vosk"):
+            path = find_model("vosk", language)
+            if path is not None:
+                return VoskRecognizer(path)
+        return WhisperRecognizer(require_model(engine if engine == "vosk" else "whisper", language))
+    except ModelError as error:
+        raise RecognizerUnavailable(str(error)) from None

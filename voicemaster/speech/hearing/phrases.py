@@ -1,0 +1,251 @@
+"""What players say, per language: `config/phrases/<lang>/hear.toml` in the package data, checked on load and
+expanded per context.
+
+Each listening context allows a set of intents. Expanding the templates gives the whole phrases that count, each
+with its intent and value; the Vosk grammar and the matcher for free transcripts are both built from that one list.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from pathlib import Path
+from typing import Any
+
+from text_to_num import alpha2digit
+
+from voicemaster.config.files import ConfigError, read_toml
+from voicemaster.paths import PHRASES_DIR
+from voicemaster.rules.letters import Letter
+from voicemaster.speech.hearing.recognition import Context, ContextName
+
+JOKERS = ("fifty_fifty", "audience", "phone", "extra")
+COMMANDS = ("walk_away", "repeat", "help", "pause", "resume", "score", "quit", "slower", "faster", "louder", "quieter")
+
+
+@dataclass(frozen=True)
+class Phrase:
+    text: str
+    """Normalized: lower case, no punctuation, numbers as digits."""
+    intent: str
+    value: str | None = None
+    said: str = ""
+    """The words as spoken, for a recognizer's grammar: lower case, no punctuation, numbers as words."""
+    written: str = ""
+    """As the phrase file writes it, for a recognizer that scores how a transcript would spell it."""
+
+
+@dataclass(frozen=True)
+class PlacementWords:
+    """The words of money placement: clauses of an amount, the rest, or everything on a letter."""
+
+    joiners: tuple[str, ...]
+    amount: tuple[str, ...]
+    rest: tuple[str, ...]
+    everything: tuple[str, ...]
+    bundles: tuple[str, ...]
+    euros: tuple[str, ...]
+    numbers: tuple[str, ...]
+    """The number words amounts are said with, for a recognizer that needs every word in its grammar."""
+    switch: tuple[str, ...]
+    """The category joker: the other category's question instead of the one heard."""
+    corrections: tuple[str, ...]
+    """Words that start a correction of one option ("doch fünfzehn auf A"), dropped before a clause is read."""
+
+
+@dataclass(frozen=True)
+class Words:
+    """Understanding beyond whole phrases: an utterance made of one meaning (an answer, a joker, a command, a no) and
+    otherwise only `carrier` words means that one. Every other word is a sign of talk about something else."""
+
+    carrier: frozenset[str]
+    """Normalized words that may stand around a meaning without changing it: pronouns, articles, "nehmen", "glauben"."""
+    negation: frozenset[str]
+    """Words that take back the answer right after them: "nicht A, ich nehme C" is C."""
+    last: tuple[str, ...]
+    """Ways of saying the last option ("die letzte")."""
+    spelling: tuple[tuple[str, ...], ...]
+    """The words that spell a letter with a name: "b wie Bruno", "b as in Bruno"."""
+    keywords: Mapping[str, tuple[str, ...]]
+    """Per joker, command and "no": words (normalized, one or more) that name it inside a sentence."""
+
+
+KEYWORD_INTENTS = (*JOKERS, *COMMANDS, "no")
+
+
+@dataclass(frozen=True, eq=False)  # compared by identity: loaded once per language, and a key for the grammar cache
+class HearPhrases:
+    language: str
+    filler: tuple[str, ...]
+    expect: Mapping[ContextName, str]
+    """A sentence per context that tells a free recognizer what kind of words to expect."""
+    letters: Mapping[Letter, tuple[str, ...]]
+    answer_letter: tuple[str, ...]
+    answer_option: tuple[str, ...]
+    jokers: Mapping[str, tuple[str, ...]]
+    commands: Mapping[str, tuple[str, ...]]
+    confirm: Mapping[str, tuple[str, ...]]
+    name: tuple[str, ...]
+    placement: PlacementWords
+    words: Words
+
+
+def join_thousands(text: str) -> str:
+    """'500.000', '1,000' and '500 000' as one number: a thousands separator would otherwise split the amount."""
+    return re.sub(r"(?<=\d)[.,'\u202f\u00a0 ](?=\d{3}(?!\d))", "", text)
+
+
+@lru_cache(maxsize=1 << 16)
+def spoken(text: str) -> str:
+    """Words only: lower case, no punctuation ('Fünfzig-Fünfzig!' is 'fünfzig fünfzig'). Remembered: a grammar is
+    built for every question, of mostly the same phrases."""
+    text = join_thousands(unicodedata.normalize("NFC", text).lower().replace("’", "'").replace("`", "'"))
+    text = re.sub(r"[^\w'€]+", " ", text.replace("€", " € ")).replace("_", " ")
+    return " ".join(word.strip("'") for word in text.split())
+
+
+@lru_cache(maxsize=1 << 16)
+def normalize(text: str, language: str) -> str:
+    """The form phrases are compared in: 'Fünfzig-Fünfzig!' and '50:50' both become '50 50'."""
+    words = spoken(text)
+    return " ".join(alpha2digit(words, language, threshold=0).replace(".", " ").split()) if words else ""
+
+
+def strip_filler(text: str, filler: tuple[str, ...]) -> str:
+    """Drops filler words at either end ("äh B bitte" is "B"); never the whole utterance."""
+    words = text.split()
+    changed = True
+    while changed and words:
+        changed = False
+        for phrase in filler:
+            fill = phrase.split()
+            if len(words) > len(fill) and words[: len(fill)] == fill:
+                words, changed = words[len(fill) :], True
+            if len(words) > len(fill) and words[-len(fill) :] == fill:
+                words, changed = words[: -len(fill)], True
+    return " ".join(words)
+
+
+CONTEXTS_KEPT = 64
+"""Contexts whose grammar is kept: each question's options make a new one, and a game night asks hundreds (kept
+without bound, they grew a long run by 2.5 MB a game: `bench faults`); a turn needs the current one and the next."""
+
+
+def grammar(context: Context, phrases: HearPhrases) -> tuple[Phrase, ...]:
+    """Every whole phrase that counts in this context, normalized, with its intent and value."""
+    return _grammar(context, phrases)
+
+
+@lru_cache(maxsize=CONTEXTS_KEPT)
+def _grammar(context: Context, phrases: HearPhrases) -> tuple[Phrase, ...]:
+    found: list[tuple[str, str, str | None]] = []
+    if context.name is ContextName.ANSWER:
+        letters = Letter.first(len(context.options) or 4)
+        for letter in letters:
+            for form in phrases.letters[letter]:
+                found += [(t.replace("{letter}", form), "answer", letter.value) for t in phrases.answer_letter]
+        for letter, option in zip(letters, context.options, strict=False):
+            found += [(t.replace("{option}", option), "answer", letter.value) for t in phrases.answer_option]
+        for joker, said in phrases.jokers.items():
+            found += [(text, "joker", joker) for text in said]
+    elif context.name is ContextName.CONFIRM:
+        for intent, said in phrases.confirm.items():
+            found += [(text, intent, None) for text in said]
+    elif context.name is ContextName.NAME:
+        for name in context.names:
+            found += [(t.replace("{name}", name), "name", name) for t in phrases.name]
+    elif context.name is ContextName.NUMBER:
+        # A placement is read back and confirmed, or corrected, in this same context.
+        for intent, said in phrases.confirm.items():
+            found += [(text, intent, None) for text in said]
+        found += [(text, "switch_category", None) for text in phrases.placement.switch]
+    for command, said in phrases.commands.items():
+        found += [(text, command, None) for text in said]
+    unique = {
+        Phrase(normalize(text, phrases.language), intent, value, spoken(text), text) for text, intent, value in found
+    }
+    return tuple(sorted(unique, key=lambda phrase: (phrase.intent, phrase.value or "", phrase.text, phrase.written)))
+
+
+def load(language: str, folder: Path = PHRASES_DIR) -> HearPhrases:
+    """One language's phrases; a malformed file names the file and the key."""
+    return _load(language, folder)
+
+
+@cache
+def _load(language: str, folder: Path) -> HearPhrases:
+    path = folder / language / "hear.toml"
+    table = _Table(path, read_toml(path))
+    letters = table.table("letters")
+    number = table.table("number")
+    words, keywords = table.table("words"), table.table("keywords")
+
+    def normalized(texts: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(normalize(text, language) for text in texts)
+
+    return HearPhrases(
+        language=language,
+        filler=normalized(table.texts("filler")),
+        expect={name: table.table("expect").text(name.value) for name in ContextName},
+        letters={letter: letters.texts(letter.value) for letter in Letter},
+        answer_letter=table.table("answer").texts("letter", placeholder="{letter}"),
+        answer_option=table.table("answer").texts("option", placeholder="{option}"),
+        jokers={joker: table.table("joker").texts(joker) for joker in JOKERS},
+        commands={command: table.table("command").texts(command) for command in COMMANDS},
+        confirm={answer: table.table("confirm").texts(answer) for answer in ("yes", "no")},
+        name=table.table("name").texts("phrases", placeholder="{name}"),
+        placement=PlacementWords(
+            joiners=number.texts("joiners"),
+            amount=number.texts("amount", placeholder="{amount}"),
+            rest=number.texts("rest", placeholder="{letter}"),
+            everything=number.texts("all", placeholder="{letter}"),
+            bundles=number.texts("bundles"),
+            euros=number.texts("euros"),
+            numbers=number.texts("numbers"),
+            switch=number.texts("switch"),
+            corrections=normalized(number.texts("corrections")),
+        ),
+        words=Words(
+            carrier=frozenset(word for text in normalized(words.texts("carrier")) for word in text.split()),
+            negation=frozenset(normalized(words.texts("negation"))),
+            last=normalized(words.texts("last")),
+            spelling=tuple(tuple(text.split()) for text in normalized(words.texts("spelling"))),
+            keywords={intent: normalized(keywords.texts(intent)) for intent in KEYWORD_INTENTS},
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class _Table:
+    path: Path
+    data: Mapping[str, Any]
+    prefix: str = ""
+
+    def _get(self, key: str) -> Any:
+        if key not in self.data:
+            raise ConfigError(self.path, self.prefix + key, "missing")
+        return self.data[key]
+
+    def table(self, key: str) -> _Table:
+        value = self._get(key)
+        if not isinstance(value, dict):
+            raise ConfigError(self.path, self.prefix + key, "expected a table")
+        return _Table(self.path, value, f"{self.prefix}{key}.")
+
+    def text(self, key: str) -> str:
+        value = self._get(key)
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError(self.path, self.prefix + key, "expected a non-empty string")
+        return value
+
+    def texts(self, key: str, placeholder: str | None = None) -> tuple[str, ...]:
+        value = self._get(key)
+        if not isinstance(value, list) or not value or not all(isinstance(v, str) and v.strip() for v in value):
+            raise ConfigError(self.path, self.prefix + key, "expected a non-empty list of non-empty strings")
+        for index, text in enumerate(value):
+            if placeholder and placeholder not in text:
+                raise ConfigError(self.path, f"{self.prefix}{key}[{index}]", f"{text!r} lacks {placeholder}")
+        return tuple(value)

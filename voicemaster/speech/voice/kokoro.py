@@ -1,0 +1,143 @@
+"""Kokoro-82M, a natural voice for English and French, run by kokoro-onnx on onnxruntime.
+
+One model speaks every language; a voice is a table of style vectors (one row per phoneme count). The model comes
+from the `kokoro-82m` entry of the model manifest, the voices from `kokoro-voices` (both installed by set-up). Kokoro
+has no German voice: German stays with eSpeak-NG (`speech/voice/speakers.py` chooses).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from voicemaster import paths
+from voicemaster.hints import python_extra
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.signal import from_float
+from voicemaster.speech.voice.synthesis import SpeechUnavailable, Voice
+
+MODEL, VOICES = "kokoro-82m", "kokoro-voices"
+MODEL_FILE = "kokoro-v1.0.int8.onnx"
+STYLE_WIDTH = 256
+NORMAL_RATE = 160
+"""The words a minute that Kokoro's speed 1.0 stands for, as eSpeak-NG's default: a voice's `rate` means the same
+with either engine."""
+ENGINE_VERSION = "kokoro-onnx 0.6.1, kokoro-v1.0.int8"
+"""Part of the key of every rendered line in the cache: a new model or library renders anew."""
+SLOWEST_SPEED, FASTEST_SPEED = 0.5, 2.0
+"""What the model accepts."""
+
+
+@dataclass(frozen=True)
+class KokoroVoice:
+    name: str
+    language: str
+    """The language voicemaster offers it for."""
+    phonemes: str
+    """The eSpeak-NG language its text is phonemized as: the accent it speaks with."""
+
+
+VOICE_LIST = (
+    KokoroVoice("af_heart", "en", "en-us"),
+    KokoroVoice("af_bella", "en", "en-us"),
+    KokoroVoice("am_michael", "en", "en-us"),
+    KokoroVoice("am_adam", "en", "en-us"),
+    KokoroVoice("bf_emma", "en", "en-gb"),
+    KokoroVoice("bf_isabella", "en", "en-gb"),
+    KokoroVoice("bm_george", "en", "en-gb"),
+    KokoroVoice("bm_lewis", "en", "en-gb"),
+    KokoroVoice("ff_siwis", "fr", "fr-fr"),
+)
+"""The voices the manifest installs. Kokoro has one French voice: French players in the demo borrow English voices
+speaking French phonemes, as people with an accent do."""
+
+KOKORO_VOICES = {voice.name: voice for voice in VOICE_LIST}
+DEFAULT_VOICE = {"en": "bf_emma", "fr": "ff_siwis"}
+"""The quizmaster's: a British host for the English game, as the UK show has one."""
+
+
+def voice_names(language: str) -> list[str]:
+    return [voice.name for voice in VOICE_LIST if voice.language == language]
+
+
+def installed() -> tuple[Path, Path] | None:
+    """The model file and the voices folder, when both are installed."""
+    from voicemaster.models.manager import installed_path
+
+    model, voices = installed_path(MODEL), installed_path(VOICES)
+    if model is None or voices is None:
+        return None
+    return model / MODEL_FILE, voices / "voices"
+
+
+def speaks(language: str) -> bool:
+    return bool(voice_names(language)) and installed() is not None
+
+
+class Kokoro:
+    """Renders sentences in Kokoro voices: about as long as the audio lasts on two cores, so `Speakers` keeps each
+    rendered line on disk."""
+
+    def __init__(self, files: tuple[Path, Path] | None = None) -> None:
+        files = files or installed()
+        if files is None:
+            raise SpeechUnavailable("the Kokoro voice is not installed: run `voicemaster models setup`.")
+        try:
+            import onnxruntime
+            from kokoro_onnx import Kokoro as Engine
+        except ImportError:
+            raise SpeechUnavailable(f"kokoro-onnx is not installed: {python_extra('voice')}.") from None
+        model, voice_folder = files
+        # The phonemizer warns on stderr about "words count mismatch" for most sentences with punctuation: noise on
+        # a player's terminal, and nothing the player can act on.
+        logging.getLogger("phonemizer").setLevel(logging.ERROR)
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = os.cpu_count() or 1
+        session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+        self._engine: Any = Engine.from_session(session, str(_voice_tables(voice_folder)))
+        # kokoro-onnx keeps the voice file open for as long as it lives: read the tables and close it.
+        with self._engine.voices as tables:
+            self._engine.voices = {name: tables[name] for name in tables.files}
+
+    def speak(self, text: str, voice: Voice) -> Audio:
+        known = KOKORO_VOICES.get(voice.name)
+        if known is None:
+            raise SpeechUnavailable(f"Kokoro has no voice {voice.name!r}; `voicemaster voices` lists those it has.")
+        speed = min(max(voice.rate / NORMAL_RATE, SLOWEST_SPEED), FASTEST_SPEED)
+        samples, rate = self._engine.create(text, voice=voice.name, speed=speed, lang=known.phonemes)
+        return from_float(np.asarray(samples, dtype=np.float32) * (voice.volume / 100), rate)
+
+
+def _voice_tables(folder: Path) -> Path:
+    """The installed voices as one `.npz`, as kokoro-onnx loads them, made once in the cache folder: the voices are
+    installed as the raw tables the npm package ships."""
+    files = sorted(folder.glob("*.bin"))
+    digest = hashlib.sha256("".join(f"{file.name}:{file.stat().st_size}" for file in files).encode()).hexdigest()
+    target = cache_dir() / f"kokoro-voices-{digest[:16]}.npz"
+    if target.exists():
+        return target
+    tables = {file.stem: np.fromfile(file, dtype="<f4").reshape(-1, 1, STYLE_WIDTH) for file in files}
+    write_whole(target, lambda path: np.savez(path, **tables))  # type: ignore[arg-type]
+    return target
+
+
+def write_whole(target: Path, write: Callable[[Path], object]) -> None:
+    """Writes a cache file under another name and renames it into place: a crash never leaves half a file."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=target.parent, suffix=target.suffix, delete=False) as out:
+        pass
+    write(Path(out.name))
+    Path(out.name).replace(target)
+
+
+def cache_dir() -> Path:
+    """Rendered speech and derived files: the platform's cache folder (~/.cache/voicemaster, or $XDG_CACHE_HOME)."""
+    return paths.cache_dir()

@@ -1,0 +1,131 @@
+"""Which engine speaks each language: the configured one, or with `auto` the most natural one installed.
+
+auto: Kokoro where it is installed and has a voice for the language (English, French), else eSpeak-NG where its
+program is installed (Linux), else pyttsx3 (the system's voice on Windows and macOS). A voice name alone picks the
+engine that has it ("bf_emma" is Kokoro's, "en-us" eSpeak-NG's). When the chosen engine cannot speak (its model or
+library is missing) the quizmaster falls back to eSpeak-NG and says why once, rather than staying silent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TextIO
+
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.voice import kokoro, pyttsx3_engine
+from voicemaster.speech.voice.render_ahead import Priority, RenderQueue
+from voicemaster.speech.voice.synthesis import Espeak, SpeechUnavailable, Voice
+
+
+def engine_for(voice: Voice, language: str) -> str:
+    """The engine that speaks this language with this voice setting."""
+    if voice.engine != "auto":
+        return voice.engine
+    if voice.name in kokoro.KOKORO_VOICES or (not voice.name and kokoro.speaks(language)):
+        return "kokoro"
+    return "espeak" if shutil.which("espeak-ng") else "pyttsx3"
+
+
+def resolved(voice: Voice, language: str) -> Voice:
+    """The voice with its engine and name filled in."""
+    engine = engine_for(voice, language)
+    name = voice.name
+    if not name and engine == "kokoro":
+        name = kokoro.DEFAULT_VOICE.get(language, "")
+    return replace(voice, engine=engine, name=name)
+
+
+@dataclass
+class Engines:
+    """What the speakers of one game share: Kokoro, loaded once when first needed (about a second) and rendering on
+    one thread ahead of the game, the engines that failed, and the voices as resolved."""
+
+    warnings: TextIO | None = None
+    """Where a fallback is explained; None: standard error."""
+    kokoro: kokoro.Kokoro | None = None
+    failed: set[str] = field(default_factory=set)
+    voices: dict[tuple[Voice, str], Voice] = field(default_factory=dict)
+    """Each voice setting as resolved, once a game: resolving `auto` reads the model manifest and the disk."""
+    lines: RenderQueue = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.lines = RenderQueue(self._render_kokoro, lambda text, voice: rendered_path(text, voice).exists())
+
+    def resolve(self, voice: Voice, language: str) -> Voice:
+        if (voice, language) not in self.voices:
+            self.voices[voice, language] = resolved(voice, language)
+        return self.voices[voice, language]
+
+    def _render_kokoro(self, text: str, voice: Voice) -> Audio:
+        """A line rendered once, in any game, is read from disk: Kokoro takes about as long as the speech lasts."""
+        path = rendered_path(text, voice)
+        if path.exists():
+            try:
+                return Audio.read(path)
+            except ValueError:  # a file cut short by a crash: render it again
+                path.unlink(missing_ok=True)
+        if self.kokoro is None:
+            self.kokoro = kokoro.Kokoro()
+        audio = self.kokoro.speak(text, voice)
+        kokoro.write_whole(path, audio.write)
+        return audio
+
+
+@dataclass(frozen=True)
+class Speakers:
+    """A `Synthesizer` that gives each sentence to its language's engine, and falls back to eSpeak-NG (saying why,
+    once) when that engine cannot speak."""
+
+    voices: Mapping[str, Voice]
+    engines: Engines = field(default_factory=Engines)
+
+    def with_voice(self, language: str, voice: Voice) -> Speakers:
+        """The same engines with one language's voice changed ("langsamer": Kokoro renders at the new speed,
+        rather than stretching audio, which would blur it)."""
+        return Speakers({**self.voices, language: voice}, self.engines)
+
+    def render(self, text: str, language: str) -> Audio:
+        voice = self.engines.resolve(self.voices[language], language)
+        if voice.engine in ("kokoro", "pyttsx3") and voice.engine not in self.engines.failed:
+            try:
+                if voice.engine == "pyttsx3":  # as fast as eSpeak-NG, or the system's voice: nothing to cache
+                    return pyttsx3_engine.shared().render(text, voice, language)
+                parts = [self.engines.lines.get(sentence, voice) for sentence in sentences(text)]
+                return Audio(b"".join(part.samples for part in parts), parts[0].rate)
+            except SpeechUnavailable as error:
+                self.engines.failed.add(voice.engine)
+                print(
+                    f"voicemaster: {error} Speaking with eSpeak-NG instead.", file=self.engines.warnings or sys.stderr
+                )
+        espeak_voice = voice if voice.engine == "espeak" else replace(voice, name="", engine="espeak")
+        return Espeak({language: espeak_voice}).render(text, language)
+
+    def ahead(self, texts: Sequence[str], language: str, priority: Priority) -> None:
+        """Have these lines rendered in the background, to be ready when they are said. eSpeak-NG needs no head
+        start: it renders a line in 10-20 ms."""
+        voice = self.engines.resolve(self.voices[language], language)
+        if voice.engine == "kokoro" and voice.engine not in self.engines.failed:
+            wanted = dict.fromkeys(sentence for text in texts for sentence in sentences(text))
+            self.engines.lines.ahead([(sentence, voice) for sentence in wanted], priority)
+
+
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-ZÀ-ÖØ-Þ«\"„])")
+
+
+def sentences(text: str) -> list[str]:
+    """A line as Kokoro renders it, a sentence at a time: "Anna, answer B, Paris. Is that your final answer?" shares
+    its second sentence with every other option and game, so only the first is rendered again."""
+    return [part for part in SENTENCE_END.split(text.strip()) if part] or [text]
+
+
+def rendered_path(text: str, voice: Voice) -> Path:
+    """Where a line rendered in this voice is kept: keyed by everything that changes its sound."""
+    key = "\x1f".join([kokoro.ENGINE_VERSION, voice.engine, voice.name, str(voice.rate), str(voice.volume), text])
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    return kokoro.cache_dir() / "speech" / digest[:2] / f"{digest}.wav"
