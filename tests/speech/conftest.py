@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 from voicemaster.config.settings import default_paths, load_settings
-from voicemaster.models.manager import require_model
+from voicemaster.models.verify import require_model
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.signal import resample, to_float
