@@ -108,8 +108,6 @@ class Quizmaster:
         """The level of the question the last action was taken on, for announcing its results."""
         self._unclear = False
         """Whether the last "final answer?" got nothing clear (rather than a no): said when the answer stays open."""
-        self._partner_said: Letter | None = None
-        """The letter the phone partner gave, for saying who said what."""
 
     # The game
 
