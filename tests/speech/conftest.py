@@ -210,7 +210,7 @@ def pulse() -> Iterator[Pulse]:
     if missing:
         pytest.skip(f"PulseAudio is not installed ({', '.join(missing)} missing): sudo apt-get install pulseaudio "
                     "pulseaudio-utils libasound2-plugins")  # fmt: skip
-    from voicemaster.speech.devices import interfaces as devices
+    from voicemaster.speech.devices import portaudio as devices
 
     # A short folder name: the socket path must fit in 108 bytes.
     daemon = start_pulse(Path(tempfile.mkdtemp(prefix="vm-pulse-")))
