@@ -9,7 +9,14 @@ from typing import Literal
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.intents import understand
 from voicemaster.speech.hearing.phrases import HearPhrases, grammar, load, spoken
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Recognizer, RecognizerUnavailable
+from voicemaster.speech.hearing.recognition import (
+    Context,
+    ContextName,
+    Heard,
+    Intent,
+    Recognizer,
+    RecognizerUnavailable,
+)
 
 EngineName = Literal["auto", "vosk", "whisper"]
 ENGINES: tuple[EngineName, ...] = ("auto", "vosk", "whisper")
@@ -34,7 +41,7 @@ class VoskRecognizer:
         confidence = round(meaning.score * transcript.confidence, 3)
         known = meaning.intent != "unknown" and confidence >= VOSK_CONFIDENT
         return Heard(
-            meaning.intent if known else "unknown",
+            meaning.intent if known else Intent.UNKNOWN,
             meaning.value if known else None,
             transcript.text,
             confidence,
