@@ -8,7 +8,6 @@ import threading
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import pytest
