@@ -17,11 +17,12 @@ import pytest
 from tests.speech.conftest import matches
 from voicemaster.cli import app as cli
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices import interfaces as devices
+from voicemaster.speech.devices import portaudio as devices
 from voicemaster.speech.devices.files import FileSink, FileSource, Played, ScriptEnded
-from voicemaster.speech.devices.interfaces import AudioUnavailable, Device
+from voicemaster.speech.devices.interfaces import AudioUnavailable
 from voicemaster.speech.devices.loudspeaker import Speaker
 from voicemaster.speech.devices.microphone import Microphone
+from voicemaster.speech.devices.portaudio import Device
 from voicemaster.speech.signal import resample
 from voicemaster.speech.voice import voices
 from voicemaster.speech.voice.synthesis import Espeak, Voice

@@ -285,7 +285,8 @@ def _play_with(
     store: Store,
 ) -> int:
     from voicemaster.play.live import play
-    from voicemaster.speech.devices.interfaces import AudioUnavailable, divert_native_stderr
+    from voicemaster.speech.devices.interfaces import AudioUnavailable
+    from voicemaster.speech.devices.portaudio import divert_native_stderr
     from voicemaster.speech.hearing.engines import open_recognizer
     from voicemaster.speech.hearing.recognition import RecognizerUnavailable
     from voicemaster.speech.voice.synthesis import SpeechUnavailable
@@ -398,7 +399,7 @@ def _voices(args: argparse.Namespace) -> int:
 
 def _devices(_args: argparse.Namespace) -> int:
     from voicemaster.speech.devices.capture import hears_only_itself, look
-    from voicemaster.speech.devices.interfaces import NO_DEVICE_HINT, divert_native_stderr, list_devices
+    from voicemaster.speech.devices.portaudio import NO_DEVICE_HINT, divert_native_stderr, list_devices
 
     divert_native_stderr()
     found = list_devices(probe=True)

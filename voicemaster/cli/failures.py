@@ -27,7 +27,7 @@ INTERRUPTED = 130
 def _ours() -> tuple[type[BaseException], ...]:
     """The errors whose message is meant for the user. Imported here: the CLI starts without the speech stack."""
     from voicemaster.config.files import ConfigError
-    from voicemaster.models.manager import ModelError
+    from voicemaster.models.manifest import ModelError
     from voicemaster.questions.importers import ImportFailed
     from voicemaster.rules.errors import IllegalAction
     from voicemaster.screen import ScreenUnavailable

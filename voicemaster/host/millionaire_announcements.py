@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from voicemaster.host import wording
-from voicemaster.host.millionaire_jokers import partner_letters, phone_call
+from voicemaster.host.millionaire_jokers import partner_said, phone_call
 from voicemaster.host.turns import Dialogue, Record
 from voicemaster.rules import events
 
@@ -47,8 +47,8 @@ def announce(host: Quizmaster, event: events.Event) -> Dialogue:
             yield host.line("second_chance", {"player": player, "tries": tries}, form=wording.counted(tries))
         case events.PhoneCallStarted(_, seconds):
             yield from phone_call(host, seconds)
-        case events.PartnerAnswered(_, partner, letters):
-            yield partner_letters(host, partner, letters)
+        case events.PartnerAnswered(_, partner, letter):
+            yield partner_said(host, partner, letter)
         case events.ExtraJokerUsed(player, helper, letter):
             if helper is None or letter is None:
                 yield host.line("extra_joker_alone", {"player": player})

@@ -149,6 +149,9 @@ class Runner:
     render_ahead: bool = True
     """Render lines before they are said. A session file has no use for it: its time is the length of what is said,
     however long rendering takes."""
+    asked_since_save: Callable[[], list[tuple[str, str]]] | None = None
+    """The (player, question id) pairs asked since the last save, stored with the next one in one transaction: a
+    question asked is heard, even if the game is killed before it ends."""
     last_said: Say | None = None
     _timer_start: float = 0.0
     _speaking: Playback | None = None
@@ -221,7 +224,8 @@ class Runner:
         if self.store is None:
             return
         try:
-            renewed = self.store.save_game(self.game_id, state, finished=finished)
+            heard = self.asked_since_save() if self.asked_since_save is not None else []
+            renewed = self.store.save_game(self.game_id, state, finished=finished, heard=heard)
         except StoreUnwritable:
             with suppress(AudioUnavailable, SpeechUnavailable):  # what the store says is what the user must hear
                 self.say_now("store_failed")
