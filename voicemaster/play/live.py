@@ -23,7 +23,7 @@ from voicemaster.host.moneydrop import DropSession, MoneyDropHost
 from voicemaster.host.saved import UnreadableGame, restore, unfinishable
 from voicemaster.host.setup import which_variant, who_plays
 from voicemaster.host.turns import Listen, Observation, Say, Silence
-from voicemaster.play.runner import Runner, Transcript, WallClock, drive
+from voicemaster.play.runner import Runner, Transcript, WallClock, Watcher, drive
 from voicemaster.questions.model import Entry
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import moneydrop as md
@@ -54,10 +54,11 @@ def play(
     log: Path | None = None,
     notify: Callable[[str], None] | None = None,
     store: Store | None = None,
+    watch: Watcher | None = None,
 ) -> bool:
     """Runs a game until it ends: True; False when the players gave no clear answer to continuing an interrupted
     game, which is kept for later. Raises AudioUnavailable when a device is missing or lost, StoreError when the
-    store is busy (another game) or cannot be written."""
+    store is busy (another game) or cannot be written. `watch` sees every step (the screen)."""
     # The store first: a second quizmaster on the same games is refused before it opens the speaker. A store given
     # is open already (the command line opens it before loading a model) and stays open.
     opened = nullcontext(store) if store is not None else Store(store_path, exclusive=True, notify=notify)
@@ -77,7 +78,7 @@ def play(
                 speaker,
                 WallClock(),
                 hear,
-                Transcript(log_file),
+                Transcript(log_file, watch),
                 store=store,
                 earcons=earcon,
             )
@@ -112,6 +113,7 @@ def _resumed_or_new(
             return None
         if wanted:
             runner.game_id = game_id
+            runner.transcript.stored(runner.now, session.to_json())  # the screen shows the game it continues
             if isinstance(session, DropSession):
                 return MoneyDropHost(session, bank, language, seed)
             heard = store.heard_by(session.game.settings.players)
