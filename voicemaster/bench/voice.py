@@ -33,7 +33,7 @@ from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import Playback
-from voicemaster.speech.hearing.recognition import ContextName, Heard
+from voicemaster.speech.hearing.recognition import ContextName, Heard, Intent
 from voicemaster.speech.voice import kokoro, pyttsx3_engine
 from voicemaster.speech.voice.speakers import Engines, Speakers, engine_for
 from voicemaster.speech.voice.synthesis import SpeechUnavailable, Voice
@@ -161,8 +161,8 @@ def reply_latency(bank: Bank, language: str, questions: int, think: float, ahead
             right = current.question.correct
             wrong = next(letter for letter in seat.available if letter != right)
             letter = right if current.level < questions else wrong
-            return Heard("answer", letter.value, letter.value, 0.9)
-        return Heard("yes", None, "yes", 0.9)
+            return Heard(Intent.ANSWER, letter.value, letter.value, 0.9)
+        return Heard(Intent.YES, None, "yes", 0.9)
 
     with _cold_cache(), open(os.devnull, "w", encoding="utf-8") as log:
         speakers = Speakers({language: Voice()}, Engines())

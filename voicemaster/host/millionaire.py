@@ -57,7 +57,7 @@ from voicemaster.rules.ladders import Stakes
 from voicemaster.rules.letters import Letter
 from voicemaster.rules.state import Game, Seat
 from voicemaster.rules.variants import Joker
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
+from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Intent
 
 MISHEARD_BEFORE_SCAN = 3
 """After this many answers in a row that could not be understood, or were heard and then refused at "final
@@ -325,7 +325,7 @@ class Quizmaster:
             misheard = 0
             letter = yield from self._scan_options(player)
             if letter is not None:
-                yield from self._act(player, Heard("answer", letter.value, heard.text, heard.confidence))
+                yield from self._act(player, Heard(Intent.ANSWER, letter.value, heard.text, heard.confidence))
 
     def _still_deciding(self, player: str) -> bool:
         return self.game.round is not None and self.game.round.to_act == player

@@ -38,6 +38,8 @@ def announce(host: Quizmaster, event: events.Event) -> Dialogue:
                 yield host.line("option", {"letter": letter.value, "text": options(letter)})
         case events.AudiencePolled(_, percentages) | events.AudienceVoted(_, percentages):
             unit = "percent" if isinstance(event, events.AudiencePolled) else "votes"
+            shares = {letter.value: share for letter, share in percentages}
+            yield Record("audience", {"player": event.player, "unit": unit, "shares": shares})
             yield host.line(f"audience_{unit}_intro")
             for letter, share in percentages:
                 yield host.line(f"audience_{unit}", {"letter": letter.value, "n": share}, form=wording.counted(share))
