@@ -12,14 +12,17 @@ from pathlib import Path
 
 from voicemaster.host import lines as host_lines
 from voicemaster.host.millionaire import Quizmaster, Session
-from voicemaster.host.turns import Listen, Observation, Say, Silence
+from voicemaster.host.moneydrop import DropSession, MoneyDropHost
+from voicemaster.host.turns import Dialogue, Listen, Observation, Say, Silence
 from voicemaster.paths import QUESTIONS_DIR
+from voicemaster.play.demo import Simulated
 from voicemaster.play.runner import Runner, SessionClock, Transcript, Watcher, drive
-from voicemaster.play.simulated import SimulatedPlayers
+from voicemaster.play.simulated import SimulatedPlayers, SimulatedTeam
 from voicemaster.questions.model import Entry
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
+from voicemaster.rules import moneydrop as md
 from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import Playback
 from voicemaster.speech.hearing import phrases
@@ -41,11 +44,23 @@ def play_game(
 ) -> Path:
     """A classic game of one round (by default the one of two players with all three jokers); returns its
     transcript."""
-    bank = entries()
     settings = GameSettings(variant("classic"), players, rounds=1, seed=seed)
-    quizmaster = Quizmaster(Session(new_game(settings)), Bank(bank), language)
+    quizmaster = Quizmaster(Session(new_game(settings)), Bank(entries()), language)
+    simulated = SimulatedPlayers(quizmaster, phrases.load(language), random.Random(seed))
+    return _played(quizmaster.run(), simulated, out, watch, language)
+
+
+def play_money_drop(out: Path, watch: Watcher | None, *, seed: int = SEED, language: str = "de") -> Path:
+    """A money drop of one team; returns its transcript."""
+    host = MoneyDropHost(
+        DropSession(md.MoneyDropGame(md.MoneyDropSettings(teams=("Anna",)))), Bank(entries()), language, seed
+    )
+    team = SimulatedTeam(host, phrases.load(language), random.Random(seed))
+    return _played(host.run(), team, out, watch, language)
+
+
+def _played(dialogue: Dialogue, players: Simulated, out: Path, watch: Watcher | None, language: str) -> Path:
     meanings = phrases.load(language)
-    players = SimulatedPlayers(quizmaster, meanings, random.Random(seed))
     transcript_path = out / "transcript.jsonl"
     with transcript_path.open("w", encoding="utf-8") as transcript_file:
         transcript = Transcript(transcript_file, watch)
@@ -70,6 +85,6 @@ def play_game(
             transcript,
             render_ahead=False,
         )
-        drive(quizmaster.run(), runner.perform)
+        drive(dialogue, runner.perform)
         runner.finish_speaking()
     return transcript_path

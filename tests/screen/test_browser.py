@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from tests.screen.browser import axe_violations, chromium
-from tests.screen.games import entries, play_game
+from tests.screen.games import entries, play_game, play_money_drop
 from voicemaster.screen.feed import ScreenFeed
 from voicemaster.screen.server import Screen
 
@@ -201,3 +201,56 @@ def _read_only(url: str) -> None:
             urllib.request.urlopen(request, timeout=10)
         refused.value.close()
         assert refused.value.code == 405
+
+
+class DropPhotographer(Photographer):
+    def _moment(self, event: str, _data: Mapping[str, Any]) -> str | None:
+        return {"locked": "drop-locked", "result": "drop-result"}.get(event)
+
+
+@pytest.mark.slow
+def test_the_room_sees_the_money_on_each_option(tmp_path: Path) -> None:
+    """A money drop: the bundles the team locked on each option, then the trapdoors and the money left."""
+    bank = {entry.id: entry for entry in entries()}
+    feed = ScreenFeed("de", {entry_id: entry.question for entry_id, entry in bank.items()}, live=False)
+    photographer = DropPhotographer(feed)
+    transcript = tmp_path / "transcript.jsonl"
+    failed: list[BaseException] = []
+
+    def game() -> None:
+        try:
+            play_money_drop(tmp_path, photographer, seed=1)
+        except BaseException as error:
+            failed.append(error)
+        finally:
+            photographer.moments.put(None)
+
+    with Screen(feed, port=0) as screen, chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+        page.goto(screen.url + "?theme=dark")
+        threading.Thread(target=game, daemon=True).start()
+        photographed = []
+        while (moment := photographer.moments.get(timeout=HOLD_SECONDS)) is not None:
+            _caught_up(page, feed)
+            events = _events(transcript)
+            card = [e for e in events if e["event"] == "question"][-1]
+            assert page.locator("#question-text").inner_text() == bank[card["question_id"]].question
+            assert card["category"] in page.locator("#category").inner_text()
+            locked = [e for e in events if e["event"] == "locked"][-1]["placement"]
+            for letter, bundles in locked.items():
+                option = page.locator(f'.option[data-letter="{letter}"]')
+                assert f"{bundles} Bündel" in option.inner_text()
+            if moment == "drop-result":
+                result = events[-1]
+                right = page.locator(".option.correct")
+                assert right.get_attribute("data-letter") == card["correct"] and "✓" in right.inner_text()
+                left = f"{result['money_left']:,}".replace(",", ".")
+                assert left in page.locator("#money-left").inner_text()
+            else:
+                assert page.locator(".option.correct").count() == 0
+            page.screenshot(path=str(SHOTS / f"{7 + len(photographed)}-{moment}.png"), full_page=True)
+            assert axe_violations(page) == [], moment
+            photographed.append(moment)
+            photographer.taken.set()
+        assert not failed, failed
+        assert photographed == ["drop-locked", "drop-result"]
