@@ -189,8 +189,13 @@ def _light_theme_and_zoom(page: Any) -> None:
     page.locator("#theme").click()
     assert page.evaluate("document.documentElement.dataset.theme") != theme
     page.set_viewport_size({"width": 320, "height": 640})
-    assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
     page.screenshot(path=str(SHOTS / "6-zoomed.png"), full_page=True)
+    beyond = page.evaluate(
+        """[...document.querySelectorAll("body *")]
+        .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+        .map((e) => `${e.tagName}.${e.className}: ${e.textContent.slice(0, 40)}`)"""
+    )
+    assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth"), beyond
 
 
 def _read_only(url: str) -> None:

@@ -8,6 +8,7 @@ import threading
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -159,3 +160,17 @@ def test_the_local_network_mode_says_who_can_watch_and_shows_a_code(questions: M
 def test_the_text_demo_has_no_screen(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--text", "--screen", "--seed", "1"]) == 2
     assert "--screen" in capsys.readouterr().err
+
+
+def test_play_with_a_screen_whose_port_is_taken_stops_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before any model is loaded or device opened, and with no game begun."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["play", "--screen", "--port", str(port), "--players", "Anna", "--engine", "whisper"]) == 2
+    said = capsys.readouterr().err.strip().splitlines()
+    assert len(said) == 1 and f"127.0.0.1:{port}" in said[0] and "--port" in said[0]

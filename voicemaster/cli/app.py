@@ -300,7 +300,7 @@ def _play_with(
 
     divert_native_stderr()
     try:
-        recognizer = open_recognizer(args.engine, language)
+        # The screen before the model: a port in use is said at once, not after the model has loaded.
         with screen_cli.screen_for(args, language, entries, live=True) as watch:
             played = play(
                 settings,
@@ -309,7 +309,7 @@ def _play_with(
                 money_drop=args.format == "moneydrop",
                 language=language,
                 entries=entries,
-                recognizer=recognizer,
+                recognizer=open_recognizer(args.engine, language),
                 log=args.log,
                 store=store,
                 watch=watch,
