@@ -73,6 +73,20 @@ class Words:
     """Per joker, command and "no": words (normalized, one or more) that name it inside a sentence."""
 
 
+@dataclass(frozen=True)
+class Carried:
+    """Answers after a carrier ("I'll take", "ich tippe auf", "je dirais"): every carrier before every way of naming
+    an answer that `[answer] carried` lists, as templates."""
+
+    letter: tuple[str, ...] = ()
+    """A carrier and the bare letter ("I'll take {letter}"): any form of the letter ("I'll take the second one")."""
+    worded_letter: tuple[str, ...] = ()
+    """A carrier and the letter with a word before it ("I'll take answer {letter}"): one-word forms only ("answer
+    B", "answer Bee"; not "answer the second one", which nobody says)."""
+    option: tuple[str, ...] = ()
+    """A carrier and an option's text ("I think it's {option}")."""
+
+
 KEYWORD_INTENTS = (*JOKERS, *COMMANDS, "no")
 
 
@@ -91,6 +105,7 @@ class HearPhrases:
     name: tuple[str, ...]
     placement: PlacementWords
     words: Words
+    carried: Carried = Carried()
 
 
 def join_thousands(text: str) -> str:
@@ -147,8 +162,12 @@ def _grammar(context: Context, phrases: HearPhrases) -> tuple[Phrase, ...]:
         for letter in letters:
             for form in phrases.letters[letter]:
                 found += [(t.replace("{letter}", form), Intent.ANSWER, letter.value) for t in phrases.answer_letter]
+            for form in phrases.letters[letter]:
+                carried = phrases.carried.letter + (phrases.carried.worded_letter if " " not in form.strip() else ())
+                found += [(t.replace("{letter}", form), Intent.ANSWER, letter.value) for t in carried]
         for letter, option in zip(letters, context.options, strict=False):
-            found += [(t.replace("{option}", option), Intent.ANSWER, letter.value) for t in phrases.answer_option]
+            templates = (*phrases.answer_option, *phrases.carried.option)
+            found += [(t.replace("{option}", option), Intent.ANSWER, letter.value) for t in templates]
         for joker, said in phrases.jokers.items():
             found += [(text, Intent.JOKER, joker) for text in said]
     elif context.name is ContextName.CONFIRM:
@@ -215,6 +234,25 @@ def _load(language: str, folder: Path) -> HearPhrases:
             spelling=tuple(tuple(text.split()) for text in normalized(words.texts("spelling"))),
             keywords={intent: normalized(keywords.texts(intent)) for intent in KEYWORD_INTENTS},
         ),
+        carried=_carried(table.table("answer")),
+    )
+
+
+def _carried(answer: _Table) -> Carried:
+    carriers, named = answer.texts("carriers"), answer.texts("carried")
+    for index, text in enumerate(named):
+        if ("{letter}" in text) == ("{option}" in text):
+            raise ConfigError(
+                answer.path, f"{answer.prefix}carried[{index}]", f"{text!r} needs {{letter}} or {{option}}"
+            )
+
+    def templates(kept: list[str]) -> tuple[str, ...]:
+        return tuple(f"{carrier} {text}" for carrier in carriers for text in kept)
+
+    return Carried(
+        letter=templates([text for text in named if text.strip() == "{letter}"]),
+        worded_letter=templates([text for text in named if "{letter}" in text and text.strip() != "{letter}"]),
+        option=templates([text for text in named if "{option}" in text]),
     )
 
 

@@ -176,6 +176,11 @@ def _tokens(tokenizer: object, language: str) -> Tokens:
     return Tokens(tokenizer, language)
 
 
-@lru_cache(maxsize=32)
+TRIES_KEPT = 8
+"""Tries kept: a turn needs the current context's and the next one's (prepared while the question is read); with the
+carriers of every answer a trie holds some 40 000 nodes (about 10 MB), so a long game must not keep dozens."""
+
+
+@lru_cache(maxsize=TRIES_KEPT)
 def _trie(tokens: Tokens, choices: tuple[Phrase, ...]) -> TokenTrie:
-    return build([phrase.written for phrase in choices], lambda spelling: tokens.encode(spelling)[:MAX_PHRASE_TOKENS])
+    return build([phrase.written for phrase in choices], tokens.encode, longest=MAX_PHRASE_TOKENS)
