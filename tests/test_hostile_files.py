@@ -68,7 +68,7 @@ def test_a_recording_whose_header_promises_chunks_it_lacks_is_named(
 
 @pytest.fixture(scope="module")
 def whisper() -> object:
-    from voicemaster.models.manager import require_model
+    from voicemaster.models.verify import require_model
     from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 
     return WhisperRecognizer(require_model("whisper", "de"))

@@ -95,15 +95,15 @@ class _Logged(Quizmaster):
     """The real quizmaster, telling each action it takes before the state it leads to is stored: the replay needs
     the actions, and the store keeps only the states."""
 
-    def _apply(self, action: Action) -> Generator[Effect, Observation | None, Any]:
+    def apply(self, action: Action) -> Generator[Effect, Observation | None, Any]:
         yield Record("action", {"name": type(action).__name__, "data": to_data(action)})
-        return (yield from super()._apply(action))
+        return (yield from super().apply(action))
 
 
 class _LoggedDrop(MoneyDropHost):
-    def _apply(self, action: md.MoneyDropAction) -> Generator[Effect, Observation | None, None]:
+    def apply(self, action: md.MoneyDropAction) -> Generator[Effect, Observation | None, None]:
         yield Record("action", {"name": type(action).__name__, "data": to_data(action)})
-        yield from super()._apply(action)
+        yield from super().apply(action)
 
 
 Host = Quizmaster | MoneyDropHost

@@ -21,7 +21,7 @@ from voicemaster.hints import python_extra
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.intents import UNKNOWN, Understanding, parse_placement, understand
 from voicemaster.speech.hearing.phrases import HearPhrases, Phrase, grammar, load
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, RecognizerUnavailable
+from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Intent, RecognizerUnavailable
 from voicemaster.speech.hearing.whisper.decision import MARGINS, Evidence, Margins, decide, weigh
 from voicemaster.speech.hearing.whisper.model import Array, AudioKeys, Whisper
 from voicemaster.speech.hearing.whisper.search import search, transcribe
@@ -129,9 +129,9 @@ class WhisperRecognizer:
                 prompted = self._read(listened, tokens, budget, self._examples(context, tokens, phrases))
                 placement = parse_placement(prompted, phrases)
                 if placement is not None:
-                    return Heard("placement", placement, prompted, 1.0)
+                    return Heard(Intent.PLACEMENT, placement, prompted, 1.0)
             if placement is not None:
-                return Heard("placement", placement, text, 1.0)
+                return Heard(Intent.PLACEMENT, placement, text, 1.0)
         return decide(self.last, _meaning(text, context, phrases), text, self.tuning.margins)
 
     def _examples(self, context: Context, tokens: Tokens, phrases: HearPhrases) -> tuple[int, ...]:
