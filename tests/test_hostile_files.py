@@ -14,11 +14,7 @@ from voicemaster.host import lines
 from voicemaster.paths import PHRASES_DIR
 from voicemaster.speech.audio import Audio
 
-
-@pytest.fixture(autouse=True)
-def _own_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(name, str(tmp_path / "user" / name.lower()))
+pytestmark = pytest.mark.usefixtures("user_folders")
 
 
 @pytest.mark.parametrize(

@@ -11,25 +11,13 @@ import pytest
 from voicemaster.bench import faults, faults_checks, faults_fuzz, faults_resume, faults_store
 from voicemaster.cli.app import main
 from voicemaster.host.millionaire import Session
-from voicemaster.paths import QUESTIONS_DIR
-from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, UseFiftyFifty, millionaire, new_game, variant
 from voicemaster.rules.actions import AskQuestion, StartRound
 from voicemaster.rules.codec import to_data
 from voicemaster.rules.letters import Letter
 
-
-@pytest.fixture(autouse=True)
-def _own_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(name, str(tmp_path / name.lower()))
-    monkeypatch.delenv("VOICEMASTER_QUESTIONS", raising=False)
-
-
-@pytest.fixture(scope="module")
-def bank() -> Bank:
-    return Bank(tuple(load(pack_files(QUESTIONS_DIR)).entries))
+pytestmark = pytest.mark.usefixtures("user_folders")
 
 
 def test_games_killed_in_a_child_are_resumed_from_the_store_and_finished() -> None:

@@ -22,11 +22,7 @@ GOOD_QUESTION = {
 CSV_HEAD = "level,category,question,correct,wrong1,wrong2,wrong3\n"
 
 
-@pytest.fixture(autouse=True)
-def _own_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(name, str(tmp_path / "user" / name.lower()))
-    monkeypatch.delenv("VOICEMASTER_QUESTIONS", raising=False)
+pytestmark = pytest.mark.usefixtures("user_folders")
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
