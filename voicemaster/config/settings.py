@@ -146,6 +146,8 @@ def _check(path: Path, data: dict[str, Any], known_ladders: set[str]) -> None:
             raise ConfigError(path, f"speech.{language}", f"expected a language of {', '.join(LANGUAGES)}")
         if not 80 <= voice.rate <= 450 or not 0 <= voice.volume <= 200:
             raise ConfigError(path, f"speech.{language}", "rate must be 80-450 words a minute, volume 0-200")
+        if not 50 <= voice.pitch <= 200:
+            raise ConfigError(path, f"speech.{language}.pitch", "expected 50-200 (percent of the voice's own pitch)")
         if voice.engine not in SPEECH_ENGINES:
             raise ConfigError(path, f"speech.{language}.engine", f"expected one of {', '.join(SPEECH_ENGINES)}")
     for name, spec in settings.ladders.items():
