@@ -57,10 +57,11 @@ def whisper() -> Callable[[str], WhisperRecognizer]:
     from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 
     @functools.cache
-    def recognizer(language: str) -> WhisperRecognizer:
-        return WhisperRecognizer(require_model("whisper", language))
+    def loaded(folder: Path) -> WhisperRecognizer:
+        return WhisperRecognizer(folder)
 
-    return recognizer
+    # By the model's folder: a multilingual model (Whisper base) is loaded once for every language it hears.
+    return lambda language: loaded(require_model("whisper", language))
 
 
 @pytest.fixture(scope="session")

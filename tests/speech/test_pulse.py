@@ -15,7 +15,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -29,6 +29,7 @@ from voicemaster.speech.devices.interfaces import AudioUnavailable, MicrophoneLo
 from voicemaster.speech.devices.loudspeaker import Speaker
 from voicemaster.speech.devices.microphone import PRESENCE_SECONDS, Microphone
 from voicemaster.speech.hearing.endpoint import EndpointSettings
+from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.signal import resample
 from voicemaster.speech.voice.synthesis import Espeak
 
@@ -81,13 +82,13 @@ def test_the_microphone_hears_an_utterance_played_into_it(microphone_capture: Mi
     assert SETTINGS.silence_seconds < capture.decided_after < 2.5
 
 
-def test_what_the_microphone_heard_is_recognized(microphone_capture: MicrophoneCapture) -> None:
-    from voicemaster.models.verify import require_model
+def test_what_the_microphone_heard_is_recognized(
+    microphone_capture: MicrophoneCapture, whisper: Callable[[str], WhisperRecognizer]
+) -> None:
     from voicemaster.speech.hearing.recognition import Context, ContextName
-    from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 
     assert microphone_capture.heard is not None
-    recognizer = WhisperRecognizer(require_model("whisper", "de"))
+    recognizer = whisper("de")
     context = Context(ContextName.ANSWER, "de", ("Berlin", "Paris", "Rom", "Wien"))
     heard = recognizer.recognize(microphone_capture.heard, context)
     assert (heard.intent, heard.value) == ("answer", "B"), heard
