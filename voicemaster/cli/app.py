@@ -219,7 +219,7 @@ def _demo(args: argparse.Namespace) -> int:
     from voicemaster.speech.voice.synthesis import SpeechUnavailable
 
     language = args.lang or settings.game.language
-    entries = question_cli.playable_questions()
+    entries = question_cli.playable_questions(language)
     if entries is None:
         return 2
     try:
@@ -279,7 +279,7 @@ def _play(args: argparse.Namespace) -> int:
         settings = replace(settings, game=replace(settings.game, variant=args.variant))
     names = tuple(name.strip() for name in args.players.split(",") if name.strip()) or tuple(settings.game.players)
     language = args.lang or settings.game.language
-    entries = question_cli.playable_questions()
+    entries = question_cli.playable_questions(language)
     if entries is None:
         return 2
     # Opened before the model loads: a second game on the same data folder is refused at once.
