@@ -39,10 +39,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 )
 SIBLINGS_APART = {("voicemaster.speech.hearing", "voicemaster.speech.voice")}
 NOT_YET = {
-    # Listening is still inverted: the devices run the endpointer (issue 26, "listening as one pipeline").
-    "voicemaster.speech.devices.files -> voicemaster.speech.hearing.endpoint",
-    "voicemaster.speech.devices.interfaces -> voicemaster.speech.hearing.endpoint",
-    "voicemaster.speech.devices.microphone -> voicemaster.speech.hearing.endpoint",
     # The fuzzer's child calls the real commands in-process (issue 26, "the lab apart from the product").
     "voicemaster.bench.faults_fuzz -> voicemaster.cli.app",
 }

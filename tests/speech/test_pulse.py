@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 from tests.speech.conftest import Pulse, matches, start_pulse
+from tests.speech.listening import listen
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.capture import Watch
 from voicemaster.speech.devices.interfaces import AudioUnavailable, MicrophoneLost, MicrophoneUnavailable
@@ -64,7 +65,7 @@ def microphone_capture(pulse: Pulse, espeak: Espeak) -> MicrophoneCapture:
     with Microphone() as microphone:
         started = time.monotonic()
         player = pulse.feed_microphone(spoken)
-        heard = microphone.listen(timeout=3)
+        heard = listen(microphone, timeout=3)
         returned = time.monotonic()
         player.wait(timeout=5)
     return MicrophoneCapture(text, language, spoken, heard, returned - started - sound_span(spoken)[1])
@@ -126,8 +127,7 @@ def test_the_program_does_not_hear_its_own_voice(pulse: Pulse, espeak: Espeak) -
     question = espeak.render("Ist das Ihre endgültige Antwort? Ja oder nein?", "de")
     with pulse.echo(), Microphone() as microphone:
         playback = Speaker().play(question)
-        heard = microphone.listen(timeout=0.5, during=playback)
-        assert microphone.last is None
+        heard = listen(microphone, timeout=0.5, during=playback)
     assert heard is None
     assert playback.position() == pytest.approx(question.seconds)  # played to the end: it never interrupted itself
 
@@ -142,7 +142,7 @@ def test_a_player_talking_over_the_program_stops_it_and_is_heard(pulse: Pulse, e
         playback = Speaker().play(question)
         interrupt = threading.Timer(1.0, lambda: players.append(pulse.feed_microphone(answer)))
         interrupt.start()
-        heard = microphone.listen(timeout=2, during=playback)
+        heard = listen(microphone, timeout=2, during=playback)
         interrupt.join()
         players[0].wait(timeout=5)
     # Stopped soon after the player began at about 1.1 s (about 0.4 s later on an idle machine), long before the end.
@@ -168,7 +168,7 @@ def test_a_microphone_that_disappears_mid_game_gives_a_clear_error(second_daemon
         threading.Timer(0.5, second_daemon.stop).start()
         started = time.monotonic()
         with pytest.raises(AudioUnavailable, match=r"microphone stopped delivering sound .*unplugged"):
-            microphone.listen(timeout=5)
+            listen(microphone, timeout=5)
         assert time.monotonic() - started < 3
 
 
@@ -178,12 +178,12 @@ def test_a_microphone_unplugged_while_another_source_exists_is_noticed(second_da
     module = second_daemon.plug_in_microphone()
     watch = Watch()
     with Microphone(lost=watch.lost) as microphone:
-        assert microphone.listen(timeout=3) is None  # still there (looked at twice): silence is only silence
+        assert listen(microphone, timeout=3) is None  # still there (looked at twice): silence is only silence
         assert watch.microphone is not None and watch.microphone.name == "usbmic"
         threading.Timer(0.5, second_daemon.pactl, ("unload-module", module)).start()
         started = time.monotonic()
         with pytest.raises(MicrophoneLost, match=r"microphone 'usbmic' was unplugged"):
-            microphone.listen(timeout=30)
+            listen(microphone, timeout=30)
         assert time.monotonic() - started < 0.5 + PRESENCE_SECONDS + 2  # a bound, generous for a loaded machine
 
 
@@ -191,9 +191,9 @@ def test_without_a_watch_a_moved_stream_is_only_silence(second_daemon: Pulse) ->
     """What the watch is for: unplugged this way, the microphone goes on listening to silence, without error."""
     module = second_daemon.plug_in_microphone()
     with Microphone() as microphone:
-        microphone.listen(timeout=0.2)
+        listen(microphone, timeout=0.2)
         second_daemon.pactl("unload-module", module)
-        assert microphone.listen(timeout=2) is None
+        assert listen(microphone, timeout=2) is None
     assert "usbmic" not in second_daemon.pactl("list", "short", "sources")
 
 
@@ -205,7 +205,7 @@ def test_a_sound_server_that_would_record_only_the_speaker_has_no_microphone(sec
     assert listed.returncode == 1
     assert "Microphones (input): none" in listed.stdout and "Speakers (output):\n" in listed.stdout
     with Microphone(lost=Watch().lost) as microphone, pytest.raises(MicrophoneUnavailable, match="no microphone"):
-        microphone.listen(timeout=30)
+        listen(microphone, timeout=30)
 
 
 def test_a_speaker_that_disappears_mid_sentence_gives_a_clear_error(second_daemon: Pulse, espeak: Espeak) -> None:

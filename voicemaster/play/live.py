@@ -35,6 +35,7 @@ from voicemaster.speech.devices.loudspeaker import Speaker
 from voicemaster.speech.devices.microphone import Microphone
 from voicemaster.speech.hearing.pipeline import listen_and_recognize
 from voicemaster.speech.hearing.recognition import Recognizer
+from voicemaster.speech.hearing.voice_activity import SileroVad
 from voicemaster.speech.voice.earcons import earcon
 from voicemaster.speech.voice.speakers import Speakers
 from voicemaster.speech.voice.synthesis import SpeechUnavailable
@@ -63,10 +64,11 @@ def play(
     opened = nullcontext(store) if store is not None else Store(store_path, exclusive=True, notify=notify)
     with opened as store:
         # Watched: an unplugged microphone's stream may be moved by the sound server, not broken.
-        speaker, microphone = Speaker(), Microphone(lost=Watch().lost)
+        speaker, microphone, vad = Speaker(), Microphone(lost=Watch().lost), SileroVad()
 
         def hear(listen: Listen, _said: Say | None, speaking: Playback | None) -> Observation:
-            hearing = listen_and_recognize(microphone, recognizer, listen.context, listen.timeout_seconds, speaking)
+            context, timeout = listen.context, listen.timeout_seconds
+            hearing = listen_and_recognize(microphone, recognizer, context, timeout, speaking, vad=vad)
             heard = hearing.heard
             return Silence() if heard is None else heard
 
