@@ -38,7 +38,6 @@ def test_a_file_from_an_earlier_version_keeps_its_games(tmp_path: Path) -> None:
                     "updated TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)")  # fmt: skip
         old.execute("INSERT INTO games (id, state) VALUES ('old', '{}')")
     with Store(path) as store:
-        assert store.load_game("old") == "{}"
         assert store.unfinished_game() == ("old", "{}")
         store.save_game("old", '{"step": 2}', finished=True)
         assert store.unfinished_game() is None
@@ -112,7 +111,7 @@ def test_a_stored_game_that_cannot_be_read_is_set_aside_and_the_rest_carried_ove
         assert store.heard("Anna") == {"q1": 1}
     (aside,) = tmp_path.glob("voicemaster.damaged-*.db")
     with Store(aside) as kept:
-        assert kept.load_game("bad") == '{"game": {"round": '
+        assert ("bad", '{"game": {"round": ') in [(game.id, game.state) for game in kept.recent_games(5)]
 
 
 def test_a_folder_where_the_store_should_be_is_explained(tmp_path: Path) -> None:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from tests.speech.conftest import matches
-from voicemaster.models.manager import require_model
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSource
 from voicemaster.speech.devices.interfaces import FRAME_SECONDS
@@ -143,13 +143,8 @@ def test_a_reading_slower_than_the_rest_of_the_pause_stands_when_the_pause_ends(
 
 
 @pytest.fixture(scope="module")
-def vad() -> SileroVad:
-    return SileroVad()
-
-
-@pytest.fixture(scope="module")
-def recognizer() -> WhisperRecognizer:
-    return WhisperRecognizer(require_model("whisper", "de"))
+def recognizer(whisper: Callable[[str], WhisperRecognizer]) -> WhisperRecognizer:
+    return whisper("de")
 
 
 def spoken(espeak: Espeak, text: str) -> Audio:

@@ -23,13 +23,13 @@ from voicemaster.host.moneydrop import DropSession, MoneyDropHost
 from voicemaster.host.saved import UnreadableGame, restore, unfinishable
 from voicemaster.host.setup import which_variant, who_plays
 from voicemaster.host.turns import Listen, Observation, Say, Silence
-from voicemaster.play.runner import Runner, Transcript, WallClock, drive
+from voicemaster.play.runner import Runner, Transcript, WallClock, Watcher, drive
 from voicemaster.questions.model import Entry
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import moneydrop as md
 from voicemaster.rules import new_game
 from voicemaster.rules.variants import VARIANTS
-from voicemaster.speech.devices.capture import Watch
+from voicemaster.speech.devices.capture import Watch, speaker_present
 from voicemaster.speech.devices.interfaces import AudioUnavailable, MicrophoneLost, MicrophoneUnavailable, Playback
 from voicemaster.speech.devices.loudspeaker import Speaker
 from voicemaster.speech.devices.microphone import Microphone
@@ -55,22 +55,35 @@ def play(
     log: Path | None = None,
     notify: Callable[[str], None] | None = None,
     store: Store | None = None,
+    watch: Watcher | None = None,
 ) -> bool:
     """Runs a game until it ends: True; False when the players gave no clear answer to continuing an interrupted
     game, which is kept for later. Raises AudioUnavailable when a device is missing or lost, StoreError when the
-    store is busy (another game) or cannot be written."""
+    store is busy (another game) or cannot be written. `watch` sees every step (the screen)."""
     # The store first: a second quizmaster on the same games is refused before it opens the speaker. A store given
     # is open already (the command line opens it before loading a model) and stays open.
     opened = nullcontext(store) if store is not None else Store(store_path, exclusive=True, notify=notify)
     with opened as store:
-        # Watched: an unplugged microphone's stream may be moved by the sound server, not broken.
-        speaker, microphone, vad = Speaker(), Microphone(lost=Watch().lost), SileroVad()
+        # Watched: an unplugged microphone's stream may be moved by the sound server, not broken; and a stream that
+        # stalls is told from an unplug by whether its device is still there.
+        in_use = Watch()
+        speaker = Speaker(present=speaker_present)
+        microphone = Microphone(lost=in_use.lost, present=in_use.present)
+        vad = SileroVad()
 
         def hear(listen: Listen, _said: Say | None, speaking: Playback | None) -> Observation:
-            context, timeout = listen.context, listen.timeout_seconds
-            hearing = listen_and_recognize(microphone, recognizer, context, timeout, speaking, vad=vad)
-            heard = hearing.heard
-            return Silence() if heard is None else heard
+            while True:
+                microphone.stalled = 0.0
+                context, timeout = listen.context, listen.timeout_seconds
+                hearing = listen_and_recognize(microphone, recognizer, context, timeout, speaking, vad=vad)
+                heard = hearing.heard
+                if heard is not None or max(microphone.stalled, speaker.stalled) < PAUSED_SECONDS:
+                    return Silence() if heard is None else heard
+                # The program stood still with its devices there (Ctrl-Z, a suspend, a loaded machine): not an
+                # unplug, and the silence was not the players'. Back where the game was, and listening again.
+                runner.say_now("resumed")
+                runner.recall()
+                speaking = None
 
         with (log or Path("/dev/null")).open("a", encoding="utf-8") as log_file:
             runner = Runner(
@@ -79,7 +92,7 @@ def play(
                 speaker,
                 WallClock(),
                 hear,
-                Transcript(log_file),
+                Transcript(log_file, watch),
                 store=store,
                 earcons=earcon,
             )
@@ -92,6 +105,11 @@ def play(
                 return True
             finally:
                 microphone.close()
+
+
+PAUSED_SECONDS = 5.0
+"""A stall of the devices this long, survived, is said: the players hear where the game was, and are listened to
+again (the silence was the program's, not theirs)."""
 
 
 def _resumed_or_new(
@@ -114,6 +132,7 @@ def _resumed_or_new(
             return None
         if wanted:
             runner.game_id = game_id
+            runner.transcript.stored(runner.now, session.to_json())  # the screen shows the game it continues
             if isinstance(session, DropSession):
                 return MoneyDropHost(session, bank, language, seed)
             heard = store.heard_by(session.game.settings.players)

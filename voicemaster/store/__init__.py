@@ -384,8 +384,3 @@ class Store:
             )
             for i, state, finished, updated in rows
         ]
-
-    def load_game(self, game_id: str) -> str | None:
-        self._ensure()
-        row = self._db.execute("SELECT state FROM games WHERE id = ?", (game_id,)).fetchone()
-        return None if row is None else str(row[0])

@@ -70,7 +70,8 @@ def _speakable(text: str) -> bool:
 
 
 def open_recognizer(engine: EngineName, language: str) -> Recognizer:
-    from voicemaster.models.manager import ModelError, find_model, require_model
+    from voicemaster.models.manifest import ModelError
+    from voicemaster.models.verify import find_model, require_model
     from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 
     # A missing model is what every first run meets: it must come out as the one line that says what to run.
