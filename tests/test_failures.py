@@ -61,7 +61,7 @@ def test_history_with_a_stored_game_that_is_not_json_keeps_the_others(tmp_path: 
     assert "the stored game broken cannot be read" in one_clear_line(shown)
     (aside,) = path.parent.glob("voicemaster.damaged-*.db")
     with Store(aside) as kept:
-        assert kept.load_game("broken") == "{not json"
+        assert [(game.id, game.state) for game in kept.recent_games(5)] == [("broken", "{not json")]
 
 
 def test_a_folder_in_place_of_the_store_and_a_file_in_place_of_the_data_folder(tmp_path: Path) -> None:
@@ -103,9 +103,8 @@ def test_a_second_play_on_the_same_data_folder_is_refused(tmp_path: Path) -> Non
 
 
 def test_a_bug_is_one_line_naming_a_log_with_the_traceback(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    user_folders: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
 
     def broken(_args: object) -> int:
         return {}["no such key"]  # type: ignore[no-any-return]
@@ -115,7 +114,7 @@ def test_a_bug_is_one_line_naming_a_log_with_the_traceback(
     shown = capsys.readouterr()
     assert "Traceback" not in shown.err and len(shown.err.strip().splitlines()) == 1
     assert "this is a bug" in shown.err and "KeyError" in shown.err
-    (log,) = (tmp_path / "voicemaster" / "logs").glob("bug-*.log")
+    (log,) = (user_folders / "xdg_data_home" / "voicemaster" / "logs").glob("bug-*.log")
     assert str(log) in shown.err
     written = log.read_text(encoding="utf-8")
     assert "command: voicemaster history" in written and "Traceback" in written and "no such key" in written
@@ -135,7 +134,7 @@ def test_library_lines_on_standard_error_are_dropped_and_our_message_still_shown
     code = (
         "import os, sys\n"
         "from voicemaster.cli.failures import guarded\n"
-        "from voicemaster.speech.devices import divert_native_stderr\n"
+        "from voicemaster.speech.devices.portaudio import divert_native_stderr\n"
         "from voicemaster.store import StoreError\n"
         "def run():\n"
         "    divert_native_stderr()\n"

@@ -10,19 +10,17 @@ import pytest
 
 from voicemaster import hints, paths
 from voicemaster.config.settings import default_paths, load_settings
-from voicemaster.models import manager as models
+from voicemaster.models import manifest
 from voicemaster.speech.voice import kokoro
 from voicemaster.store import Store
 
 
 @pytest.fixture
-def home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """A user with nothing yet: their config, data and cache folders in tmp_path, no overrides."""
-    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(name, str(tmp_path / name.lower()))
-    for name in ("VOICEMASTER_CONFIG_DIR", "VOICEMASTER_MODELS_DIR", "VOICEMASTER_MANIFEST", "VOICEMASTER_QUESTIONS"):
+def home(user_folders: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A user with nothing yet (`user_folders`), and no override of where the models are either."""
+    for name in ("VOICEMASTER_MODELS_DIR", "VOICEMASTER_MANIFEST"):
         monkeypatch.delenv(name, raising=False)
-    return tmp_path
+    return user_folders
 
 
 def test_what_ships_is_inside_the_package() -> None:
@@ -30,7 +28,7 @@ def test_what_ships_is_inside_the_package() -> None:
     for shipped in (paths.DEFAULT_CONFIG, paths.MODELS_MANIFEST, paths.QUESTIONS_DIR / "de" / "millionaire"):
         assert shipped.exists() and shipped.is_relative_to(package)
     assert {folder.name for folder in paths.PHRASES_DIR.iterdir()} == {"de", "en", "fr"}
-    assert models.manifest_path() == paths.MODELS_MANIFEST and "whisper-base" in models.load_manifest()
+    assert manifest.manifest_path() == paths.MODELS_MANIFEST and "whisper-base" in manifest.load_manifest()
 
 
 def test_the_users_settings_file_is_read_from_the_config_folder(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -57,14 +55,14 @@ def test_a_checkout_keeps_its_models_in_models_and_an_installed_program_in_the_d
 ) -> None:
     checkout = paths.checkout()
     assert checkout is not None and (checkout / "pyproject.toml").is_file()
-    assert models.models_dir() == checkout / "models"
-    assert models.shared_dir() == checkout.parent / "shared" / "models"
+    assert manifest.models_dir() == checkout / "models"
+    assert manifest.shared_dir() == checkout.parent / "shared" / "models"
     monkeypatch.setenv("VOICEMASTER_MODELS_DIR", str(home / "mine"))
-    assert models.models_dir() == home / "mine"
+    assert manifest.models_dir() == home / "mine"
     monkeypatch.delenv("VOICEMASTER_MODELS_DIR")
     monkeypatch.setattr(paths, "checkout", lambda: None)  # as from a wheel: the folder above is site-packages
-    assert models.models_dir() == home / "xdg_data_home" / "voicemaster" / "models"
-    assert models.shared_dir() is None
+    assert manifest.models_dir() == home / "xdg_data_home" / "voicemaster" / "models"
+    assert manifest.shared_dir() is None
 
 
 def test_missing_pieces_name_the_command_for_this_installation(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,28 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from voicemaster.bench import faults, faults_checks, faults_fuzz, faults_resume
+from voicemaster.bench import faults, faults_checks, faults_fuzz, faults_resume, faults_store
 from voicemaster.cli.app import main
 from voicemaster.host.millionaire import Session
-from voicemaster.paths import QUESTIONS_DIR
-from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, UseFiftyFifty, millionaire, new_game, variant
 from voicemaster.rules.actions import AskQuestion, StartRound
 from voicemaster.rules.codec import to_data
 from voicemaster.rules.letters import Letter
 
-
-@pytest.fixture(autouse=True)
-def _own_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(name, str(tmp_path / name.lower()))
-    monkeypatch.delenv("VOICEMASTER_QUESTIONS", raising=False)
-
-
-@pytest.fixture(scope="module")
-def bank() -> Bank:
-    return Bank(tuple(load(pack_files(QUESTIONS_DIR)).entries))
+pytestmark = pytest.mark.usefixtures("user_folders")
 
 
 def test_games_killed_in_a_child_are_resumed_from_the_store_and_finished() -> None:
@@ -79,7 +67,7 @@ def test_a_replay_that_disagrees_with_a_stored_state_is_caught(tmp_path: Path) -
 
 
 def test_fuzzed_inputs_through_the_commands_find_no_traceback_in_the_question_tools() -> None:
-    figures = faults_fuzz.fuzz(150, seed=11)
+    figures = faults_fuzz.fuzz(150, seed=11, command=main)
     assert figures["inputs"] == 150
     question_tools = {kind: n for kind, n in figures["tracebacks_by_kind"].items() if kind.split(":")[0] in
                       ("pack", "opentdb", "csv")}  # fmt: skip
@@ -89,19 +77,22 @@ def test_fuzzed_inputs_through_the_commands_find_no_traceback_in_the_question_to
 
 
 def test_a_traceback_and_a_file_left_behind_are_counted(monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(_kind: str, content: bytes, folder: Path) -> tuple[int, str, Path | None]:
+    def broken(_kind: str, content: bytes, folder: Path, _main: object) -> tuple[int, str, Path | None]:
         (folder / "left-behind.toml.partial").write_bytes(content[:10])
         raise AttributeError("'str' object has no attribute 'get'")
 
     monkeypatch.setattr(faults_fuzz, "_one", broken)
-    figures = faults_fuzz.fuzz(3, seed=1)
+    figures = faults_fuzz.fuzz(3, seed=1, command=main)
     assert figures["tracebacks"] == 3 and figures["written_on_failure"] == 3
 
 
 def test_the_json_holds_the_keys_other_tools_read(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(faults.faults_store, "run", lambda: {"outcomes": [], "time_limit_seconds": 60, "seconds": 0})
+    counted = {"games_lost": 0, "hung": 0, "tracebacks": 0}
+    monkeypatch.setattr(
+        faults.faults_store, "run", lambda: {"outcomes": [], "time_limit_seconds": 60, "seconds": 0, **counted}
+    )
     assert main(["bench", "faults", "--games", "0", "--inputs", "20", "--json"]) == 0
     figures = json.loads(capsys.readouterr().out)
     assert figures["resume"]["games"] == 0 and figures["resume"]["exact"] == 0
@@ -110,8 +101,15 @@ def test_the_json_holds_the_keys_other_tools_read(
     assert "fuzzed input: 20 inputs" in faults.report(figures)
 
 
-def test_a_saved_input_is_the_one_that_was_fed(tmp_path: Path) -> None:
-    bases = faults_fuzz._bases()
-    kind, content, _ = faults_fuzz.make_input(7, 17, bases)
-    assert faults_fuzz.save_input(7, 17, tmp_path / "input") == kind
-    assert (tmp_path / "input").read_bytes() == content.removeprefix(b"#say")
+@pytest.mark.parametrize("damage", ["truncated to 0", "replaced by a folder"])
+def test_a_store_damaged_under_a_running_game_loses_no_game(tmp_path: Path, damage: str) -> None:
+    """Issue 25: the bench's own game, its store damaged a few questions in, ends as a game and is kept."""
+    outcome = faults_store.game_outcome(damage, tmp_path, "--damage-at", "60", "--damage", damage)
+    assert outcome.exit_code == 0 and not outcome.traceback and outcome.game_lost is False
+    assert "during the game" in outcome.message  # said, the game saved again into a new file
+
+
+def test_a_pack_changed_between_crash_and_resume_still_resumes_exactly(bank: Bank, tmp_path: Path) -> None:
+    spec = faults_resume.Spec("millionaire", 11, ("Anna",), "classic", pack_changed=True)
+    outcome = faults_resume.one_game(spec, bank, tmp_path)
+    assert outcome.exact, outcome.problem

@@ -15,13 +15,15 @@ import numpy as np
 import pytest
 
 from tests.speech.conftest import matches
+from tests.speech.listening import listen
 from voicemaster.cli import app as cli
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices import interfaces as devices
+from voicemaster.speech.devices import portaudio as devices
 from voicemaster.speech.devices.files import FileSink, FileSource, Played, ScriptEnded
-from voicemaster.speech.devices.interfaces import AudioUnavailable, Device
+from voicemaster.speech.devices.interfaces import AudioUnavailable
 from voicemaster.speech.devices.loudspeaker import Speaker
 from voicemaster.speech.devices.microphone import Microphone
+from voicemaster.speech.devices.portaudio import Device
 from voicemaster.speech.signal import resample
 from voicemaster.speech.voice import voices
 from voicemaster.speech.voice.synthesis import Espeak, Voice
@@ -46,6 +48,20 @@ def test_the_file_sink_records_the_session_with_where_each_sound_starts(espeak: 
     assert session.samples[: len(welcome.samples)] == welcome.samples
 
 
+def test_a_session_written_as_it_is_made_is_on_disk_at_every_step_and_not_held_in_memory(tmp_path: Path) -> None:
+    """Issue 25: a long demo's memory grew with the game, its session held until the end."""
+    path = tmp_path / "session.wav"
+    sink = FileSink(path=path)
+    minute = Audio(bytes(2 * 22_050 * 60), 22_050)
+    for played in range(1, 4):
+        sink.play(minute)
+        sink.pause(1.0)
+        assert Audio.read(path).seconds == pytest.approx(played * 61.0)  # readable as it grows: a crash keeps it
+        assert len(sink._samples) == 0  # nothing of it kept in memory
+    sink.write(path)
+    assert sink.session.seconds == pytest.approx(183.0) and sink.seconds == pytest.approx(183.0)
+
+
 # --- the file source: a scripted player ---------------------------------------------------------------------------
 
 
@@ -55,22 +71,20 @@ def test_the_file_source_hears_each_scripted_line_trimmed_to_its_speech(espeak: 
     padded.write(tmp_path / "answer.wav")
     yes = espeak.render("Ja", "de")
     source = FileSource([tmp_path / "answer.wav", None, yes])
-    assert source.unheard == 3
-    heard = source.listen(timeout=3, during=FileSink().play(espeak.render("Ihre Antwort?", "de")))
+    heard = listen(source, timeout=3, during=FileSink().play(espeak.render("Ihre Antwort?", "de")))
     assert heard is not None and heard.rate == 16_000
     assert matches(heard, answer) > 0.99
     assert heard.seconds < answer.seconds + 0.5  # the second of silence on each side is not part of it
-    assert source.listen(timeout=3) is None  # the scripted player says nothing
-    confirmed = source.listen(timeout=3)
+    assert listen(source, timeout=3) is None  # the scripted player says nothing
+    confirmed = listen(source, timeout=3)
     assert confirmed is not None and matches(confirmed, yes) > 0.99
-    assert source.unheard == 0
-    with pytest.raises(ScriptEnded):
-        source.listen(timeout=3)
+    with pytest.raises(ScriptEnded):  # all three lines were heard, none left over
+        listen(source, timeout=3)
 
 
 def test_a_scripted_line_without_speech_is_heard_as_silence() -> None:
     hiss = np.random.default_rng(3).normal(0, 300, 32_000).astype("<i2").tobytes()
-    assert FileSource([Audio(hiss, 16_000)]).listen(timeout=1) is None
+    assert listen(FileSource([Audio(hiss, 16_000)]), timeout=1) is None
 
 
 # --- missing hardware: a clear message, never a traceback ---------------------------------------------------------
@@ -88,7 +102,7 @@ def test_without_the_portaudio_library_the_message_says_what_to_install(monkeypa
     monkeypatch.delitem(sys.modules, "sounddevice", raising=False)
     monkeypatch.setattr(sys, "meta_path", [_NoPortAudio(), *sys.meta_path])
     with pytest.raises(AudioUnavailable, match=r"apt-get install libportaudio2"):
-        Microphone().listen(timeout=1)
+        listen(Microphone(), timeout=1)
     with pytest.raises(AudioUnavailable, match=r"apt-get install libportaudio2"):
         Speaker().play(Audio(bytes(3200), 16_000))
     with pytest.raises(AudioUnavailable, match=r"apt-get install libportaudio2"):
@@ -112,7 +126,7 @@ def no_sound_server(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator
 def test_with_no_device_listening_and_speaking_say_what_to_plug_in(no_sound_server: dict[str, str]) -> None:
     del no_sound_server
     with pytest.raises(AudioUnavailable, match=r"No usable microphone .*plug in a headset"):
-        Microphone().listen(timeout=1)
+        listen(Microphone(), timeout=1)
     with pytest.raises(AudioUnavailable, match=r"No usable speaker .*plug in a headset"):
         Speaker().play(Audio(bytes(3200), 16_000))
 

@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
-from voicemaster.models.manager import require_model
+from voicemaster.models.verify import require_model
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.intents import understand
 from voicemaster.speech.hearing.phrases import load
@@ -73,8 +75,8 @@ BACKGROUND = [
 
 
 @pytest.fixture(scope="module")
-def recognizer() -> WhisperRecognizer:
-    return WhisperRecognizer(require_model("whisper", "de"))
+def recognizer(whisper: Callable[[str], WhisperRecognizer]) -> WhisperRecognizer:
+    return whisper("de")
 
 
 def _context(language: str, name: ContextName) -> Context:

@@ -3,10 +3,14 @@
 - resume: games of both formats killed (SIGKILL) at a random step, resumed and finished (bench/faults_resume.py)
 - fuzz: mutated packs, imports, configs, phrase files and WAVs through the real commands (bench/faults_fuzz.py),
   in a process of its own, so that its peak memory is its own
+- resume also takes, in a quarter of the games, the question the game stood on out of the bank before resuming (a
+  pack changed between the crash and the restart)
 - faults: a damaged, read-only, deleted or full store, a second instance, no sound server, no microphone
-  (bench/faults_store.py)
+  (bench/faults_store.py); the store damaged, replaced or made read-only under a running game, and a process stopped
+  and continued while it speaks (bench/faults_midgame.py)
 
-Other tools read `resume.games`, `resume.exact`, `fuzz.inputs`, `fuzz.tracebacks` and `fuzz.written_on_failure`.
+Other tools read `resume.games`, `resume.exact`, `fuzz.inputs`, `fuzz.tracebacks`, `fuzz.written_on_failure`,
+`fuzz.hung` and `faults.games_lost`.
 """
 
 from __future__ import annotations
@@ -41,7 +45,9 @@ def run(games: int = GAMES, inputs: int = INPUTS, seed: int = SEED) -> dict[str,
 
 def fuzz_in_child(inputs: int, seed: int) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    command = [sys.executable, "-m", "voicemaster.bench.faults_fuzz", str(inputs), str(seed)]
+    # Through the real entry (`voicemaster bench fuzz`), which gives the fuzzer the command line to run.
+    command = [sys.executable, "-m", "voicemaster", "bench", "fuzz", "--inputs", str(inputs), "--seed", str(seed)]
+    command.append("--json")
     done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
     if done.returncode != 0:
         # The fuzzer itself failed: that is a figure too, not a reason to lose the others.
@@ -56,25 +62,35 @@ def report(figures: dict[str, Any]) -> str:
     for name, per in resume["per_format"].items():
         lines.append(
             f"  {name:12} {per['exact']}/{per['games']} resumed exactly, {per['finished']} finished, "
-            f"{per['confirmed']} confirmed by the rules engine ({per['after_fifty_fifty']} killed after a 50:50)"
+            f"{per['confirmed']} confirmed by the rules engine ({per['after_fifty_fifty']} killed after a 50:50, "
+            f"{per.get('after_pack_change', 0)} resumed with their question gone from the bank)"
         )
         lines += [f"      {count} x {problem}" for problem, count in per["problems"].items()]
-    if fuzz.get("error"):
-        lines.append(f"fuzzed input: the fuzzer failed: {fuzz['error']}")
-    else:
-        slowest = fuzz["slowest"] or {}
-        lines += [
-            f"fuzzed input: {fuzz['inputs']} inputs, {fuzz['tracebacks']} tracebacks, "
-            f"{fuzz['written_on_failure']} wrote files on failure, {fuzz['invalid_packs_written']} invalid packs "
-            f"written, {fuzz['hung']} hung (bound {fuzz['hang_bound_seconds']} s); slowest "
-            f"{slowest.get('seconds')} s ({slowest.get('kind')}: {', '.join(slowest.get('mutations', []))}); "
-            f"peak memory {fuzz['peak_memory_mb']} MB",
-        ]
-        lines += [f"      {count} x {kind}" for kind, count in fuzz["tracebacks_by_kind"].items()]
-    lines.append(f"faults (each command limited to {faults['time_limit_seconds']} s):")
+    lines += fuzz_report(fuzz)
+    lines.append(
+        f"faults (each command limited to {faults['time_limit_seconds']} s): {faults['games_lost']} games lost, "
+        f"{faults['hung']} hung, {faults['tracebacks']} tracebacks"
+    )
     for outcome in faults["outcomes"]:
         state = "HUNG" if outcome["hung"] else f"exit {outcome['exit_code']}"
         lost = {None: "", True: ", game lost", False: ", no game lost"}[outcome["game_lost"]]
         kind = "traceback: " if outcome["traceback"] else ""
         lines.append(f"  {outcome['fault']:24} {outcome['command']}: {state}{lost}; {kind}{outcome['message'][:100]}")
     return "\n".join(lines)
+
+
+def fuzz_report(fuzz: dict[str, Any]) -> list[str]:
+    """The lines of the fuzzed input's figures."""
+    if fuzz.get("error"):
+        return [f"fuzzed input: the fuzzer failed: {fuzz['error']}"]
+    lines: list[str] = []
+    slowest = fuzz["slowest"] or {}
+    lines += [
+        f"fuzzed input: {fuzz['inputs']} inputs, {fuzz['tracebacks']} tracebacks, "
+        f"{fuzz['written_on_failure']} wrote files on failure, {fuzz['invalid_packs_written']} invalid packs "
+        f"written, {fuzz['hung']} hung (bound {fuzz['hang_bound_seconds']} s); slowest "
+        f"{slowest.get('seconds')} s ({slowest.get('kind')}: {', '.join(slowest.get('mutations', []))}); "
+        f"peak memory {fuzz['peak_memory_mb']} MB",
+    ]
+    lines += [f"      {count} x {kind}" for kind, count in fuzz["tracebacks_by_kind"].items()]
+    return lines

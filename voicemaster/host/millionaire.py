@@ -6,7 +6,8 @@ resumed from the store continues exactly where it was, and there is no second st
 Every rules transition is recorded (and stored) before it is announced.
 
 The jokers' dialogues are in `millionaire_jokers.py`, what is said about each rules event in
-`millionaire_announcements.py`.
+`millionaire_announcements.py`, the lines rendered ahead in `foresight.py`: each takes the quizmaster through its
+public interface (`hosting.MillionaireHosting`).
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ from voicemaster.rules.ladders import Stakes
 from voicemaster.rules.letters import Letter
 from voicemaster.rules.state import Game, Seat
 from voicemaster.rules.variants import Joker
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
+from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Intent
 
 MISHEARD_BEFORE_SCAN = 3
 """After this many answers in a row that could not be understood, or were heard and then refused at "final
@@ -74,14 +75,19 @@ class Session:
     """Question ids asked in this game, in order."""
     options: tuple[str, ...] = ()
     """The current question's options in the order they were read."""
+    texts: tuple[str, ...] = ()
+    """The current question and its explanation as read: a game resumed after its pack changed or went can still
+    finish the question it was on. Empty in games stored before it was kept."""
 
     def to_json(self) -> str:
-        return json.dumps({"game": dumps(self.game), "asked": self.asked, "options": self.options}, ensure_ascii=False)
+        data = {"game": dumps(self.game), "asked": self.asked, "options": self.options, "texts": self.texts}
+        return json.dumps(data, ensure_ascii=False)
 
     @staticmethod
     def from_json(text: str) -> Session:
         data = json.loads(text)
-        return Session(loads(Game, data["game"]), tuple(data["asked"]), tuple(data["options"]))
+        texts = tuple(str(text) for text in data.get("texts", ()))
+        return Session(loads(Game, data["game"]), tuple(data["asked"]), tuple(data["options"]), texts)
 
 
 class Quizmaster:
@@ -108,14 +114,28 @@ class Quizmaster:
         """The level of the question the last action was taken on, for announcing its results."""
         self._unclear = False
         """Whether the last "final answer?" got nothing clear (rather than a no): said when the answer stays open."""
-        self._partner_said: Letter | None = None
-        """The letter the phone partner gave, for saying who said what."""
 
     # The game
 
     @property
     def game(self) -> Game:
         return self.session.game
+
+    @property
+    def asked(self) -> tuple[str, ...]:
+        return self.session.asked
+
+    @property
+    def options(self) -> tuple[str, ...]:
+        return self.session.options
+
+    @property
+    def level_played(self) -> int:
+        return self._level
+
+    @property
+    def answer_unclear(self) -> bool:
+        return self._unclear
 
     @property
     def currency(self) -> str:
@@ -162,18 +182,17 @@ class Quizmaster:
             yield self.line("resumed")
             current = self.game.round
             if current is not None and current.question is not None:
-                # Only the options still open to the player on turn: a 50:50 before the break stays used.
-                to_act = current.to_act
-                yield from self._read_question(self._seat(to_act).available if to_act else None)
+                # Only the options still open: a 50:50 before the break stays used.
+                yield from self._read_question(self.open_letters())
         while self.game.outcome is None:
             current = self.game.round
             if current is None:
                 if self.game.sheet and self.game.settings.rounds is None:
                     another = yield from self._ask_yes_no("another_round", {}, None, form=self.everyone())
                     if not another:
-                        yield from self._apply(StopGame())
+                        yield from self.apply(StopGame())
                         continue
-                yield from self._apply(StartRound())
+                yield from self.apply(StartRound())
             elif current.question is None:
                 yield from self._offer_walk_away()
                 if self.game.round is not None and not self.game.round.over:
@@ -183,9 +202,9 @@ class Quizmaster:
             else:
                 yield self.line("reveal_suspense", form=self.in_round())
                 yield Play("suspense")
-                yield from self._apply(Reveal())
+                yield from self.apply(Reveal())
 
-    def _apply(self, action: Action) -> Generator[Effect, Observation | None, tuple[events.Event, ...]]:
+    def apply(self, action: Action) -> Generator[Effect, Observation | None, tuple[events.Event, ...]]:
         """Carry out an action, store the game, then announce what happened."""
         self._level = self.game.round.level if self.game.round else 0
         game, happened = millionaire.apply(self.game, action)
@@ -211,8 +230,9 @@ class Quizmaster:
         current = self.game.round
         assert current is not None
         presented = self._presented()
-        self.session = replace(self.session, options=presented.options)
-        yield from self._apply(AskQuestion(presented.entry.id, presented.correct))
+        texts = (presented.entry.question, presented.entry.explanation)
+        self.session = replace(self.session, options=presented.options, texts=texts)
+        yield from self.apply(AskQuestion(presented.entry.id, presented.correct))
         yield Record(
             "question",
             {
@@ -227,8 +247,10 @@ class Quizmaster:
 
     def question_texts(self) -> tuple[str, str]:
         """The current question and its explanation."""
+        if len(self.session.texts) == 2:
+            return self.session.texts[0], self.session.texts[1]
         entry = self.bank.entry(self.session.asked[-1])
-        assert entry is not None, "a stored game names a question the bank no longer has"
+        assert entry is not None, "a stored game names a question the bank no longer has (see host.saved.unfinishable)"
         return entry.question, entry.explanation
 
     def _read_question(self, letters: Sequence[Letter] | None = None) -> Dialogue:
@@ -236,6 +258,16 @@ class Quizmaster:
         yield self.line("question", {"text": question}, leads_to_listening=True)
         for letter in letters or Letter.first(len(self.session.options)):
             yield self.line("option", {"letter": letter.value, "text": self.option(letter)}, leads_to_listening=True)
+
+    def open_letters(self) -> tuple[Letter, ...]:
+        """The options of the current question still open: to the player on turn, or, with every answer locked
+        (the reveal to come), to anyone still playing it; a 50:50 removes two."""
+        current = self.game.round
+        assert current is not None
+        if current.to_act is not None:
+            return self.seat(current.to_act).available
+        seats = [seat for seat in current.seats if seat.playing] or list(current.seats)
+        return tuple(letter for letter in Letter.first(4) if any(letter in seat.available for seat in seats))
 
     def option(self, letter: Letter) -> str:
         """The text of the current question's option `letter`, as the players heard it."""
@@ -260,7 +292,7 @@ class Quizmaster:
                 "confirm_walk_away", dict(offer.params), seat.player, wording.amount(stakes.keep)
             )
             if sure:
-                yield from self._apply(WalkAway(seat.player))
+                yield from self.apply(WalkAway(seat.player))
 
     def play_on(self, player: str, stakes: Stakes) -> Say:
         """ "Spielst du weiter?", with what is safe and what is at stake as the rules have it (RULES.md §1.2): "sicher"
@@ -271,15 +303,15 @@ class Quizmaster:
 
     # A player's turn
 
-    def _answer_context(self, player: str) -> Context:
-        seat = self._seat(player)
+    def answer_context(self, player: str) -> Context:
+        seat = self.seat(player)
         options = tuple(
             self.option(letter) if letter in seat.available else ""
             for letter in Letter.first(len(self.session.options))
         )
         return Context(ContextName.ANSWER, self.language, options)
 
-    def _seat(self, player: str) -> Seat:
+    def seat(self, player: str) -> Seat:
         current = self.game.round
         assert current is not None
         seat = current.seat(player)
@@ -292,7 +324,7 @@ class Quizmaster:
         prompt: tuple[str, dict[str, Any]] = ("your_answer", {"player": player})
         while self._still_deciding(player):
             yield self.line(*prompt, leads_to_listening=True)
-            heard = yield from listen(self._answer_context(player), player)
+            heard = yield from listen(self.answer_context(player), player)
             prompt = ("your_answer_again", {"player": player})
             if isinstance(heard, Silence):
                 silences = yield from after_silence(silences, self.language)
@@ -310,27 +342,27 @@ class Quizmaster:
             misheard = 0
             letter = yield from self._scan_options(player)
             if letter is not None:
-                yield from self._act(player, Heard("answer", letter.value, heard.text, heard.confidence))
+                yield from self._act(player, Heard(Intent.ANSWER, letter.value, heard.text, heard.confidence))
 
     def _still_deciding(self, player: str) -> bool:
         return self.game.round is not None and self.game.round.to_act == player
 
     def _scan_options(self, player: str) -> Generator[Effect, Observation | None, Letter | None]:
         yield self.line("scan_intro", {"player": player})
-        letters = self._seat(player).available
+        letters = self.seat(player).available
         offers = [{"letter": letter.value, "text": self.option(letter)} for letter in letters]
         taken = yield from one_by_one("scan_option", offers, player, self.language)
         return None if taken is None else letters[taken]
 
     def _act(self, player: str, heard: Heard) -> Dialogue:
-        seat = self._seat(player)
+        seat = self.seat(player)
         match heard.intent:
             case "answer" if heard.value is not None:
                 letter = Letter(heard.value)
                 if letter not in seat.available:
                     yield self.line("option_gone", {"letter": letter.value})
                     return
-                yield from self._apply(GiveAnswer(player, letter))
+                yield from self.apply(GiveAnswer(player, letter))
                 said = {"player": player, "letter": letter.value, "text": self.option(letter)}
                 level = self.game.round.level if self.game.round else 1
                 final: bool | None = True
@@ -339,7 +371,7 @@ class Quizmaster:
                     final = yield from ask_clearly(asked.key, said, player, self.language, vary=asked.vary)
                 # Only a clear yes locks; what is then said depends on whether a no was heard or nothing clear.
                 self._unclear = final is None
-                yield from self._apply(ConfirmAnswer(player, final is True))
+                yield from self.apply(ConfirmAnswer(player, final is True))
             case "joker" if heard.value is not None:
                 yield from use_joker(self, player, Joker(heard.value))
             case "walk_away":
@@ -347,14 +379,14 @@ class Quizmaster:
                 keep = self.game.settings.variant.ladder.stakes(level).keep
                 params: dict[str, Any] = {"player": player, "amount": self.money(keep)}
                 if (yield from self._ask_yes_no("confirm_walk_away", params, player, wording.amount(keep))):
-                    yield from self._apply(WalkAway(player))
+                    yield from self.apply(WalkAway(player))
             case _:
                 yield from self._command(heard.intent, player)
 
     def _command(self, intent: str, player: str | None) -> Dialogue:
         match intent:
             case "repeat":
-                seat = self._seat(player) if player else None
+                seat = self.seat(player) if player else None
                 yield from self._read_question(seat.available if seat else None)
             case "help":
                 yield self.line("help_answer")
@@ -364,7 +396,7 @@ class Quizmaster:
                 yield from self._score()
             case "quit":
                 if (yield from self._ask_yes_no("confirm_quit", {}, player, self.everyone())):
-                    yield from self._apply(StopGame())
+                    yield from self.apply(StopGame())
             case _:
                 yield from change_voice(intent)
 

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 from voicemaster.speech.hearing.intents import Understanding
 from voicemaster.speech.hearing.phrases import Phrase, spoken
-from voicemaster.speech.hearing.recognition import Heard
+from voicemaster.speech.hearing.recognition import Heard, Intent
 
-Meaning = tuple[str, str | None]
+Meaning = tuple[Intent, str | None]
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,7 @@ def decide(evidence: Evidence, free_reading: Understanding, text: str, margins: 
     """The meaning the evidence supports clearly enough to act on, else `unknown`; `text` is what was heard."""
     confidence = round(evidence.confidence, 3)
     if evidence.meaning is None or not _clear(evidence, free_reading, text, margins):
-        return Heard("unknown", None, text, confidence)
+        return Heard(Intent.UNKNOWN, None, text, confidence)
     intent, value = evidence.meaning
     return Heard(intent, value, text, confidence)
 
