@@ -11,25 +11,13 @@ import pytest
 from voicemaster.bench import faults, faults_checks, faults_fuzz, faults_resume, faults_store
 from voicemaster.cli.app import main
 from voicemaster.host.millionaire import Session
-from voicemaster.paths import QUESTIONS_DIR
-from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, UseFiftyFifty, millionaire, new_game, variant
 from voicemaster.rules.actions import AskQuestion, StartRound
 from voicemaster.rules.codec import to_data
 from voicemaster.rules.letters import Letter
 
-
-@pytest.fixture(autouse=True)
-def _own_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(name, str(tmp_path / name.lower()))
-    monkeypatch.delenv("VOICEMASTER_QUESTIONS", raising=False)
-
-
-@pytest.fixture(scope="module")
-def bank() -> Bank:
-    return Bank(tuple(load(pack_files(QUESTIONS_DIR)).entries))
+pytestmark = pytest.mark.usefixtures("user_folders")
 
 
 def test_games_killed_in_a_child_are_resumed_from_the_store_and_finished() -> None:
@@ -79,7 +67,7 @@ def test_a_replay_that_disagrees_with_a_stored_state_is_caught(tmp_path: Path) -
 
 
 def test_fuzzed_inputs_through_the_commands_find_no_traceback_in_the_question_tools() -> None:
-    figures = faults_fuzz.fuzz(150, seed=11)
+    figures = faults_fuzz.fuzz(150, seed=11, command=main)
     assert figures["inputs"] == 150
     question_tools = {kind: n for kind, n in figures["tracebacks_by_kind"].items() if kind.split(":")[0] in
                       ("pack", "opentdb", "csv")}  # fmt: skip
@@ -89,12 +77,12 @@ def test_fuzzed_inputs_through_the_commands_find_no_traceback_in_the_question_to
 
 
 def test_a_traceback_and_a_file_left_behind_are_counted(monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(_kind: str, content: bytes, folder: Path) -> tuple[int, str, Path | None]:
+    def broken(_kind: str, content: bytes, folder: Path, _main: object) -> tuple[int, str, Path | None]:
         (folder / "left-behind.toml.partial").write_bytes(content[:10])
         raise AttributeError("'str' object has no attribute 'get'")
 
     monkeypatch.setattr(faults_fuzz, "_one", broken)
-    figures = faults_fuzz.fuzz(3, seed=1)
+    figures = faults_fuzz.fuzz(3, seed=1, command=main)
     assert figures["tracebacks"] == 3 and figures["written_on_failure"] == 3
 
 

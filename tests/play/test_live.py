@@ -17,10 +17,8 @@ from voicemaster.config.settings import Settings, default_paths, load_settings
 from voicemaster.host.lines import load as load_lines
 from voicemaster.host.millionaire import Quizmaster, Session
 from voicemaster.host.turns import Listen, Observation, Record, Say, Silence
-from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.play.live import _resumed_or_new, _run
 from voicemaster.play.runner import Runner, SessionClock, Transcript, drive
-from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
 from voicemaster.speech.devices.files import FileSink
@@ -28,11 +26,6 @@ from voicemaster.speech.devices.interfaces import MicrophoneLost, MicrophoneUnav
 from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
 from voicemaster.speech.voice.speakers import Speakers
 from voicemaster.store import Store, StoreUnwritable
-
-
-@pytest.fixture(scope="module")
-def bank() -> Bank:
-    return Bank(tuple(load(pack_files(QUESTIONS_DIR)).entries))
 
 
 @pytest.fixture

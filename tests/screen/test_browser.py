@@ -245,6 +245,7 @@ def test_the_room_sees_the_money_on_each_option(tmp_path: Path) -> None:
             for letter, bundles in locked.items():
                 option = page.locator(f'.option[data-letter="{letter}"]')
                 assert f"{bundles} Bündel" in option.inner_text()
+                assert ("eingeloggt" in option.inner_text()) == (bundles > 0)
             if moment == "drop-result":
                 result = events[-1]
                 right = page.locator(".option.correct")

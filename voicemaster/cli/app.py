@@ -150,12 +150,12 @@ def _parser() -> argparse.ArgumentParser:
     bench = commands.add_parser("bench", help="measure speed (prints figures, never fails on time)")
     bench.add_argument(
         "what",
-        choices=("rules", "asr", "latency", "memory", "voice", "faults", "screen"),
+        choices=("rules", "asr", "latency", "memory", "voice", "faults", "fuzz", "screen"),
         help="rules: simulated games per second; asr: recognition accuracy and speed; latency: from the end of an "
         "utterance to the reply; memory: peak memory of a game; voice: speech engines' real-time factor and the "
         "time to the first sample of a reply, with and without render-ahead; faults: games killed and resumed, "
-        "fuzzed files through the commands, a damaged store and missing devices; screen: a real-time game with and "
-        "without the screen open",
+        "fuzzed files through the commands, a damaged store and missing devices; fuzz: the fuzzed files alone; "
+        "screen: a real-time game with and without the screen open",
     )
     bench.add_argument("--seconds", type=float, default=1.0, help="rules: time per scenario")
     bench.add_argument(
@@ -172,6 +172,11 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--languages", default=",".join(LANGUAGES), help="asr, latency, voice: languages")
     bench.add_argument("--limit", type=int, default=None, help="asr, latency: an even sample of this many clips")
     bench.add_argument(
+        "--corpora",
+        default="espeak,kokoro,real",
+        help="asr: corpora, comma-separated: espeak, kokoro, real (recordings of people; --limit leaves it whole)",
+    )
+    bench.add_argument(
         "--questions", type=int, default=3, help="voice: questions in each timed game (played in real time)"
     )
     bench.add_argument(
@@ -180,7 +185,8 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="faults: games of each format killed and resumed (default 100); screen: games each way (default 3)",
     )
-    bench.add_argument("--inputs", type=int, default=5000, help="faults: fuzzed input files")
+    bench.add_argument("--inputs", type=int, default=5000, help="faults, fuzz: fuzzed input files")
+    bench.add_argument("--seed", type=int, default=17, help="fuzz: the seed of the mutations (faults uses 17)")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.set_defaults(run=bench_cli.run)
     return parser
@@ -214,7 +220,7 @@ def _demo(args: argparse.Namespace) -> int:
     from voicemaster.speech.voice.synthesis import SpeechUnavailable
 
     language = args.lang or settings.game.language
-    entries = question_cli.playable_questions()
+    entries = question_cli.playable_questions(language)
     if entries is None:
         return 2
     try:
@@ -274,7 +280,7 @@ def _play(args: argparse.Namespace) -> int:
         settings = replace(settings, game=replace(settings.game, variant=args.variant))
     names = tuple(name.strip() for name in args.players.split(",") if name.strip()) or tuple(settings.game.players)
     language = args.lang or settings.game.language
-    entries = question_cli.playable_questions()
+    entries = question_cli.playable_questions(language)
     if entries is None:
         return 2
     # Opened before the model loads: a second game on the same data folder is refused at once.

@@ -30,6 +30,13 @@ def run(args: argparse.Namespace) -> int:
         figures = faults.run(max(0, 100 if args.games is None else args.games), max(0, args.inputs))
         print(json.dumps(figures, ensure_ascii=False) if args.json else faults.report(figures))
         return 0
+    if args.what == "fuzz":
+        from voicemaster.bench import faults, faults_fuzz
+        from voicemaster.cli.app import main  # the commands the fuzzer feeds its files to
+
+        figures = faults_fuzz.fuzz(max(0, args.inputs), args.seed, command=main)
+        print(json.dumps(figures, ensure_ascii=False) if args.json else "\n".join(faults.fuzz_report(figures)))
+        return 0
     if args.what == "screen":
         from voicemaster.bench import screen
 
@@ -60,6 +67,10 @@ def run(args: argparse.Namespace) -> int:
         figures = latency.run(args.corpus, engines, voices=voices, languages=languages, limit=args.limit)
         print(json.dumps(figures, ensure_ascii=False) if args.json else latency.report(figures))
         return 0
-    figures = asr.run(args.corpus, engines, languages=languages, limit=args.limit)
+    corpora = [name.strip() for name in args.corpora.split(",") if name.strip()]
+    if unknown := sorted(set(corpora) - set(asr.CORPORA)):
+        print(f"voicemaster: no corpus {', '.join(unknown)}; choose from {', '.join(asr.CORPORA)}", file=sys.stderr)
+        return 2
+    figures = asr.run(args.corpus, engines, languages=languages, limit=args.limit, corpora=corpora)
     print(json.dumps(figures, ensure_ascii=False) if args.json else asr_report.report(figures))
     return 0
