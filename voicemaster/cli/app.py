@@ -110,7 +110,7 @@ def _parser() -> argparse.ArgumentParser:
     say.add_argument("text")
     say.add_argument("--lang", default=None, choices=LANGUAGES, help="default: from config")
     say.add_argument("--out", type=Path, help="write this WAV file instead of playing through the speaker")
-    say.add_argument("--voice", metavar="ENGINE:NAME", help="e.g. kokoro:bm_george or espeak:en-us; default: config")
+    say.add_argument("--voice", metavar="ENGINE:NAME", help="e.g. pico:de-DE or kokoro:bm_george; default: config")
     say.set_defaults(run=_say)
 
     voices = commands.add_parser("voices", help="the voices the quizmaster can speak with, per language")
