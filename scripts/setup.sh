@@ -6,8 +6,10 @@ cd "$(dirname "$0")/.."
 
 # Debian packages: Python with venv, build tools for wheels that compile, eSpeak-NG for speech (and its library,
 # which pyttsx3 loads itself), PortAudio for the microphone and speaker, PulseAudio for virtual devices (the tests,
-# and machines without a sound server).
-DEBIAN_PACKAGES=(python3 python3-venv python3-dev build-essential espeak-ng libespeak-ng1 libportaudio2 pulseaudio pulseaudio-utils libasound2-plugins)
+# and machines without a sound server), Chromium for the screen's browser tests (and npm, which fetches their
+# accessibility checker, where no Node.js is installed).
+DEBIAN_PACKAGES=(python3 python3-venv python3-dev build-essential espeak-ng libespeak-ng1 libportaudio2 pulseaudio pulseaudio-utils libasound2-plugins chromium)
+command -v npm >/dev/null || DEBIAN_PACKAGES+=(npm)
 
 missing=()
 for package in "${DEBIAN_PACKAGES[@]}"; do
@@ -52,3 +54,16 @@ if [ "$(id -u)" = 0 ] && ! apt-cache show klettres-data >/dev/null 2>&1; then
     apt-get update -qq # a fresh machine has no package lists yet for apt-get download to use
 fi
 .venv/bin/python -m voicemaster.bench.real_speech
+
+# axe-core, the accessibility checker the screen's browser tests run in Chromium: from the npm registry (MPL-2.0; a
+# test tool, so fetched here into the git-ignored .cache/, not shipped).
+AXE_VERSION=4.11.4
+if [ "$(cat .cache/axe-core/VERSION 2>/dev/null)" != "$AXE_VERSION" ]; then
+    echo "setup: fetching axe-core $AXE_VERSION for the screen's tests"
+    packed=$(mktemp -d)
+    (cd "$packed" && npm pack --silent "axe-core@$AXE_VERSION" >/dev/null && tar -xzf "axe-core-$AXE_VERSION.tgz")
+    mkdir -p .cache/axe-core
+    cp "$packed/package/axe.min.js" "$packed/package/LICENSE" .cache/axe-core/
+    echo "$AXE_VERSION" >.cache/axe-core/VERSION
+    rm -rf "$packed"
+fi

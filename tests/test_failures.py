@@ -61,7 +61,7 @@ def test_history_with_a_stored_game_that_is_not_json_keeps_the_others(tmp_path: 
     assert "the stored game broken cannot be read" in one_clear_line(shown)
     (aside,) = path.parent.glob("voicemaster.damaged-*.db")
     with Store(aside) as kept:
-        assert kept.load_game("broken") == "{not json"
+        assert [(game.id, game.state) for game in kept.recent_games(5)] == [("broken", "{not json")]
 
 
 def test_a_folder_in_place_of_the_store_and_a_file_in_place_of_the_data_folder(tmp_path: Path) -> None:
@@ -135,7 +135,7 @@ def test_library_lines_on_standard_error_are_dropped_and_our_message_still_shown
     code = (
         "import os, sys\n"
         "from voicemaster.cli.failures import guarded\n"
-        "from voicemaster.speech.devices import divert_native_stderr\n"
+        "from voicemaster.speech.devices.portaudio import divert_native_stderr\n"
         "from voicemaster.store import StoreError\n"
         "def run():\n"
         "    divert_native_stderr()\n"

@@ -64,3 +64,38 @@ def test_a_recording_whose_header_promises_chunks_it_lacks_is_named(
     err = capsys.readouterr().err
     assert code == 2
     assert err.count("\n") == 1 and str(recording) in err and "not a WAV file" in err, err
+
+
+@pytest.fixture(scope="module")
+def whisper() -> object:
+    from voicemaster.models.verify import require_model
+    from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
+
+    return WhisperRecognizer(require_model("whisper", "de"))
+
+
+LONG_OPTION = " ".join(["Donaudampfschifffahrtsgesellschaftskapitän"] * 60)
+
+
+@pytest.mark.parametrize(
+    ("context_name", "options", "names"),
+    [
+        ("answer", (LONG_OPTION, "Paris", "Rom", "Wien"), ()),
+        ("answer", tuple(f"Stadt Nummer {n}" for n in range(1000)), ()),
+        ("name", (), ("Anna" * 1250, "Ben")),
+    ],
+    ids=["60-word-option", "1000-options", "5000-character-name"],
+)
+def test_what_goes_into_the_recognizers_prompt_and_grammar_is_bounded(
+    whisper: object, context_name: str, options: tuple[str, ...], names: tuple[str, ...]
+) -> None:
+    """Whisper's decoder has 448 positions: a prompt or phrase past them was "this is a bug (ValueError)"."""
+    from voicemaster.speech.hearing.recognition import Context, ContextName
+    from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
+    from voicemaster.speech.voice.synthesis import DEFAULT_VOICES, Espeak
+
+    assert isinstance(whisper, WhisperRecognizer)
+    said = Espeak(DEFAULT_VOICES).render("Antwort B", "de")
+    heard = whisper.recognize(said, Context(ContextName(context_name), "de", options, names))
+    # Nothing the player did not say: B, or asked again.
+    assert heard.intent in {"answer", "unknown"} and heard.value in {"B", None}, heard

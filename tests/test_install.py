@@ -27,7 +27,7 @@ import pytest
 
 from voicemaster import paths
 from voicemaster.bench import real_speech
-from voicemaster.models import manager as models
+from voicemaster.models import manifest, verify
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 BIN = "Scripts" if sys.platform == "win32" else "bin"
@@ -145,8 +145,8 @@ def test_a_first_run_without_a_model_says_in_one_line_what_to_run(user: User) ->
 
 def test_models_setup_installs_into_the_users_data_folder_once_and_then_the_program_hears(user: User) -> None:
     # The team's models stand in for the download (about 250 MB), through set-up's own shared-folder path.
-    shared = models.models_dir()
-    models.require_model("whisper", "de", root=shared)  # fails with what to run if this checkout has none
+    shared = manifest.models_dir()
+    verify.require_model("whisper", "de", root=shared)  # fails with what to run if this checkout has none
     shown = user.run("models", "setup", "--shared", str(shared))
     assert shown.returncode == 0, shown.stderr
     for name in ("whisper-base", "kokoro-82m", "kokoro-voices"):

@@ -32,8 +32,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("voicemaster.config.settings", "voicemaster.config"),
     # The quizmaster's dialogue: pure, fed what was heard.
     ("voicemaster.host",),
-    # Its I/O shell: live play, the demo, the simulated players.
-    ("voicemaster.play",),
+    # Its I/O shell: live play, the demo, the simulated players; the screen for the room, which watches them.
+    ("voicemaster.play", "voicemaster.screen"),
     ("voicemaster.bench",),
     ("voicemaster.cli", "voicemaster.__main__"),
 )

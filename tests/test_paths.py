@@ -10,7 +10,7 @@ import pytest
 
 from voicemaster import hints, paths
 from voicemaster.config.settings import default_paths, load_settings
-from voicemaster.models import manager as models
+from voicemaster.models import manifest
 from voicemaster.speech.voice import kokoro
 from voicemaster.store import Store
 
@@ -30,7 +30,7 @@ def test_what_ships_is_inside_the_package() -> None:
     for shipped in (paths.DEFAULT_CONFIG, paths.MODELS_MANIFEST, paths.QUESTIONS_DIR / "de" / "millionaire"):
         assert shipped.exists() and shipped.is_relative_to(package)
     assert {folder.name for folder in paths.PHRASES_DIR.iterdir()} == {"de", "en", "fr"}
-    assert models.manifest_path() == paths.MODELS_MANIFEST and "whisper-base" in models.load_manifest()
+    assert manifest.manifest_path() == paths.MODELS_MANIFEST and "whisper-base" in manifest.load_manifest()
 
 
 def test_the_users_settings_file_is_read_from_the_config_folder(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -57,14 +57,14 @@ def test_a_checkout_keeps_its_models_in_models_and_an_installed_program_in_the_d
 ) -> None:
     checkout = paths.checkout()
     assert checkout is not None and (checkout / "pyproject.toml").is_file()
-    assert models.models_dir() == checkout / "models"
-    assert models.shared_dir() == checkout.parent / "shared" / "models"
+    assert manifest.models_dir() == checkout / "models"
+    assert manifest.shared_dir() == checkout.parent / "shared" / "models"
     monkeypatch.setenv("VOICEMASTER_MODELS_DIR", str(home / "mine"))
-    assert models.models_dir() == home / "mine"
+    assert manifest.models_dir() == home / "mine"
     monkeypatch.delenv("VOICEMASTER_MODELS_DIR")
     monkeypatch.setattr(paths, "checkout", lambda: None)  # as from a wheel: the folder above is site-packages
-    assert models.models_dir() == home / "xdg_data_home" / "voicemaster" / "models"
-    assert models.shared_dir() is None
+    assert manifest.models_dir() == home / "xdg_data_home" / "voicemaster" / "models"
+    assert manifest.shared_dir() is None
 
 
 def test_missing_pieces_name_the_command_for_this_installation(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -108,10 +108,3 @@ def test_the_json_holds_the_keys_other_tools_read(
     assert figures["fuzz"]["inputs"] == 20
     assert isinstance(figures["fuzz"]["tracebacks"], int) and isinstance(figures["fuzz"]["written_on_failure"], int)
     assert "fuzzed input: 20 inputs" in faults.report(figures)
-
-
-def test_a_saved_input_is_the_one_that_was_fed(tmp_path: Path) -> None:
-    bases = faults_fuzz._bases()
-    kind, content, _ = faults_fuzz.make_input(7, 17, bases)
-    assert faults_fuzz.save_input(7, 17, tmp_path / "input") == kind
-    assert (tmp_path / "input").read_bytes() == content.removeprefix(b"#say")

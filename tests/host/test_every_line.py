@@ -3,7 +3,8 @@ language, played by the demo's simulated players at text level (their words go t
 
 What a blind player would notice: a plural said to one player (or a "du" to a table of six), "und" in a question that
 offers a choice, a digit or a symbol a voice might spell out, "sicher" said of money a wrong answer would not pay,
-a wrong amount at stake, someone addressed who is not the one asked, the phone joker not saying who said what.
+a wrong amount at stake, someone addressed who is not the one asked, a phone partner's letter read back wrongly or the
+right letter said by the quizmaster before the player has locked.
 """
 
 from __future__ import annotations
@@ -73,6 +74,8 @@ class Spoken:
     """The right letter of the question being played, if one is."""
     foreseen: bool
     """Whether the quizmaster's latest foresight held this very text (what a slow voice renders ahead)."""
+    heard_before: int = 0
+    """How many listenings came before this line (an index into `Game.heard`)."""
 
 
 @dataclass
@@ -113,6 +116,7 @@ def run(game: Game, host: Quizmaster | MoneyDropHost, players: SimulatedPlayers 
                     to_act,
                     correct,
                     game.lines.text(said) in last["foreseen"],
+                    len(game.heard),
                 )
                 game.spoken.append(line)
                 last["said"] = said
@@ -233,20 +237,40 @@ def stakes_checks(game: Game, host: Quizmaster, line: Spoken) -> Iterator[str]:
         yield f"what stopping keeps is not said: {line.text}"
 
 
+LETTER_READINGS = ("option", "scan_option", "audience_votes", "audience_percent")
+"""Lines that carry the right letter by their nature: the options read (after a 50:50 too), offered one by one, and
+the audience's result."""
+CALL_OVER = ("locked", "walked_away", "question_intro", "correct_answer")
+
+
 def partner_checks(game: Game) -> Iterator[str]:
-    """ "Anna sagt B, ich sage D": the partner's letter as the partner said it, the quizmaster's the right one."""
-    partner_said = [heard.value for key, heard in game.heard if key == "helper_answer" and isinstance(heard, Heard)]
+    """ "Ben meint: B": the partner's letter as the partner said it. From the call until the player locks, the
+    quizmaster says no letter that nobody said: in voice play it adds none of its own (RULES.md §1.4)."""
+    calling: str | None = None
+    heard_from = 0
     for line in game.spoken:
-        if line.key == "partner_letters":
-            if line.said.params["letter"] not in partner_said:
-                yield f"the partner's letter is not what the partner said: {line.text}"
-            if line.said.params["mine"] != line.correct:
-                yield f"the quizmaster's letter is not the right one: {line.text}"
-            if (line.said.form == "same") != (line.said.params["letter"] == line.said.params["mine"]):
-                yield f"'same' said of different letters: {line.text}"
-            partner, letter = line.said.params["partner"], line.said.params["letter"]
-            if not re.search(rf"{partner}\W+\w+\W+{letter}\b", line.text):
-                yield f"not said who said what ('{partner} sagt {letter}'): {line.text}"
+        if line.key == "who_to_call":
+            calling, heard_from = line.to_act, line.heard_before
+        if calling is None:
+            continue
+        said = {heard.value for _, heard in game.heard[heard_from : line.heard_before] if isinstance(heard, Heard)}
+        letters = {value for value in line.said.params.values() if value in ("A", "B", "C", "D")}
+        if line.key not in LETTER_READINGS and line.correct in letters - said:
+            yield f"the right letter said before {calling} locked, and nobody had said it: {line.text}"
+        if line.key == "partner_said":
+            yield from partner_said_checks(game, line)
+        if line.key in CALL_OVER and line.said.params.get("player", calling) == calling:
+            calling = None
+
+
+def partner_said_checks(game: Game, line: Spoken) -> Iterator[str]:
+    asked = ("partner_call", "partner_letter")
+    partner_said = [h.value for key, h in game.heard[: line.heard_before] if key in asked and isinstance(h, Heard)]
+    partner, letter = line.said.params["partner"], line.said.params["letter"]
+    if not partner_said or letter != partner_said[-1]:
+        yield f"the partner's letter is not what the partner said: {line.text}"
+    if not re.search(rf"{partner}\b.*\b{letter}\b", line.text):
+        yield f"not said who said what ('{partner} meint: {letter}'): {line.text}"
 
 
 @pytest.mark.parametrize("count", [1, 2, 6])
@@ -275,7 +299,7 @@ def test_the_sweep_reaches_the_lines_it_is_meant_to_check(bank: Bank) -> None:
             reached.setdefault(line.key, set()).add(line.said.form)
     assert {"none", "safe", "part"} <= reached["play_on"]
     assert {"one", "many"} <= reached["welcome"]
-    assert "partner_letters" in reached and "who_to_call" in reached
+    assert {"who_to_call", "partner_call", "partner_said"} <= reached.keys()
     assert "reveal_suspense" in reached and "wrong" in reached
 
 

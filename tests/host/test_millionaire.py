@@ -317,7 +317,7 @@ def test_players_vote_as_the_audience_and_a_partner_takes_the_call(bank: Bank) -
     played = Table(Quizmaster(Session(new_game(settings)), bank, "de"), team).play()
     keys = [key for key, _ in played.said]
     assert "your_vote" in keys and "audience_votes" in keys
-    assert "partner_letters" in keys
+    assert "partner_said" in keys
     assert played.events("game_over")[0]["winners"] == ["Anna", "Ben"]
 
 

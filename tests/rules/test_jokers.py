@@ -124,16 +124,17 @@ def test_phone_call_runs_thirty_seconds_and_is_spent_even_if_nobody_answers() ->
         play(game, PhoneAFriend("Anna"))
 
 
-def test_phone_partner_reads_the_partner_letter_and_the_right_one() -> None:
+def test_phone_partner_gives_their_letter_and_the_quizmaster_adds_none() -> None:
+    """RULES.md §1.4: everyone hears the partner, so a right letter added beside theirs would give the answer away."""
     game = group("Anna", "Ben", phone_form=PhoneForm.PARTNER)
-    _, happened = play(game, PhoneAFriend("Anna", "Ben", Letter.D))
-    partner = happened[0]
-    assert isinstance(partner, events.PartnerAnswered)
-    assert sorted(partner.letters) == sorted((Letter.D, RIGHT))
+    game, happened = play(game, PhoneAFriend("Anna", "Ben", WRONG))
+    assert happened == [events.PartnerAnswered("Anna", "Ben", WRONG)]
+    seat = game.round.seat("Anna") if game.round else None
+    assert seat is not None and Joker.PHONE in seat.jokers_used
     with pytest.raises(errors.InvalidJokerInput):
-        play(game, PhoneAFriend("Anna", "Anna", Letter.D))
+        play(group("Anna", "Ben", phone_form=PhoneForm.PARTNER), PhoneAFriend("Anna", "Anna", Letter.D))
     with pytest.raises(errors.InvalidJokerInput):
-        play(game, PhoneAFriend("Anna"))
+        play(group("Anna", "Ben", phone_form=PhoneForm.PARTNER), PhoneAFriend("Anna"))
 
 
 def test_extra_joker_rewards_the_helper_when_the_help_was_right() -> None:

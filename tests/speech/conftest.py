@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 from voicemaster.config.settings import default_paths, load_settings
-from voicemaster.models.manager import require_model
+from voicemaster.models.verify import require_model
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.signal import resample, to_float
@@ -210,7 +210,7 @@ def pulse() -> Iterator[Pulse]:
     if missing:
         pytest.skip(f"PulseAudio is not installed ({', '.join(missing)} missing): sudo apt-get install pulseaudio "
                     "pulseaudio-utils libasound2-plugins")  # fmt: skip
-    from voicemaster.speech.devices import interfaces as devices
+    from voicemaster.speech.devices import portaudio as devices
 
     # A short folder name: the socket path must fit in 108 bytes.
     daemon = start_pulse(Path(tempfile.mkdtemp(prefix="vm-pulse-")))

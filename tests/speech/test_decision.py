@@ -32,14 +32,14 @@ def test_a_pick_the_free_reading_spells_like_another_option_is_asked_again() -> 
 
 
 def test_a_contradicted_pick_needs_the_larger_margin() -> None:
-    margin = MARGINS.contradicted + 0.5
+    margin = MARGINS.doubted + 0.5
     assert _decided({"Käse": -3.0, "Gras": -3.0 - margin}, "Gas.").value == "A"
 
 
 def test_a_pick_the_free_reading_resembles_not_at_all_needs_the_larger_margin() -> None:
     # "Hukano": like no phrase of Satellit.
     assert _decided({"Satellit": -3.0, "Käse": -3.0 - MARGINS.meaning - 0.5}, "Hukano.").intent == "unknown"
-    assert _decided({"Satellit": -3.0, "Käse": -3.0 - MARGINS.unlike - 0.5}, "Hukano.").value == "D"
+    assert _decided({"Satellit": -3.0, "Käse": -3.0 - MARGINS.doubted - 0.5}, "Hukano.").value == "D"
 
 
 def test_a_phrase_of_many_more_syllables_than_was_said_is_not_what_was_said() -> None:

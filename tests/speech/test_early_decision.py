@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tests.speech.conftest import matches
-from voicemaster.models.manager import require_model
+from voicemaster.models.verify import require_model
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSource
 from voicemaster.speech.hearing.endpoint import (

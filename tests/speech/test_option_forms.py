@@ -9,6 +9,8 @@ from voicemaster.speech.hearing.intents import understand
 from voicemaster.speech.hearing.phrases import load, option_forms
 from voicemaster.speech.hearing.recognition import Context, ContextName
 
+COMPOSERS = ("Wolfgang Amadeus Mozart", "Franz Schubert", "Johann Sebastian Bach", "Richard Wagner")
+
 
 def _forms(language: str, options: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     return dict(zip(options, option_forms(options, load(language)), strict=True))
@@ -26,7 +28,7 @@ def _forms(language: str, options: tuple[str, ...]) -> dict[str, tuple[str, ...]
         ("fr", ("âne", "lune", "arbre", "ballon"), "lune", "une lune"),
         ("fr", ("âne", "lune", "arbre", "ballon"), "arbre", "l'arbre"),
         ("fr", ("âne", "lune", "oiseaux", "ballon"), "oiseaux", "les oiseaux"),
-        ("de", ("Wolfgang Amadeus Mozart", "Franz Schubert", "Johann Sebastian Bach", "Richard Wagner"), "Wolfgang Amadeus Mozart", "Mozart"),
+        ("de", COMPOSERS, "Wolfgang Amadeus Mozart", "Mozart"),
         ("en", ("The Beatles", "Queen", "Abba", "Oasis"), "The Beatles", "Beatles"),
         ("fr", ("Les Misérables", "Germinal", "Candide", "Madame Bovary"), "Les Misérables", "Misérables"),
         ("fr", ("Les Misérables", "Germinal", "Candide", "Madame Bovary"), "Madame Bovary", "Bovary"),

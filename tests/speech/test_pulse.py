@@ -81,7 +81,7 @@ def test_the_microphone_hears_an_utterance_played_into_it(microphone_capture: Mi
 
 
 def test_what_the_microphone_heard_is_recognized(microphone_capture: MicrophoneCapture) -> None:
-    from voicemaster.models.manager import require_model
+    from voicemaster.models.verify import require_model
     from voicemaster.speech.hearing.recognition import Context, ContextName
     from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 

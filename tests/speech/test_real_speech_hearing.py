@@ -7,7 +7,7 @@ import pytest
 
 from voicemaster.bench import real_speech
 from voicemaster.bench.real_speech import RealClip
-from voicemaster.models.manager import require_model
+from voicemaster.models.verify import require_model
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer

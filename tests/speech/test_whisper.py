@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from voicemaster.models.manager import require_model
+from voicemaster.models.verify import require_model
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.intents import understand
 from voicemaster.speech.hearing.phrases import load

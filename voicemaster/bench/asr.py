@@ -36,7 +36,8 @@ class EngineSetup:
 
 def _whisper(tuning: Tuning) -> Callable[[str], Recognizer]:
     def open_whisper(language: str) -> Recognizer:
-        from voicemaster.models.manager import ModelMissing, require_model
+        from voicemaster.models.manifest import ModelMissing
+        from voicemaster.models.verify import require_model
         from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 
         try:

@@ -40,8 +40,9 @@ def read_out_problem(host: Host, state: str, said: list[tuple[str, str, dict[str
         if current is None or current.question is None:
             return None
         entry = host.bank.entry(current.question.id)
-        to_act = current.seat(current.to_act) if current.to_act else None
-        letters = to_act.available if to_act else Letter.first(len(session.options))
+        # As they stood: open to the player on turn, or (all locked) to anyone still playing; a 50:50 removed two.
+        seats = [current.seat(current.to_act)] if current.to_act else [s for s in current.seats if s.playing]
+        letters = [letter for letter in Letter.first(4) if any(seat and letter in seat.available for seat in seats)]
         expected = [{"text": entry.question if entry else "?"}]
         expected += [
             {"letter": letter.value, "text": session.options[Letter.first(4).index(letter)]} for letter in letters

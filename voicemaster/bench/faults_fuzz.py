@@ -331,12 +331,5 @@ def peak_memory_mb() -> float:
         return round(maxrss * (1 if sys.platform == "darwin" else 1024) / 1e6, 1)
 
 
-def save_input(number: int, seed: int, out: Path) -> str:
-    """Writes input `number` of a run with `seed` to `out`, exactly as it was fed, for a bug report; its kind."""
-    kind, content, _ = make_input(number, seed, _bases())
-    out.write_bytes(content.removeprefix(b"#say"))
-    return kind
-
-
 if __name__ == "__main__":
     print(json.dumps(fuzz(int(sys.argv[1]), int(sys.argv[2])), ensure_ascii=False))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.engines import VOSK_CONFIDENT
-from voicemaster.speech.hearing.recognition import Context, Heard, RecognizerUnavailable
+from voicemaster.speech.hearing.recognition import Context, Heard, Intent, RecognizerUnavailable
 from voicemaster.speech.voice.synthesis import Espeak, Voice
 
 ENGINE = "vosk-ko"
@@ -61,8 +61,8 @@ class KoreanVosk:
         meaning = COMMANDS.get(transcript.text)
         elapsed = round((time.perf_counter() - started) * 1000, 1)
         if meaning is None or transcript.confidence < VOSK_CONFIDENT:
-            return Heard("unknown", None, transcript.text, transcript.confidence, elapsed)
-        return Heard(*meaning, transcript.text, transcript.confidence, elapsed)
+            return Heard(Intent.UNKNOWN, None, transcript.text, transcript.confidence, elapsed)
+        return Heard(Intent(meaning[0]), meaning[1], transcript.text, transcript.confidence, elapsed)
 
 
 def renderings() -> list[tuple[Audio, tuple[str, str | None]]]:

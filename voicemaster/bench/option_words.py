@@ -31,6 +31,7 @@ from voicemaster.speech.signal import from_float, resample, to_float
 
 TELEPHONE_RATE = 8_000
 TELEPHONE_BAND = (300.0, 3400.0)
+WIDEBAND_SOURCES = ("klettres", "kokoro", "pico")
 SEED = "option-words 1"
 """Part of every draw of distractors and places: change it and the whole set is drawn anew."""
 
@@ -133,8 +134,16 @@ def placed(words: Sequence[Word], size: int = 4) -> tuple[OptionClip, ...]:
     return tuple(clips)
 
 
+KINDS = ("word", "number", "month", "weekday", "composer")
+"""What the corpus holds. Not ordinals: "first" to "fourth" name a letter ("die erste" is A), and a player saying
+"second" among ordinals means that both ways."""
+LETTER_NUMBERS = 4
+"""Numbers up to this are left out for the same reason: "Nummer zwei" is B."""
+
+
 def real_words(languages: Sequence[str]) -> tuple[list[Word], str | None]:
-    """The option words of the real-speech set (every clip that says an option, not a letter), or none and why."""
+    """The option words of the real-speech set (every clip that says an option, not a letter; numbers from 5 on),
+    or none and why."""
     try:
         clips = real_speech.load(languages)
     except real_speech.RealSpeechUnavailable as error:
@@ -146,8 +155,15 @@ def real_words(languages: Sequence[str]) -> tuple[list[Word], str | None]:
         option = clip.options[Letter.first(len(clip.options)).index(Letter(clip.value))]
         source = str(getattr(clip, "source", "") or "klettres")
         kind = str(getattr(clip, "kind", "") or kind_of(option, clip.language))
+        if kind not in KINDS or (kind == "number" and _number(option) <= LETTER_NUMBERS):
+            continue
         words.append(Word(clip.path(), clip.language, source, clip.speaker, clip.text, option, kind))
     return words, None
+
+
+def _number(option: str) -> int:
+    digits = "".join(character for character in option if character.isdigit())
+    return int(digits) if digits else 0
 
 
 def telephone(audio: Audio) -> Audio:
@@ -166,6 +182,8 @@ def telephoned(words: Sequence[Word], folder: Path) -> list[Word]:
     """A telephone copy of each 16 kHz recording, made once in `folder`."""
     copies = []
     for word in words:
+        if word.source not in WIDEBAND_SOURCES:
+            continue  # a telephone prompt is telephone-band already
         audio = Audio.read(word.path)
         if audio.rate <= TELEPHONE_RATE:
             continue
@@ -190,18 +208,21 @@ def synthesized_texts(language: str) -> list[tuple[str, str, str]]:
     return texts
 
 
-def synthesized(languages: Sequence[str], folder: Path) -> tuple[list[Word], dict[str, str]]:
-    """The synthesized players' option words (rendered once into `folder`), and why a voice is missing."""
+def synthesized(
+    languages: Sequence[str], folder: Path, per_language: int | None = None
+) -> tuple[list[Word], dict[str, str]]:
+    """The synthesized players' option words (rendered once into `folder`; with `per_language`, an even sample of
+    that many), and why a voice is missing."""
     words: list[Word] = []
     missing: dict[str, str] = {}
-    kokoro_words, reason = _kokoro(languages, folder)
+    kokoro_words, reason = _kokoro(languages, folder, per_language)
     words += kokoro_words
     if reason:
         missing["kokoro"] = reason
     return words, missing
 
 
-def _kokoro(languages: Sequence[str], folder: Path) -> tuple[list[Word], str | None]:
+def _kokoro(languages: Sequence[str], folder: Path, per_language: int | None) -> tuple[list[Word], str | None]:
     from voicemaster.play.demo import PLAYER_KOKORO_VOICES
     from voicemaster.speech.voice import kokoro
     from voicemaster.speech.voice.synthesis import Voice
@@ -216,7 +237,10 @@ def _kokoro(languages: Sequence[str], folder: Path) -> tuple[list[Word], str | N
     words = []
     for language in spoken:
         voices = PLAYER_KOKORO_VOICES[language]
-        for turn, (said, option, kind) in enumerate(synthesized_texts(language)):
+        texts = list(enumerate(synthesized_texts(language)))
+        if per_language is not None:
+            texts = texts[:: max(1, len(texts) // max(1, per_language))][:per_language]
+        for turn, (said, option, kind) in texts:
             voice = voices[turn % len(voices)]
             key = hashlib.sha256(f"{kokoro.ENGINE_VERSION} {voice} {said}".encode()).hexdigest()[:12]
             path = folder / "kokoro" / language / f"{voice}-{key}.wav"
@@ -236,10 +260,33 @@ def _padded(audio: Audio) -> Audio:
     return from_float(np.concatenate([pad, samples, pad]), audio.rate)
 
 
-def corpus(languages: Sequence[str], folder: Path) -> tuple[tuple[OptionClip, ...], dict[str, str]]:
-    """Every option-word clip of these languages, and what is missing and why."""
+def corpus(
+    languages: Sequence[str], folder: Path, limit: int | None = None
+) -> tuple[tuple[OptionClip, ...], dict[str, str]]:
+    """Every option-word clip of these languages, or an even sample of about `limit` (every language and source
+    kept), and what is missing and why."""
     real, reason = real_words(languages)
     missing = {"real speech": reason} if reason else {}
-    made, not_made = synthesized(languages, folder)
+    made, not_made = synthesized(languages, folder, None if limit is None else limit // CELLS_PER_LANGUAGE)
     missing.update(not_made)
-    return placed([*real, *telephoned(real, folder), *made]), missing
+    clips = placed([*real, *_telephoned(real, folder, limit), *made])
+    return (clips if limit is None else sample(clips, limit)), missing
+
+
+CELLS_PER_LANGUAGE = 4
+"""About how many sources a language has (real, its telephone copy, a telephone prompt, a synthesized voice): a
+sample's share of each."""
+
+
+def _telephoned(words: Sequence[Word], folder: Path, limit: int | None) -> list[Word]:
+    """The telephone copies of the 16 kHz recordings; with a limit, only of those a sample could take."""
+    return telephoned(words if limit is None else words[:: max(1, len(words) // max(1, limit))], folder)
+
+
+def sample(clips: Sequence[OptionClip], limit: int) -> tuple[OptionClip, ...]:
+    """About `limit` clips spread evenly over the cells (language and source), each cell in its own order."""
+    cells: dict[tuple[str, str], list[OptionClip]] = {}
+    for clip in clips:
+        cells.setdefault((clip.language, clip.source), []).append(clip)
+    share = max(1, limit // max(1, len(cells)))
+    return tuple(clip for cell in cells.values() for clip in cell[:: max(1, len(cell) // share)][:share])

@@ -27,13 +27,13 @@ from typing import Any
 from voicemaster.host import lines as host_lines
 from voicemaster.host.millionaire import Quizmaster, Session
 from voicemaster.host.turns import Listen, Observation, Say
-from voicemaster.play.runner import Runner, Transcript, WallClock, drive
+from voicemaster.play.runner import Runner, Transcript, WallClock, Watcher, drive
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import Playback
-from voicemaster.speech.hearing.recognition import ContextName, Heard
+from voicemaster.speech.hearing.recognition import ContextName, Heard, Intent
 from voicemaster.speech.voice import kokoro, pyttsx3_engine
 from voicemaster.speech.voice.speakers import Engines, Speakers, engine_for
 from voicemaster.speech.voice.synthesis import SpeechUnavailable, Voice
@@ -143,8 +143,11 @@ class _RealTimeSpeaker:
         return _RealTimePlayback(audio)
 
 
-def reply_latency(bank: Bank, language: str, questions: int, think: float, ahead: bool) -> dict[str, Any]:
-    """One game of `questions` questions in real time: the player is right until the last question, then wrong."""
+def reply_latency(
+    bank: Bank, language: str, questions: int, think: float, ahead: bool, watch: Watcher | None = None
+) -> dict[str, Any]:
+    """One game of `questions` questions in real time: the player is right until the last question, then wrong.
+    `watch`: who sees every step (the screen, `bench screen`)."""
     settings = GameSettings(variant("classic"), ("Anna",), rounds=1, seed=7)
     host = Quizmaster(Session(new_game(settings)), bank, language)
     speaker = _RealTimeSpeaker()
@@ -161,13 +164,13 @@ def reply_latency(bank: Bank, language: str, questions: int, think: float, ahead
             right = current.question.correct
             wrong = next(letter for letter in seat.available if letter != right)
             letter = right if current.level < questions else wrong
-            return Heard("answer", letter.value, letter.value, 0.9)
-        return Heard("yes", None, "yes", 0.9)
+            return Heard(Intent.ANSWER, letter.value, letter.value, 0.9)
+        return Heard(Intent.YES, None, "yes", 0.9)
 
     with _cold_cache(), open(os.devnull, "w", encoding="utf-8") as log:
         speakers = Speakers({language: Voice()}, Engines())
         runner = Runner(
-            host_lines.load(language), speakers, speaker, WallClock(), hear, Transcript(log), render_ahead=ahead
+            host_lines.load(language), speakers, speaker, WallClock(), hear, Transcript(log, watch), render_ahead=ahead
         )
         started = time.monotonic()
         drive(host.run(), runner.perform)

@@ -19,6 +19,7 @@ from voicemaster import __version__, paths
 from voicemaster.cli import bench as bench_cli
 from voicemaster.cli import models as model_cli
 from voicemaster.cli import questions as question_cli
+from voicemaster.cli import screen as screen_cli
 from voicemaster.cli.failures import guarded
 from voicemaster.cli.settings import settings_for, speaking_settings
 from voicemaster.config.files import LANGUAGES
@@ -59,6 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--engine", default="auto", choices=ENGINES, help="auto: Vosk if its model is installed")
     play.add_argument("--log", type=Path, help="append every step of the game to this JSON-lines file")
     play.add_argument("--seed", type=int, default=None, help="the same seed asks the same questions")
+    screen_cli.add_flags(play)
     play.set_defaults(run=_play)
 
     demo = commands.add_parser("demo", help="watch a complete game played by simulated players")
@@ -72,6 +74,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--out", type=Path, default=Path("out", "demo"), help="where session.wav goes")
     demo.add_argument("--engine", default="auto", choices=ENGINES, help="the recognizer that hears the players")
     demo.add_argument("--text", action="store_true", help="no speech: the rules engine alone, narrated as text")
+    screen_cli.add_flags(demo)
     demo.set_defaults(run=_demo)
 
     questions = commands.add_parser("questions", help="check, count and import question packs")
@@ -147,11 +150,12 @@ def _parser() -> argparse.ArgumentParser:
     bench = commands.add_parser("bench", help="measure speed (prints figures, never fails on time)")
     bench.add_argument(
         "what",
-        choices=("rules", "asr", "latency", "memory", "voice", "faults"),
+        choices=("rules", "asr", "latency", "memory", "voice", "faults", "screen"),
         help="rules: simulated games per second; asr: recognition accuracy and speed; latency: from the end of an "
         "utterance to the reply; memory: peak memory of a game; voice: speech engines' real-time factor and the "
         "time to the first sample of a reply, with and without render-ahead; faults: games killed and resumed, "
-        "fuzzed files through the commands, a damaged store and missing devices",
+        "fuzzed files through the commands, a damaged store and missing devices; screen: a real-time game with and "
+        "without the screen open",
     )
     bench.add_argument("--seconds", type=float, default=1.0, help="rules: time per scenario")
     bench.add_argument(
@@ -170,7 +174,12 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument(
         "--questions", type=int, default=3, help="voice: questions in each timed game (played in real time)"
     )
-    bench.add_argument("--games", type=int, default=100, help="faults: games of each format killed and resumed")
+    bench.add_argument(
+        "--games",
+        type=int,
+        default=None,
+        help="faults: games of each format killed and resumed (default 100); screen: games each way (default 3)",
+    )
     bench.add_argument("--inputs", type=int, default=5000, help="faults: fuzzed input files")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.set_defaults(run=bench_cli.run)
@@ -195,6 +204,9 @@ def _demo(args: argparse.Namespace) -> int:
         settings = replace(settings, game=replace(settings.game, variant=args.variant or "classic"))
     settings = replace(settings, game=replace(settings.game, rounds=args.rounds))
     if args.text:
+        if args.screen:
+            print("voicemaster: --screen shows a game the quizmaster hosts; --text has none.", file=sys.stderr)
+            return 2
         return _demo_text(args, settings, names, seed)
     from voicemaster.play.demo import DemoStuck, run_demo, run_moneydrop_demo
     from voicemaster.speech.hearing.engines import open_recognizer
@@ -208,25 +220,28 @@ def _demo(args: argparse.Namespace) -> int:
     try:
         recognizer = open_recognizer(args.engine, language)
         print(f"Language {language}, seed {seed}, players {', '.join(names)}: this takes a few minutes.", flush=True)
-        if args.format == "moneydrop":
-            result = run_moneydrop_demo(
-                settings.money_drop_settings(names),
-                seed=seed,
-                language=language,
-                entries=entries,
-                recognizer=recognizer,
-                voices=settings.speech,
-                out=args.out,
-            )
-        else:
-            result = run_demo(
-                settings.game_settings(names, seed),
-                language=language,
-                entries=entries,
-                recognizer=recognizer,
-                voices=settings.speech,
-                out=args.out,
-            )
+        with screen_cli.screen_for(args, language, entries, live=False) as watch:
+            if args.format == "moneydrop":
+                result = run_moneydrop_demo(
+                    settings.money_drop_settings(names),
+                    seed=seed,
+                    language=language,
+                    entries=entries,
+                    recognizer=recognizer,
+                    voices=settings.speech,
+                    out=args.out,
+                    watch=watch,
+                )
+            else:
+                result = run_demo(
+                    settings.game_settings(names, seed),
+                    language=language,
+                    entries=entries,
+                    recognizer=recognizer,
+                    voices=settings.speech,
+                    out=args.out,
+                    watch=watch,
+                )
     except (RecognizerUnavailable, SpeechUnavailable, DemoStuck) as error:
         print(f"voicemaster: {error}", file=sys.stderr)
         return 2
@@ -276,7 +291,8 @@ def _play_with(
     store: Store,
 ) -> int:
     from voicemaster.play.live import play
-    from voicemaster.speech.devices.interfaces import AudioUnavailable, divert_native_stderr
+    from voicemaster.speech.devices.interfaces import AudioUnavailable
+    from voicemaster.speech.devices.portaudio import divert_native_stderr
     from voicemaster.speech.hearing.engines import open_recognizer
     from voicemaster.speech.hearing.recognition import RecognizerUnavailable
     from voicemaster.speech.voice.synthesis import SpeechUnavailable
@@ -284,17 +300,20 @@ def _play_with(
 
     divert_native_stderr()
     try:
-        played = play(
-            settings,
-            players=names,
-            seed=_seed(args.seed),
-            money_drop=args.format == "moneydrop",
-            language=language,
-            entries=entries,
-            recognizer=open_recognizer(args.engine, language),
-            log=args.log,
-            store=store,
-        )
+        recognizer = open_recognizer(args.engine, language)
+        with screen_cli.screen_for(args, language, entries, live=True) as watch:
+            played = play(
+                settings,
+                players=names,
+                seed=_seed(args.seed),
+                money_drop=args.format == "moneydrop",
+                language=language,
+                entries=entries,
+                recognizer=recognizer,
+                log=args.log,
+                store=store,
+                watch=watch,
+            )
     except StoreUnwritable as error:
         kept = "The game stopped at its last saved step; `voicemaster play` offers it again once the store is writable."
         print(f"voicemaster: {error} {kept}", file=sys.stderr)
@@ -386,7 +405,7 @@ def _voices(args: argparse.Namespace) -> int:
 
 def _devices(_args: argparse.Namespace) -> int:
     from voicemaster.speech.devices.capture import hears_only_itself, look
-    from voicemaster.speech.devices.interfaces import NO_DEVICE_HINT, divert_native_stderr, list_devices
+    from voicemaster.speech.devices.portaudio import NO_DEVICE_HINT, divert_native_stderr, list_devices
 
     divert_native_stderr()
     found = list_devices(probe=True)

@@ -27,8 +27,16 @@ def run(args: argparse.Namespace) -> int:
     if args.what == "faults":
         from voicemaster.bench import faults
 
-        figures = faults.run(max(0, args.games), max(0, args.inputs))
+        figures = faults.run(max(0, 100 if args.games is None else args.games), max(0, args.inputs))
         print(json.dumps(figures, ensure_ascii=False) if args.json else faults.report(figures))
+        return 0
+    if args.what == "screen":
+        from voicemaster.bench import screen
+
+        language = args.languages.split(",")[0].strip()
+        games = 3 if args.games is None else max(1, args.games)
+        figures = screen.run(bank_roots(None), language, max(1, min(args.questions, 15)), games)
+        print(json.dumps(figures) if args.json else screen.report(figures))
         return 0
     if args.what == "memory":
         from voicemaster.bench import memory

@@ -27,9 +27,10 @@ INTERRUPTED = 130
 def _ours() -> tuple[type[BaseException], ...]:
     """The errors whose message is meant for the user. Imported here: the CLI starts without the speech stack."""
     from voicemaster.config.files import ConfigError
-    from voicemaster.models.manager import ModelError
+    from voicemaster.models.manifest import ModelError
     from voicemaster.questions.importers import ImportFailed
     from voicemaster.rules.errors import IllegalAction
+    from voicemaster.screen import ScreenUnavailable
     from voicemaster.speech.devices.interfaces import AudioUnavailable
     from voicemaster.speech.hearing.recognition import RecognizerUnavailable
     from voicemaster.speech.voice.synthesis import SpeechUnavailable
@@ -44,6 +45,7 @@ def _ours() -> tuple[type[BaseException], ...]:
         SpeechUnavailable,
         AudioUnavailable,
         StoreError,
+        ScreenUnavailable,
     )
 
 

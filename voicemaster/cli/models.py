@@ -1,4 +1,4 @@
-"""`voicemaster models ...`: list, install, download, verify and set up the speech models (`models/manager.py`)."""
+"""`voicemaster models ...`: list, install, download, verify and set up the speech models (`models/`)."""
 
 from __future__ import annotations
 
@@ -17,12 +17,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def list_models(_args: argparse.Namespace) -> int:
-    from voicemaster.models import manager as models
+    from voicemaster.models.manifest import load_manifest, models_dir
+    from voicemaster.models.verify import check
 
-    root = models.models_dir()
+    root = models_dir()
     print(f"{'model':<28} {'engine':<8} {'language':<9} {'download':>8}  installed")
-    for spec in models.load_manifest().values():
-        status = models.check(spec, root, full=False)
+    for spec in load_manifest().values():
+        status = check(spec, root, full=False)
         installed = "yes" if status.ok else "incomplete (see: models verify)" if status.present else "no"
         print(f"{spec.name:<28} {spec.engine:<8} {spec.language:<9} {spec.size / 1e6:>5.0f} MB  {installed}")
     print(f"\nModels live in {root}. Install one with: voicemaster models download NAME")
@@ -30,31 +31,35 @@ def list_models(_args: argparse.Namespace) -> int:
 
 
 def install(args: argparse.Namespace) -> int:
-    from voicemaster.models import manager as models
+    from voicemaster.models.install import install as install_model
+    from voicemaster.models.manifest import load_manifest, models_dir
 
-    installed = models.install(args.path, name=args.name, manifest=models.load_manifest(), root=models.models_dir())
+    installed = install_model(args.path, name=args.name, manifest=load_manifest(), root=models_dir())
     print(f"{installed.spec.name} installed in {installed.path}: {installed.how}")
     return 0
 
 
 def download(args: argparse.Namespace) -> int:
-    from voicemaster.models import manager as models
+    from voicemaster.models.download import download as download_model
+    from voicemaster.models.manifest import load_manifest, models_dir, resolve
+    from voicemaster.models.verify import check
 
-    root = models.models_dir()
-    spec = models.resolve(args.name, models.load_manifest())
-    if not args.force and models.check(spec, root).ok:
+    root = models_dir()
+    spec = resolve(args.name, load_manifest())
+    if not args.force and check(spec, root).ok:
         print(f"{spec.name} is installed and intact in {root / spec.name} (--force downloads it again)")
         return 0
-    installed = models.download(spec, root=root, url=args.url)
+    installed = download_model(spec, root=root, url=args.url)
     print(f"{spec.name} installed in {installed.path}: {installed.how}")
     return 0
 
 
 def verify(_args: argparse.Namespace) -> int:
-    from voicemaster.models import manager as models
+    from voicemaster.models.manifest import load_manifest, models_dir
+    from voicemaster.models.verify import verify as verify_models
 
-    root = models.models_dir()
-    checks = models.verify(models.load_manifest(), root)
+    root = models_dir()
+    checks = verify_models(load_manifest(), root)
     for status in checks:
         print(f"{status.spec.name}: {status.describe()}")
     problems = sum(not status.ok for status in checks)
@@ -63,9 +68,10 @@ def verify(_args: argparse.Namespace) -> int:
 
 
 def setup(args: argparse.Namespace) -> int:
-    from voicemaster.models import manager as models
+    from voicemaster.models.download import setup as set_up_models
+    from voicemaster.models.manifest import load_manifest, models_dir, shared_dir
 
-    shared = args.shared or models.shared_dir()
-    for line in models.setup(manifest=models.load_manifest(), root=models.models_dir(), shared=shared):
+    shared = args.shared or shared_dir()
+    for line in set_up_models(manifest=load_manifest(), root=models_dir(), shared=shared):
         print(f"models: {line}")
     return 0

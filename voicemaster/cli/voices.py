@@ -157,8 +157,8 @@ def say(args: argparse.Namespace, settings: Settings) -> int:
         audio.write(args.out)
         print(f"{audio.seconds:.2f} s of speech at {audio.rate} Hz written to {args.out}")
         return 0
-    from voicemaster.speech.devices.interfaces import divert_native_stderr
     from voicemaster.speech.devices.loudspeaker import Speaker
+    from voicemaster.speech.devices.portaudio import divert_native_stderr
 
     divert_native_stderr()
     playback = Speaker().play(audio)

@@ -20,9 +20,15 @@ Asking = Generator[Effect, Observation | None, bool]
 
 
 def listen(
-    context: Context, player: str | None, *, record_silence: bool = True, seconds: float = LISTEN_SECONDS
+    context: Context,
+    player: str | None,
+    *,
+    record_silence: bool = True,
+    seconds: float = LISTEN_SECONDS,
+    quiet: bool = False,
 ) -> Generator[Effect, Observation | None, Heard | Silence]:
-    """One utterance, recorded; an utterance not understood is said to be so, and the caller asks again."""
+    """One utterance, recorded; an utterance not understood is said to be so (unless `quiet`: a phone partner
+    thinking aloud is not interrupted), and the caller asks again."""
     observation = yield Listen(context, player, seconds)
     if isinstance(observation, Heard):
         yield Record(
@@ -35,7 +41,7 @@ def listen(
                 "text": observation.text,
             },
         )
-        if observation.intent == "unknown":
+        if observation.intent == "unknown" and not quiet:
             yield Say("not_understood")
     elif record_silence:
         yield Record("silence", {"player": player, "context": context.name.value})

@@ -57,7 +57,7 @@ from voicemaster.rules.ladders import Stakes
 from voicemaster.rules.letters import Letter
 from voicemaster.rules.state import Game, Seat
 from voicemaster.rules.variants import Joker
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
+from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Intent
 
 MISHEARD_BEFORE_SCAN = 3
 """After this many answers in a row that could not be understood, or were heard and then refused at "final
@@ -74,14 +74,19 @@ class Session:
     """Question ids asked in this game, in order."""
     options: tuple[str, ...] = ()
     """The current question's options in the order they were read."""
+    texts: tuple[str, ...] = ()
+    """The current question and its explanation as read: a game resumed after its pack changed or went can still
+    finish the question it was on. Empty in games stored before it was kept."""
 
     def to_json(self) -> str:
-        return json.dumps({"game": dumps(self.game), "asked": self.asked, "options": self.options}, ensure_ascii=False)
+        data = {"game": dumps(self.game), "asked": self.asked, "options": self.options, "texts": self.texts}
+        return json.dumps(data, ensure_ascii=False)
 
     @staticmethod
     def from_json(text: str) -> Session:
         data = json.loads(text)
-        return Session(loads(Game, data["game"]), tuple(data["asked"]), tuple(data["options"]))
+        texts = tuple(str(text) for text in data.get("texts", ()))
+        return Session(loads(Game, data["game"]), tuple(data["asked"]), tuple(data["options"]), texts)
 
 
 class Quizmaster:
@@ -108,8 +113,6 @@ class Quizmaster:
         """The level of the question the last action was taken on, for announcing its results."""
         self._unclear = False
         """Whether the last "final answer?" got nothing clear (rather than a no): said when the answer stays open."""
-        self._partner_said: Letter | None = None
-        """The letter the phone partner gave, for saying who said what."""
 
     # The game
 
@@ -162,9 +165,8 @@ class Quizmaster:
             yield self.line("resumed")
             current = self.game.round
             if current is not None and current.question is not None:
-                # Only the options still open to the player on turn: a 50:50 before the break stays used.
-                to_act = current.to_act
-                yield from self._read_question(self._seat(to_act).available if to_act else None)
+                # Only the options still open: a 50:50 before the break stays used.
+                yield from self._read_question(self.open_letters())
         while self.game.outcome is None:
             current = self.game.round
             if current is None:
@@ -211,7 +213,8 @@ class Quizmaster:
         current = self.game.round
         assert current is not None
         presented = self._presented()
-        self.session = replace(self.session, options=presented.options)
+        texts = (presented.entry.question, presented.entry.explanation)
+        self.session = replace(self.session, options=presented.options, texts=texts)
         yield from self._apply(AskQuestion(presented.entry.id, presented.correct))
         yield Record(
             "question",
@@ -227,8 +230,10 @@ class Quizmaster:
 
     def question_texts(self) -> tuple[str, str]:
         """The current question and its explanation."""
+        if len(self.session.texts) == 2:
+            return self.session.texts[0], self.session.texts[1]
         entry = self.bank.entry(self.session.asked[-1])
-        assert entry is not None, "a stored game names a question the bank no longer has"
+        assert entry is not None, "a stored game names a question the bank no longer has (see host.saved.unfinishable)"
         return entry.question, entry.explanation
 
     def _read_question(self, letters: Sequence[Letter] | None = None) -> Dialogue:
@@ -236,6 +241,16 @@ class Quizmaster:
         yield self.line("question", {"text": question}, leads_to_listening=True)
         for letter in letters or Letter.first(len(self.session.options)):
             yield self.line("option", {"letter": letter.value, "text": self.option(letter)}, leads_to_listening=True)
+
+    def open_letters(self) -> tuple[Letter, ...]:
+        """The options of the current question still open: to the player on turn, or, with every answer locked
+        (the reveal to come), to anyone still playing it; a 50:50 removes two."""
+        current = self.game.round
+        assert current is not None
+        if current.to_act is not None:
+            return self._seat(current.to_act).available
+        seats = [seat for seat in current.seats if seat.playing] or list(current.seats)
+        return tuple(letter for letter in Letter.first(4) if any(letter in seat.available for seat in seats))
 
     def option(self, letter: Letter) -> str:
         """The text of the current question's option `letter`, as the players heard it."""
@@ -310,7 +325,7 @@ class Quizmaster:
             misheard = 0
             letter = yield from self._scan_options(player)
             if letter is not None:
-                yield from self._act(player, Heard("answer", letter.value, heard.text, heard.confidence))
+                yield from self._act(player, Heard(Intent.ANSWER, letter.value, heard.text, heard.confidence))
 
     def _still_deciding(self, player: str) -> bool:
         return self.game.round is not None and self.game.round.to_act == player

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from voicemaster.host import wording
-from voicemaster.host.millionaire_jokers import partner_letters, phone_call
+from voicemaster.host.millionaire_jokers import partner_said, phone_call
 from voicemaster.host.turns import Dialogue, Record
 from voicemaster.rules import events
 
@@ -38,6 +38,8 @@ def announce(host: Quizmaster, event: events.Event) -> Dialogue:
                 yield host.line("option", {"letter": letter.value, "text": options(letter)})
         case events.AudiencePolled(_, percentages) | events.AudienceVoted(_, percentages):
             unit = "percent" if isinstance(event, events.AudiencePolled) else "votes"
+            shares = {letter.value: share for letter, share in percentages}
+            yield Record("audience", {"player": event.player, "unit": unit, "shares": shares})
             yield host.line(f"audience_{unit}_intro")
             for letter, share in percentages:
                 yield host.line(f"audience_{unit}", {"letter": letter.value, "n": share}, form=wording.counted(share))
@@ -45,8 +47,8 @@ def announce(host: Quizmaster, event: events.Event) -> Dialogue:
             yield host.line("second_chance", {"player": player, "tries": tries}, form=wording.counted(tries))
         case events.PhoneCallStarted(_, seconds):
             yield from phone_call(host, seconds)
-        case events.PartnerAnswered(_, partner, letters):
-            yield partner_letters(host, partner, letters)
+        case events.PartnerAnswered(_, partner, letter):
+            yield partner_said(host, partner, letter)
         case events.ExtraJokerUsed(player, helper, letter):
             if helper is None or letter is None:
                 yield host.line("extra_joker_alone", {"player": player})

@@ -13,7 +13,19 @@ from typing import TYPE_CHECKING
 from voicemaster.host import wording
 from voicemaster.host.lines import Choice, Line
 from voicemaster.host.listening import listen
-from voicemaster.host.turns import Dialogue, Effect, Observation, Play, Record, Say, StartTimer, WaitUntil
+from voicemaster.host.turns import (
+    Dialogue,
+    Effect,
+    Elapsed,
+    Observation,
+    Play,
+    ReadTimer,
+    Record,
+    Say,
+    Silence,
+    StartTimer,
+    WaitUntil,
+)
 from voicemaster.rules.actions import Action, AskAudience, PhoneAFriend, UseExtraJoker, UseFiftyFifty
 from voicemaster.rules.letters import Letter
 from voicemaster.rules.variants import AudienceForm, Joker, PhoneForm
@@ -25,6 +37,11 @@ if TYPE_CHECKING:
 TRIES_FOR_HELPERS = 3
 """How often a voter, phone partner or helper is asked before the joker is given back."""
 COUNTDOWN_FROM = 5
+PARTNER_WARNING_SECONDS = 10
+"""A phone partner hears "noch zehn Sekunden"; the last seconds are not counted over their words."""
+MOST_UTTERANCES_IN_A_CALL = 12
+"""Utterances heard in one partner call before it ends, whatever the clock says: a runner without a clock (a
+scripted table) must not keep a call going forever."""
 
 
 def use_joker(host: Quizmaster, player: str, joker: Joker) -> Dialogue:
@@ -49,11 +66,10 @@ def use_joker(host: Quizmaster, player: str, joker: Joker) -> Dialogue:
     elif joker is Joker.AUDIENCE:
         action = AskAudience(player)
     elif joker is Joker.PHONE and settings.phone_form is PhoneForm.PARTNER:
-        answer = yield from _helper_answer(host, player, "who_to_call")
+        answer = yield from _partner_call(host, player)
         if answer is None:
             yield host.line("joker_given_back", name)
             return
-        host._partner_said = answer[1]
         action = PhoneAFriend(player, *answer)
     elif joker is Joker.PHONE:
         action = PhoneAFriend(player)
@@ -81,20 +97,65 @@ def _votes(
 def _helper_answer(
     host: Quizmaster, player: str, question: str
 ) -> Generator[Effect, Observation | None, tuple[str, Letter] | None]:
+    helper = yield from _choose_other(host, player, question)
+    if helper is None:
+        return None
+    letter = yield from _letter_from(host, helper, "helper_answer")
+    return None if letter is None else (helper, letter)
+
+
+def _choose_other(host: Quizmaster, player: str, question: str) -> Generator[Effect, Observation | None, str | None]:
+    """The other player `player` names ("wen rufst du an?"), or None when no name was understood."""
     others = tuple(p for p in host.game.settings.players if p != player)
     if len(others) == 1:
         # Nobody to choose from: the one other player is named, not offered as a choice.
         yield host.line(question, {"player": player, "names": others[0]}, form=wording.ONE)
-        letter = yield from _letter_from(host, others[0], "helper_answer")
-        return None if letter is None else (others[0], letter)
+        return others[0]
     context = Context(ContextName.NAME, host.language, names=others)
     for _ in range(TRIES_FOR_HELPERS):
         yield host.line(question, {"player": player, "names": Choice(others)}, form=wording.MANY)
         heard = yield from listen(context, player)
         if isinstance(heard, Heard) and heard.intent == "name" and heard.value in others:
-            letter = yield from _letter_from(host, heard.value, "helper_answer")
-            return None if letter is None else (heard.value, letter)
+            return heard.value
     return None
+
+
+def _partner_call(host: Quizmaster, player: str) -> Generator[Effect, Observation | None, tuple[str, Letter] | None]:
+    """The phone partner at the table (RULES.md §1.4): the partner has the call's time to say their letter, and why
+    if they like, to the player; the first letter heard ends the call. Everyone hears the partner, so the quizmaster
+    adds no letter of its own: it only reads the partner's back (`announce`), and the player decides."""
+    partner = yield from _choose_other(host, player, "who_to_call")
+    if partner is None:
+        return None
+    seconds = host.game.settings.variant.phone_call_seconds
+    context = host._answer_context(player)
+    yield host.line("partner_call", {"partner": partner, "seconds": seconds})
+    yield StartTimer(seconds)
+    warned = seconds <= PARTNER_WARNING_SECONDS
+    for _ in range(MOST_UTTERANCES_IN_A_CALL):
+        elapsed = yield ReadTimer()
+        left = seconds - (elapsed.seconds if isinstance(elapsed, Elapsed) else 0.0)
+        if left <= 0:
+            break
+        if not warned and left <= PARTNER_WARNING_SECONDS:
+            warned = True
+            yield host.line("phone_ten_left")
+        # Until the warning is due, then until the end: a listening that hears nobody lasts exactly that long.
+        heard = yield from listen(
+            context, partner, seconds=left if warned else left - PARTNER_WARNING_SECONDS, quiet=True
+        )
+        if isinstance(heard, Heard) and heard.intent == "answer" and heard.value:
+            return partner, Letter(heard.value)
+        if isinstance(heard, Silence):
+            if warned:
+                break
+            warned = True
+            yield host.line("phone_ten_left")
+    yield Play("timer_end")
+    yield host.line("phone_over")
+    # The call is over without a letter understood: the partner is asked for just the letter, as any helper is.
+    letter = yield from _letter_from(host, partner, "partner_letter")
+    return None if letter is None else (partner, letter)
 
 
 def _letter_from(host: Quizmaster, who: str, key: str) -> Generator[Effect, Observation | None, Letter | None]:
@@ -122,10 +183,6 @@ def phone_call(host: Quizmaster, seconds: int) -> Dialogue:
     yield host.line("phone_over")
 
 
-def partner_letters(host: Quizmaster, partner: str, letters: tuple[Letter, ...]) -> Say:
-    """Who said what: the partner's letter (they said it aloud anyway) and the quizmaster's, the other one the
-    rules drew; "auch" when both said the same."""
-    said = host._partner_said if host._partner_said in letters else letters[0]
-    mine = next((letter for letter in letters if letter != said), said)
-    params = {"partner": partner, "letter": said.value, "mine": mine.value}
-    return host.line("partner_letters", params, form="same" if mine == said else "different")
+def partner_said(host: Quizmaster, partner: str, letter: Letter) -> Say:
+    """ "Ben meint: B", with the option's words: what the partner said, read back to the player, and nothing more."""
+    return host.line("partner_said", {"partner": partner, "letter": letter.value, "text": host.option(letter)})

@@ -42,7 +42,7 @@ from voicemaster.host.turns import (
     Silence,
     StartTimer,
 )
-from voicemaster.questions.model import Entry
+from voicemaster.questions.model import Entry, Format
 from voicemaster.questions.selection import Bank, NoQuestionLeft, present
 from voicemaster.rules import errors
 from voicemaster.rules import moneydrop as md
@@ -67,16 +67,26 @@ class DropSession:
     """Card ids offered in this game, in order: a card is never offered twice."""
     offered: tuple[tuple[str, ...], ...] = ()
     """The options of the two cards on offer, in the order they are read."""
+    texts: tuple[tuple[str, ...], ...] = ()
+    """The question and explanation of each card on offer: a game resumed after its pack changed or went can still
+    finish the card it was on. Empty in games stored before it was kept."""
 
     def to_json(self) -> str:
-        data = {"format": "moneydrop", "game": dumps(self.game), "asked": self.asked, "offered": self.offered}
+        data = {
+            "format": "moneydrop",
+            "game": dumps(self.game),
+            "asked": self.asked,
+            "offered": self.offered,
+            "texts": self.texts,
+        }
         return json.dumps(data, ensure_ascii=False)
 
     @staticmethod
     def from_json(text: str) -> DropSession:
         data = json.loads(text)
         offered = tuple(tuple(options) for options in data["offered"])
-        return DropSession(loads(md.MoneyDropGame, data["game"]), tuple(data["asked"]), offered)
+        texts = tuple(tuple(str(text) for text in card) for card in data.get("texts", ()))
+        return DropSession(loads(md.MoneyDropGame, data["game"]), tuple(data["asked"]), offered, texts)
 
 
 class MoneyDropHost:
@@ -154,6 +164,7 @@ class MoneyDropHost:
             self.session,
             asked=(*self.session.asked, first.id, second.id),
             offered=(shown[0].options, shown[1].options),
+            texts=((first.question, first.explanation), (second.question, second.explanation)),
         )
         yield from self._apply(md.OfferCategories((cards[0], cards[1])))
 
@@ -173,9 +184,16 @@ class MoneyDropHost:
     def _card(self) -> tuple[Entry, tuple[str, ...]]:
         current = self.game.run
         assert current is not None and current.card is not None and current.chosen is not None
+        options = self.session.offered[current.chosen]
         entry = self.bank.entry(current.card.id)
-        assert entry is not None, "a stored game names a card the bank no longer has"
-        return entry, self.session.offered[current.chosen]
+        if entry is None and len(self.session.texts) == 2:  # its pack changed or went: as this game read it
+            question, explanation = self.session.texts[current.chosen]
+            answer = options[current.card.correct.position]
+            card = Entry(current.card.id, self.language, Format.MONEYDROP, current.card.category, question, options,
+                         answer, explanation)  # fmt: skip
+            return card, options
+        assert entry is not None, "a stored game names a card the bank no longer has (see host.saved.unfinishable)"
+        return entry, options
 
     def _read_card(self) -> Dialogue:
         """The options first, then the question (RULES.md §2)."""

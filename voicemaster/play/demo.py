@@ -17,7 +17,7 @@ from voicemaster.host import lines as host_lines
 from voicemaster.host.millionaire import Quizmaster, Session
 from voicemaster.host.moneydrop import DropSession, MoneyDropHost
 from voicemaster.host.turns import Dialogue, Listen, Observation, Say, Silence
-from voicemaster.play.runner import Runner, SessionClock, Transcript, drive
+from voicemaster.play.runner import Runner, SessionClock, Transcript, Watcher, drive
 from voicemaster.play.simulated import SimulatedPlayers, SimulatedTeam
 from voicemaster.questions.model import Entry
 from voicemaster.questions.selection import Bank
@@ -89,12 +89,13 @@ def run_demo(
     voices: dict[str, Voice],
     out: Path,
     cast: Sequence[Voice] = (),
+    watch: Watcher | None = None,
 ) -> DemoResult:
-    """A game of simulated players; `cast`: their voices, by default `player_voices`."""
+    """A game of simulated players; `cast`: their voices, by default `player_voices`; `watch`: the screen."""
     quizmaster = Quizmaster(Session(new_game(settings)), Bank(entries), language)
     players = SimulatedPlayers(quizmaster, phrases.load(language), random.Random(settings.seed))
     game = _Game(quizmaster.run(), players, f"demo-{settings.seed}")
-    return _play(game, language=language, recognizer=recognizer, voices=voices, out=out, cast=cast)
+    return _play(game, language=language, recognizer=recognizer, voices=voices, out=out, cast=cast, watch=watch)
 
 
 def run_moneydrop_demo(
@@ -107,11 +108,12 @@ def run_moneydrop_demo(
     voices: dict[str, Voice],
     out: Path,
     cast: Sequence[Voice] = (),
+    watch: Watcher | None = None,
 ) -> DemoResult:
     host = MoneyDropHost(DropSession(md.MoneyDropGame(settings)), Bank(entries), language, seed)
     team = SimulatedTeam(host, phrases.load(language), random.Random(seed))
     game = _Game(host.run(), team, f"moneydrop-demo-{seed}")
-    return _play(game, language=language, recognizer=recognizer, voices=voices, out=out, cast=cast)
+    return _play(game, language=language, recognizer=recognizer, voices=voices, out=out, cast=cast, watch=watch)
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,14 @@ class _Game:
 
 
 def _play(
-    game: _Game, *, language: str, recognizer: Recognizer, voices: dict[str, Voice], out: Path, cast: Sequence[Voice]
+    game: _Game,
+    *,
+    language: str,
+    recognizer: Recognizer,
+    voices: dict[str, Voice],
+    out: Path,
+    cast: Sequence[Voice],
+    watch: Watcher | None = None,
 ) -> DemoResult:
     """The quizmaster's dialogue against simulated players whose words are spoken, then heard by the recognizer."""
     out.mkdir(parents=True, exist_ok=True)
@@ -134,7 +143,7 @@ def _play(
     meanings = phrases.load(language)
     transcript_path = out / "transcript.jsonl"
     with transcript_path.open("w", encoding="utf-8") as transcript_file, Store(out / "demo.db") as store:
-        transcript = Transcript(transcript_file)
+        transcript = Transcript(transcript_file, watch)
         sink = FileSink()
 
         def hear(listen: Listen, said: Say | None, _speaking: Playback | None) -> Observation:

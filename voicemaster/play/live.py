@@ -20,10 +20,10 @@ from voicemaster.host import lines as host_lines
 from voicemaster.host.listening import offer_resume
 from voicemaster.host.millionaire import Quizmaster, Session
 from voicemaster.host.moneydrop import DropSession, MoneyDropHost
-from voicemaster.host.saved import UnreadableGame, restore
+from voicemaster.host.saved import UnreadableGame, restore, unfinishable
 from voicemaster.host.setup import which_variant, who_plays
 from voicemaster.host.turns import Listen, Observation, Say, Silence
-from voicemaster.play.runner import Runner, Transcript, WallClock, drive
+from voicemaster.play.runner import Runner, Transcript, WallClock, Watcher, drive
 from voicemaster.questions.model import Entry
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import moneydrop as md
@@ -38,7 +38,7 @@ from voicemaster.speech.hearing.recognition import Recognizer
 from voicemaster.speech.voice.earcons import earcon
 from voicemaster.speech.voice.speakers import Speakers
 from voicemaster.speech.voice.synthesis import SpeechUnavailable
-from voicemaster.store import Store, StoreError
+from voicemaster.store import Store
 
 
 def play(
@@ -54,10 +54,11 @@ def play(
     log: Path | None = None,
     notify: Callable[[str], None] | None = None,
     store: Store | None = None,
+    watch: Watcher | None = None,
 ) -> bool:
     """Runs a game until it ends: True; False when the players gave no clear answer to continuing an interrupted
     game, which is kept for later. Raises AudioUnavailable when a device is missing or lost, StoreError when the
-    store is busy (another game) or cannot be written."""
+    store is busy (another game) or cannot be written. `watch` sees every step (the screen)."""
     # The store first: a second quizmaster on the same games is refused before it opens the speaker. A store given
     # is open already (the command line opens it before loading a model) and stays open.
     opened = nullcontext(store) if store is not None else Store(store_path, exclusive=True, notify=notify)
@@ -77,7 +78,7 @@ def play(
                 speaker,
                 WallClock(),
                 hear,
-                Transcript(log_file),
+                Transcript(log_file, watch),
                 store=store,
                 earcons=earcon,
             )
@@ -104,7 +105,7 @@ def _resumed_or_new(
 ) -> Quizmaster | MoneyDropHost | None:
     """The interrupted game if the players want it, else a new one; None when they gave no clear answer (the
     interrupted game is kept for later)."""
-    interrupted = _interrupted(store)
+    interrupted = _interrupted(store, bank, runner)
     if interrupted is not None:
         game_id, session = interrupted
         wanted = drive(offer_resume(language), runner.perform)
@@ -112,6 +113,7 @@ def _resumed_or_new(
             return None
         if wanted:
             runner.game_id = game_id
+            runner.transcript.stored(runner.now, session.to_json())  # the screen shows the game it continues
             if isinstance(session, DropSession):
                 return MoneyDropHost(session, bank, language, seed)
             heard = store.heard_by(session.game.settings.players)
@@ -130,21 +132,44 @@ def _resumed_or_new(
     return Quizmaster(session, bank, language, heard, confirm_from_level=config.game.confirm_from_level)
 
 
-def _interrupted(store: Store) -> tuple[str, Session | DropSession] | None:
-    """The game to offer again; one that cannot be read gets the store set aside (kept, not offered)."""
+def _interrupted(store: Store, bank: Bank, runner: Runner) -> tuple[str, Session | DropSession] | None:
+    """The game to offer again; one that cannot be read gets the store set aside (kept, not offered). One that
+    stands on a question that is no longer in the bank, stored without its words by an earlier version, cannot be
+    finished: the players hear so, and it is abandoned (kept, listed) for a new game."""
     found = store.unfinished_game()
     if found is None:
         return None
     game_id, state = found
     try:
-        return game_id, restore(game_id, state)
+        session = restore(game_id, state)
     except UnreadableGame as error:
         store.set_aside([game_id], str(error))
         return None
+    if unfinishable(session, bank) is not None:
+        runner.say_now("resume_question_gone")
+        store.abandon(game_id)
+        return None
+    return game_id, session
+
+
+def _heard_as_asked(host: Quizmaster | MoneyDropHost) -> Callable[[], list[tuple[str, str]]]:
+    """The questions asked since the last call, as (player, question id) for each player: a Millionaire question
+    asked is stored as heard with the step that asked it (a kill skips any `finally`)."""
+    told = len(host.session.asked)
+
+    def asked() -> list[tuple[str, str]]:
+        nonlocal told
+        if not isinstance(host, Quizmaster):
+            return []
+        fresh, told = host.session.asked[told:], len(host.session.asked)
+        return [(player, question_id) for question_id in fresh for player in host.game.settings.players]
+
+    return asked
 
 
 def _run(host: Quizmaster | MoneyDropHost, store: Store, runner: Runner) -> None:
-    asked_before = len(host.session.asked)
+    del store  # written through the runner, step by step
+    runner.asked_since_save = _heard_as_asked(host)
     try:
         drive(host.run(), runner.perform)
         runner.finish_speaking()
@@ -156,11 +181,3 @@ def _run(host: Quizmaster | MoneyDropHost, store: Store, runner: Runner) -> None
         with suppress(AudioUnavailable, SpeechUnavailable):
             runner.say_now("microphone_lost" if isinstance(error, MicrophoneLost) else "microphone_missing")
         raise
-    finally:
-        if isinstance(host, Quizmaster):
-            players = host.game.settings.players
-            try:
-                for question_id in host.session.asked[asked_before:]:
-                    store.mark_heard(players, question_id)
-            except StoreError:
-                pass  # the game stopped because the store cannot be written: that is what the player is told

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO, TypeVar
@@ -107,15 +107,32 @@ def drive(dialogue: Generator[Effect, Observation | None, T], perform: Callable[
         return result
 
 
+class Watcher(Protocol):
+    """Sees the game as it goes (the screen, `voicemaster.screen.feed`): must return at once, whatever it does."""
+
+    def publish(self, t: float, event: str, data: Mapping[str, Any]) -> None: ...
+
+    def stored(self, t: float, state: str) -> None: ...
+
+
 @dataclass
 class Transcript:
-    """`transcript.jsonl`: one JSON object per line, each with the session time `t` in seconds."""
+    """`transcript.jsonl`: one JSON object per line, each with the session time `t` in seconds; and the same steps,
+    with each stored game, to a watcher if there is one."""
 
     out: TextIO
+    watch: Watcher | None = None
 
     def write(self, t: float, event: str, data: dict[str, Any]) -> None:
         self.out.write(json.dumps({"t": round(t, 3), "event": event, **data}, ensure_ascii=False) + "\n")
         self.out.flush()
+        if self.watch is not None:
+            self.watch.publish(t, event, data)
+
+    def stored(self, t: float, state: str) -> None:
+        """The game as just stored (not written to the file, which has every step that led to it)."""
+        if self.watch is not None:
+            self.watch.stored(t, state)
 
 
 @dataclass
@@ -132,6 +149,9 @@ class Runner:
     render_ahead: bool = True
     """Render lines before they are said. A session file has no use for it: its time is the length of what is said,
     however long rendering takes."""
+    asked_since_save: Callable[[], list[tuple[str, str]]] | None = None
+    """The (player, question id) pairs asked since the last save, stored with the next one in one transaction: a
+    question asked is heard, even if the game is killed before it ends."""
     last_said: Say | None = None
     _timer_start: float = 0.0
     _speaking: Playback | None = None
@@ -193,6 +213,7 @@ class Runner:
             case Record(event, data, state):
                 if state is not None:
                     self._save(state, finished=bool(data.get("finished")))
+                    self.transcript.stored(self.now, state)
                     return None
                 self.transcript.write(self.now, event, dict(data))
         return None
@@ -203,7 +224,8 @@ class Runner:
         if self.store is None:
             return
         try:
-            renewed = self.store.save_game(self.game_id, state, finished=finished)
+            heard = self.asked_since_save() if self.asked_since_save is not None else []
+            renewed = self.store.save_game(self.game_id, state, finished=finished, heard=heard)
         except StoreUnwritable:
             with suppress(AudioUnavailable, SpeechUnavailable):  # what the store says is what the user must hear
                 self.say_now("store_failed")

@@ -58,8 +58,8 @@ def describe(event: events.Event, currency: str) -> str:
             return f"    {player} takes the {joker} joker as a second chance: {tries} tries."
         case events.PhoneCallStarted(player, seconds):
             return f"    {player} phones a friend: {seconds} seconds."
-        case events.PartnerAnswered(player, partner, letters):
-            return f"    {player} asks {partner}: the cards say {' and '.join(letters)}."
+        case events.PartnerAnswered(player, partner, letter):
+            return f"    {player} asks {partner}: {partner} says {letter}."
         case events.ExtraJokerUsed(player, helper, letter):
             return f"    {player} takes the extra joker: " + (f"{helper} says {letter}." if helper else "no helper.")
         case events.AnswerGiven(player, letter):

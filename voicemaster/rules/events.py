@@ -66,11 +66,11 @@ class PhoneCallStarted:
 
 @dataclass(frozen=True)
 class PartnerAnswered:
-    """The partner's letter and the quizmaster's right one, in random order (possibly the same letter twice)."""
+    """The partner's letter, as the partner said it within the call's time; the quizmaster adds none (RULES.md §1.4)."""
 
     player: str
     partner: str
-    letters: tuple[Letter, ...]
+    letter: Letter
 
 
 @dataclass(frozen=True)

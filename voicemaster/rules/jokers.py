@@ -51,9 +51,3 @@ def tally_in_random_order(votes: Iterable[Letter], rng: random.Random) -> tuple[
     counts = list(Counter(votes).items())
     rng.shuffle(counts)
     return tuple(counts)
-
-
-def in_random_order(letters: Iterable[Letter], rng: random.Random) -> tuple[Letter, ...]:
-    shuffled = list(letters)
-    rng.shuffle(shuffled)
-    return tuple(shuffled)

@@ -277,7 +277,7 @@ def _use_joker(game: Game, current: Round, action: UseFiftyFifty | AskAudience |
     elif isinstance(action, AskAudience):
         seat, event = _audience(game, current, seat, action.votes, rng)
     elif isinstance(action, PhoneAFriend):
-        seat, event = _phone(game, seat, action.partner, action.partner_letter, correct, rng)
+        seat, event = _phone(game, seat, action.partner, action.partner_letter)
     else:
         helper, letter = action.helper, action.helper_letter
         if (helper is None) != (letter is None):
@@ -317,9 +317,7 @@ def _audience(
     return seat, AudienceVoted(seat.player, tally)
 
 
-def _phone(
-    game: Game, seat: Seat, partner: str | None, letter: Letter | None, correct: Letter, rng: random.Random
-) -> tuple[Seat, Event]:
+def _phone(game: Game, seat: Seat, partner: str | None, letter: Letter | None) -> tuple[Seat, Event]:
     form = game.settings.phone_form
     if form is PhoneForm.SECOND_CHANCE:
         return _second_chance(seat, game.settings.variant.phone_tries, Joker.PHONE)
@@ -330,7 +328,9 @@ def _phone(
     if partner is None or letter is None:
         raise errors.InvalidJokerInput("Name the phone partner and the partner's answer.")
     _check_other_player(game, seat.player, partner)
-    return seat, PartnerAnswered(seat.player, partner, jokers.in_random_order((letter, correct), rng))
+    # The Jumbo sheet's quizmaster adds a card with the right letter to the partner's face-down card; in voice play
+    # everyone hears the partner, so an added letter would be the answer: the partner's letter is all there is.
+    return seat, PartnerAnswered(seat.player, partner, letter)
 
 
 def _second_chance(seat: Seat, tries: int, joker: Joker) -> tuple[Seat, Event]:

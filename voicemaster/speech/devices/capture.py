@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from voicemaster.speech.devices.interfaces import NO_DEVICE_HINT, MicrophoneUnavailable
+from voicemaster.speech.devices.interfaces import MicrophoneUnavailable
+from voicemaster.speech.devices.portaudio import NO_DEVICE_HINT
 
 PACTL_SECONDS = 2.0
 """At most this long for one `pactl` run: a server that hangs must not hang the game."""

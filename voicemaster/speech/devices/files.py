@@ -108,11 +108,6 @@ class FileSource:
         self.timeline: Timeline | None = None
         """How the last line was heard, in seconds from the start of its lead silence; None for a silent line."""
 
-    @property
-    def unheard(self) -> int:
-        """Lines of the script not yet listened to: a finished test or demo expects 0."""
-        return len(self._lines)
-
     def listen(self, timeout: float, during: Playback | None = None, decide: Decide | None = None) -> Audio | None:
         if during is not None:
             during.wait()  # scripted players answer when the question is over; barge-in is the microphone's

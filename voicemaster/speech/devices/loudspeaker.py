@@ -9,13 +9,11 @@ from typing import Any
 
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import (
-    NO_DEVICE_HINT,
     STALL_SECONDS,
     AudioUnavailable,
     Playback,
-    _sounddevice,
-    _unavailable,
 )
+from voicemaster.speech.devices.portaudio import NO_DEVICE_HINT, sounddevice, unavailable
 from voicemaster.speech.signal import resample
 
 OUTPUT_LATENCY = 0.1
@@ -34,7 +32,7 @@ class Speaker:
     def play(self, audio: Audio) -> Playback:
         if self._current is not None:
             self._current.stop()
-        self._current = _SpeakerPlayback(_sounddevice(), audio, self.device)
+        self._current = _SpeakerPlayback(sounddevice(), audio, self.device)
         return self._current
 
 
@@ -63,12 +61,12 @@ class _SpeakerPlayback:
                 finished_callback=self._finished.set,
             )
         except sd.PortAudioError as error:
-            raise _unavailable("speaker", error) from None
+            raise unavailable("speaker", error) from None
         try:
             self._stream.start()
         except sd.PortAudioError as error:
             self._close()
-            raise _unavailable("speaker", error) from None
+            raise unavailable("speaker", error) from None
 
     def _device_rate(self, wanted: int, device: int | str | None) -> int:
         """The audio's own rate if the device takes it (no resampling), else the device's default rate."""
@@ -81,7 +79,7 @@ class _SpeakerPlayback:
         try:
             return int(sd.query_devices(device, "output")["default_samplerate"])
         except (sd.PortAudioError, ValueError) as error:
-            raise _unavailable("speaker", error) from None
+            raise unavailable("speaker", error) from None
 
     def _fill(self, out: Any, frames: int, at: Any, status: Any) -> None:
         # PortAudio's thread: copy and count, nothing that could block.

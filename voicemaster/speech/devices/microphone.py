@@ -15,15 +15,13 @@ from typing import Any, Self
 
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import (
-    NO_DEVICE_HINT,
     STALL_SECONDS,
     AudioUnavailable,
     MicrophoneLost,
     MicrophoneUnavailable,
     Playback,
-    _sounddevice,
-    _unavailable,
 )
+from voicemaster.speech.devices.portaudio import NO_DEVICE_HINT, sounddevice, unavailable
 from voicemaster.speech.hearing.endpoint import (
     FRAME_BYTES,
     FRAME_SAMPLES,
@@ -108,7 +106,7 @@ class Microphone:
         try:
             stream.abort()
             stream.close()
-        except _sounddevice().PortAudioError:
+        except sounddevice().PortAudioError:
             pass  # the device is already gone
 
     def __enter__(self) -> Self:
@@ -132,7 +130,7 @@ class Microphone:
         """Start hearing; raises `AudioUnavailable` if there is no microphone."""
         if self._stream is not None:
             return
-        sd = _sounddevice()
+        sd = sounddevice()
         self._ended = False
         self._frames.clear()
         try:
@@ -146,12 +144,12 @@ class Microphone:
                 finished_callback=self._end,
             )
         except sd.PortAudioError as error:
-            raise MicrophoneUnavailable(str(_unavailable("microphone", error))) from None
+            raise MicrophoneUnavailable(str(unavailable("microphone", error))) from None
         try:
             self._stream.start()
         except sd.PortAudioError as error:
             self.close()
-            raise MicrophoneUnavailable(str(_unavailable("microphone", error))) from None
+            raise MicrophoneUnavailable(str(unavailable("microphone", error))) from None
 
     def _arrive(self, data: Any, frames: int, at: Any, status: Any) -> None:
         del frames, at, status  # an overflow loses a frame; the segmenter copes, so it is not worth a message

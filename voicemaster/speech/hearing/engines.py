@@ -9,7 +9,14 @@ from typing import Literal
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.intents import understand
 from voicemaster.speech.hearing.phrases import HearPhrases, grammar, load, spoken
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Recognizer, RecognizerUnavailable
+from voicemaster.speech.hearing.recognition import (
+    Context,
+    ContextName,
+    Heard,
+    Intent,
+    Recognizer,
+    RecognizerUnavailable,
+)
 
 EngineName = Literal["auto", "vosk", "whisper"]
 ENGINES: tuple[EngineName, ...] = ("auto", "vosk", "whisper")
@@ -34,7 +41,7 @@ class VoskRecognizer:
         confidence = round(meaning.score * transcript.confidence, 3)
         known = meaning.intent != "unknown" and confidence >= VOSK_CONFIDENT
         return Heard(
-            meaning.intent if known else "unknown",
+            meaning.intent if known else Intent.UNKNOWN,
             meaning.value if known else None,
             transcript.text,
             confidence,
@@ -60,7 +67,8 @@ def _speakable(text: str) -> bool:
 
 
 def open_recognizer(engine: EngineName, language: str) -> Recognizer:
-    from voicemaster.models.manager import ModelError, find_model, require_model
+    from voicemaster.models.manifest import ModelError
+    from voicemaster.models.verify import find_model, require_model
     from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 
     # A missing model is what every first run meets: it must come out as the one line that says what to run.

@@ -31,7 +31,7 @@ from voicemaster.speech.hearing.phrases import (
     option_forms,
     strip_filler,
 )
-from voicemaster.speech.hearing.recognition import Context, ContextName
+from voicemaster.speech.hearing.recognition import Context, ContextName, Intent
 
 SIMILARITY = 85
 """How close (in per cent of its letters) an utterance must be to a phrase: a slip of one letter in seven passes."""
@@ -49,13 +49,13 @@ EUROS_FROM = 1000
 
 @dataclass(frozen=True)
 class Understanding:
-    intent: str
+    intent: Intent
     value: str | None
     score: float
     """0-1: how closely the words matched."""
 
 
-UNKNOWN = Understanding("unknown", None, 0.0)
+UNKNOWN = Understanding(Intent.UNKNOWN, None, 0.0)
 
 
 def understand(text: str, context: Context, phrases: HearPhrases) -> Understanding:
@@ -63,7 +63,7 @@ def understand(text: str, context: Context, phrases: HearPhrases) -> Understandi
     if context.name in (ContextName.NUMBER, ContextName.CONFIRM):
         placement = parse_placement(text, phrases)
         if placement is not None:
-            return Understanding("placement", placement, 1.0)
+            return Understanding(Intent.PLACEMENT, placement, 1.0)
     said = normalize(text, phrases.language)
     query = strip_filler(said, phrases.filler)
     if not query:
@@ -87,7 +87,7 @@ def _phrase(said: str, query: str, context: Context, phrases: HearPhrases) -> Un
     # Closeness counts in edits, not in a share of the whole: "ich nehme pavis" is one edit from "ich nehme
     # paris" and four from "ich nehme a", though both share "ich nehme".
     allowed = int(len(query) * (1 - SIMILARITY / 100))
-    nearest: dict[tuple[str, str | None], int] = {}
+    nearest: dict[tuple[Intent, str | None], int] = {}
     for _, edits, index in process.extract(
         query,
         [phrase.text for phrase in choices],
@@ -152,7 +152,7 @@ LETTER_WORDS = frozenset(letter.value.lower() for letter in Letter)
 MOST_WORDS = 20
 """A longer utterance is no command, however small its words."""
 
-Named = frozenset[tuple[str, str | None, bool]]
+Named = frozenset[tuple[Intent, str | None, bool]]
 """What one reading of an utterance names: intent, value, and whether the words were a weak (carrier-like) letter."""
 
 
@@ -173,7 +173,7 @@ def _readings(tokens: tuple[str, ...], context: Context, phrases: HearPhrases) -
     return after[0]
 
 
-def _one_meaning(named: Named) -> tuple[str, str | None] | None:
+def _one_meaning(named: Named) -> tuple[Intent, str | None] | None:
     strong = {(intent, value) for intent, value, weak in named if not weak}
     meanings = strong or {(intent, value) for intent, value, _ in named}
     return next(iter(meanings)) if len(meanings) == 1 else None
@@ -184,23 +184,23 @@ def _carriers(phrases: HearPhrases) -> frozenset[str]:
 
 
 @lru_cache(maxsize=CONTEXTS_KEPT)
-def _spans(context: Context, phrases: HearPhrases) -> tuple[tuple[tuple[str, ...], str, str | None], ...]:
+def _spans(context: Context, phrases: HearPhrases) -> tuple[tuple[tuple[str, ...], Intent, str | None], ...]:
     """What can be named in this context, as word sequences, longest first so that "b wie berta" beats "b"."""
     language, keywords = phrases.language, phrases.words.keywords
-    found: list[tuple[str, str, str | None]] = []
+    found: list[tuple[str, Intent, str | None]] = []
     if context.name is ContextName.ANSWER:
         letters = Letter.first(len(context.options) or 4)
-        found += [(form, "answer", letter.value) for letter in letters for form in phrases.letters[letter]]
+        found += [(form, Intent.ANSWER, letter.value) for letter in letters for form in phrases.letters[letter]]
         named = zip(letters, option_forms(context.options, phrases), strict=False)
-        found += [(form, "answer", letter.value) for letter, forms in named for form in forms]
-        found += [(word, "answer", letter.value) for letter, word in _option_words(context, phrases)]
-        found += [(last, "answer", letters[-1].value) for last in phrases.words.last]
-        found += [(text, "joker", joker) for joker in JOKERS for text in keywords[joker]]
+        found += [(form, Intent.ANSWER, letter.value) for letter, forms in named for form in forms]
+        found += [(word, Intent.ANSWER, letter.value) for letter, word in _option_words(context, phrases)]
+        found += [(last, Intent.ANSWER, letters[-1].value) for last in phrases.words.last]
+        found += [(text, Intent.JOKER, joker) for joker in JOKERS for text in keywords[joker]]
     if context.name is ContextName.CONFIRM:
-        found += [(text, "no", None) for text in keywords["no"]]
+        found += [(text, Intent.NO, None) for text in keywords["no"]]
     if context.name is ContextName.NAME:
-        found += [(name, "name", name) for name in context.names]
-    found += [(text, command, None) for command in COMMANDS for text in keywords[command]]
+        found += [(name, Intent.NAME, name) for name in context.names]
+    found += [(text, Intent(command), None) for command in COMMANDS for text in keywords[command]]
     spans = {(tuple(normalize(text, language).split()), intent, value) for text, intent, value in found}
     return tuple(sorted((span for span in spans if span[0]), key=lambda span: (-len(span[0]), span)))
 
@@ -235,7 +235,7 @@ def free_name(query: str, phrases: HearPhrases) -> Understanding:
         words = match["name"].split()
         if len(words) > NAME_WORDS or any(ch.isdigit() for ch in match["name"]):
             return UNKNOWN
-        return Understanding("name", " ".join(word[:1].upper() + word[1:] for word in words), 1.0)
+        return Understanding(Intent.NAME, " ".join(word[:1].upper() + word[1:] for word in words), 1.0)
     return UNKNOWN
 
 

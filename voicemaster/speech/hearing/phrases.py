@@ -20,7 +20,7 @@ from text_to_num import alpha2digit
 from voicemaster.config.files import ConfigError, read_toml
 from voicemaster.paths import PHRASES_DIR
 from voicemaster.rules.letters import Letter
-from voicemaster.speech.hearing.recognition import Context, ContextName
+from voicemaster.speech.hearing.recognition import Context, ContextName, Intent
 
 JOKERS = ("fifty_fifty", "audience", "phone", "extra")
 COMMANDS = ("walk_away", "repeat", "help", "pause", "resume", "score", "quit", "slower", "faster", "louder", "quieter")
@@ -30,7 +30,7 @@ COMMANDS = ("walk_away", "repeat", "help", "pause", "resume", "score", "quit", "
 class Phrase:
     text: str
     """Normalized: lower case, no punctuation, numbers as digits."""
-    intent: str
+    intent: Intent
     value: str | None = None
     said: str = ""
     """The words as spoken, for a recognizer's grammar: lower case, no punctuation, numbers as words."""
@@ -162,31 +162,30 @@ def grammar(context: Context, phrases: HearPhrases) -> tuple[Phrase, ...]:
 
 @lru_cache(maxsize=CONTEXTS_KEPT)
 def _grammar(context: Context, phrases: HearPhrases) -> tuple[Phrase, ...]:
-    found: list[tuple[str, str, str | None]] = []
+    found: list[tuple[str, Intent, str | None]] = []
     if context.name is ContextName.ANSWER:
         letters = Letter.first(len(context.options) or 4)
         for letter in letters:
             for form in phrases.letters[letter]:
-                found += [(t.replace("{letter}", form), "answer", letter.value) for t in phrases.answer_letter]
+                found += [(t.replace("{letter}", form), Intent.ANSWER, letter.value) for t in phrases.answer_letter]
         for letter, forms in zip(letters, option_forms(context.options, phrases), strict=False):
-            found += [
-                (t.replace("{option}", form), "answer", letter.value) for t in phrases.answer_option for form in forms
-            ]
+            templates = phrases.answer_option
+            found += [(t.replace("{option}", form), Intent.ANSWER, letter.value) for t in templates for form in forms]
         for joker, said in phrases.jokers.items():
-            found += [(text, "joker", joker) for text in said]
+            found += [(text, Intent.JOKER, joker) for text in said]
     elif context.name is ContextName.CONFIRM:
         for intent, said in phrases.confirm.items():
-            found += [(text, intent, None) for text in said]
+            found += [(text, Intent(intent), None) for text in said]
     elif context.name is ContextName.NAME:
         for name in context.names:
-            found += [(t.replace("{name}", name), "name", name) for t in phrases.name]
+            found += [(t.replace("{name}", name), Intent.NAME, name) for t in phrases.name]
     elif context.name is ContextName.NUMBER:
         # A placement is read back and confirmed, or corrected, in this same context.
         for intent, said in phrases.confirm.items():
-            found += [(text, intent, None) for text in said]
-        found += [(text, "switch_category", None) for text in phrases.placement.switch]
+            found += [(text, Intent(intent), None) for text in said]
+        found += [(text, Intent.SWITCH_CATEGORY, None) for text in phrases.placement.switch]
     for command, said in phrases.commands.items():
-        found += [(text, command, None) for text in said]
+        found += [(text, Intent(command), None) for text in said]
     unique = {
         Phrase(normalize(text, phrases.language), intent, value, spoken(text), text) for text, intent, value in found
     }

@@ -43,20 +43,49 @@ class Transcript:
     confidence: float
 
 
+class Intent(StrEnum):
+    """What an utterance means. A `StrEnum`, so that it reads, logs and stores as its plain name."""
+
+    ANSWER = "answer"
+    """An option: value the letter, A-D."""
+    JOKER = "joker"
+    """Value the joker: fifty_fifty, audience, phone, extra."""
+    YES = "yes"
+    NO = "no"
+    PLACEMENT = "placement"
+    """Money placed on options in the money drop: value like "A=10,C=rest"."""
+    SWITCH_CATEGORY = "switch_category"
+    """The money drop's category joker: the other category's question."""
+    NAME = "name"
+    """Value the name."""
+    WALK_AWAY = "walk_away"
+    REPEAT = "repeat"
+    HELP = "help"
+    PAUSE = "pause"
+    RESUME = "resume"
+    SCORE = "score"
+    QUIT = "quit"
+    SLOWER = "slower"
+    FASTER = "faster"
+    LOUDER = "louder"
+    QUIETER = "quieter"
+    UNKNOWN = "unknown"
+    """Nothing matched clearly: the player is asked again."""
+
+
 @dataclass(frozen=True)
 class Heard:
-    """One understood utterance: the observation the quizmaster receives.
+    """One understood utterance: the observation the quizmaster receives."""
 
-    `intent` is one of `answer` (value A-D), `joker` (fifty_fifty, audience, phone, extra), `yes`, `no`,
-    `walk_away`, `repeat`, `help`, `pause`, `quit`, `slower`, `faster`, `louder`, `quieter`, `placement`
-    (value like "A=10,C=rest"), `name` (value the name), or `unknown` when nothing matched clearly.
-    """
-
-    intent: str
+    intent: Intent
     value: str | None
     text: str
     confidence: float
     decode_ms: float = 0.0
+
+    def __post_init__(self) -> None:
+        # A plain name ("answer") is accepted where a test or a saved game writes one; an unknown name is an error.
+        object.__setattr__(self, "intent", Intent(self.intent))
 
 
 class Recognizer(Protocol):

@@ -125,10 +125,6 @@ class VoskEngine:
             self._spellings[word] = next((c for c in candidates if self._model.vosk_model_find_word(c) >= 0), None)
         return self._spellings[word]
 
-    def unknown_words(self, phrases: Iterable[str]) -> set[str]:
-        """The words of the phrases that this model cannot recognize, as written."""
-        return {token for phrase in phrases for token in _tokens(phrase) if self.spelling(token) is None}
-
     def unhearable(self, phrases: Iterable[str]) -> list[str]:
         """The phrases this model can never recognize (one of their words is missing), in the order given.
 

@@ -70,7 +70,7 @@ def voice_names(language: str) -> list[str]:
 
 def installed() -> tuple[Path, Path] | None:
     """The model file and the voices folder, when both are installed."""
-    from voicemaster.models.manager import installed_path
+    from voicemaster.models.verify import installed_path
 
     model, voices = installed_path(MODEL), installed_path(VOICES)
     if model is None or voices is None:

@@ -79,7 +79,7 @@ class Engines:
 
 @dataclass(frozen=True)
 class Speakers:
-    """A `Synthesizer` that gives each sentence to its language's engine, and falls back to eSpeak-NG (saying why,
+    """The program's voice: gives each sentence to its language's engine, and falls back to eSpeak-NG (saying why,
     once) when that engine cannot speak."""
 
     voices: Mapping[str, Voice]

@@ -13,7 +13,6 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from voicemaster.hints import system_package
 from voicemaster.speech.audio import Audio
@@ -21,10 +20,6 @@ from voicemaster.speech.audio import Audio
 
 class SpeechUnavailable(RuntimeError):
     """No speech synthesizer is installed; the message says what to install."""
-
-
-class Synthesizer(Protocol):
-    def render(self, text: str, language: str) -> Audio: ...
 
 
 @dataclass(frozen=True)

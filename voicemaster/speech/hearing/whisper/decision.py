@@ -11,8 +11,7 @@ And whatever the margins: a free reading whose words clearly mean something else
 
 Where the free reading's words name nothing, its letters still testify:
 - A pick the free reading contradicts (it is spelled nearer a phrase of another meaning: "Gas." for the options
-  Käse and Gras) needs the larger `Margins.contradicted`.
-- A pick the free reading resembles not at all ("Hukano" for "Satellit") needs the larger `Margins.unlike`.
+  Käse and Gras), or resembles not at all ("Hukano" for "Satellit"), needs the larger `Margins.doubted`.
 - A phrase of many more syllables than the free reading ("Wolfgang Amadeus Mozart" for a two-syllable "Mozart") is
   not what was said.
 
@@ -31,9 +30,9 @@ from rapidfuzz.distance import Levenshtein
 
 from voicemaster.speech.hearing.intents import Understanding
 from voicemaster.speech.hearing.phrases import CONTEXTS_KEPT, HearPhrases, Phrase, carrier_words, normalize, spoken
-from voicemaster.speech.hearing.recognition import Heard
+from voicemaster.speech.hearing.recognition import Heard, Intent
 
-Meaning = tuple[str, str | None]
+Meaning = tuple[Intent, str | None]
 
 
 @dataclass(frozen=True)
@@ -50,10 +49,9 @@ class Margins:
     """How many times as long (in letters, plus `LONGER_SLACK`) the free reading may be as the best phrase. The
     scores alone favour a short phrase: "Oui." may be likelier to the decoder than a long garbled reading of "Cinq
     liasses sur la D, le reste sur la A", though the audio plainly holds more than a "oui"."""
-    contradicted: float = 6.0
-    """The meaning margin a pick needs when the free reading is spelled nearer a phrase of another meaning."""
-    unlike: float = 6.0
-    """The meaning margin a pick needs when the free reading resembles none of its phrases."""
+    doubted: float = 6.0
+    """The meaning margin a pick needs when the free reading's spelling doubts it (`testimony`): spelled nearer a
+    phrase of another meaning of its kind, or like none of its own."""
 
 
 LONGER_SLACK = 4
@@ -176,7 +174,7 @@ def decide(evidence: Evidence, free_reading: Understanding, text: str, margins: 
     """The meaning the evidence supports clearly enough to act on, else `unknown`; `text` is what was heard."""
     confidence = round(evidence.confidence, 3)
     if evidence.meaning is None or not _clear(evidence, free_reading, text, margins):
-        return Heard("unknown", None, text, confidence)
+        return Heard(Intent.UNKNOWN, None, text, confidence)
     intent, value = evidence.meaning
     return Heard(intent, value, text, confidence)
 
@@ -195,11 +193,8 @@ def _clear(evidence: Evidence, free_reading: Understanding, text: str, margins: 
     if _syllables(evidence.phrase) > SYLLABLES_RATIO * _syllables(text) + SYLLABLES_SLACK:
         return False
     meaning, free = ACTING_AT_ONCE.get(intent, (margins.meaning, margins.free))
-    said = testimony(evidence)
-    if said == "contradicted":
-        meaning = max(meaning, margins.contradicted)
-    elif said == "unlike":
-        meaning = max(meaning, margins.unlike)
+    if testimony(evidence):
+        meaning = max(meaning, margins.doubted)
     return evidence.meaning_margin >= meaning and evidence.free_gap <= free
 
 
@@ -209,7 +204,13 @@ def testimony(evidence: Evidence) -> str:
     if evidence.meaning is None or evidence.meaning not in evidence.distances:
         return ""
     own = evidence.distances[evidence.meaning]
-    other = min((far for meaning, far in evidence.distances.items() if meaning != evidence.meaning), default=1.0)
+    # Only what stands beside the pick can contradict it: a reading near the stem of a command ("tue" for "tun" of
+    # "was kann ich tun") is no testimony against an answer; a command said is understood by its words.
+    intent = evidence.meaning[0]
+    rivals = [
+        far for (kind, value), far in evidence.distances.items() if kind == intent and value != evidence.meaning[1]
+    ]
+    other = min(rivals, default=1.0)
     if other <= NEAR and other + NEARER <= own:
         return "contradicted"
     return "unlike" if own > UNLIKE and evidence.spelling >= SPELLED_FROM else ""

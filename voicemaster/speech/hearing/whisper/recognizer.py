@@ -21,7 +21,7 @@ from voicemaster.hints import python_extra
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.intents import UNKNOWN, Understanding, parse_placement, understand
 from voicemaster.speech.hearing.phrases import HearPhrases, Phrase, grammar, load
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, RecognizerUnavailable
+from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Intent, RecognizerUnavailable
 from voicemaster.speech.hearing.whisper.decision import MARGINS, Evidence, Margins, decide, weigh
 from voicemaster.speech.hearing.whisper.model import Array, AudioKeys, Whisper
 from voicemaster.speech.hearing.whisper.search import search, transcribe
@@ -36,6 +36,11 @@ MAX_FRAMES = 3000
 TOKENS_FIXED, TOKENS_PER_SECOND = 4, 6
 """The longest free reading worth decoding for an utterance of so many seconds: a command is a few words, and a
 longer reading is the decoder repeating itself ("Ppppp...")."""
+MAX_PROMPT_TOKENS = 223
+"""Whisper's decoder sees 448 positions; like Whisper itself, a prompt keeps at most half of them (less one)."""
+MAX_PHRASE_TOKENS = 200
+"""A phrase is scored on its first so many tokens: with the prompt and the start they stay inside the 448 positions
+(a 60-word option, a 5 000-character name would pass them and crash the decoder)."""
 
 
 @dataclass(frozen=True)
@@ -101,7 +106,7 @@ class WhisperRecognizer:
             text = self._read(listened, tokens, budget, beam=1)
             return _heard(_meaning(text, context, phrases), text)
         choices = grammar(context, phrases)
-        prompt = (tokens.special.previous, *tokens.encode(" " + examples_of(context, phrases)))
+        prompt = (tokens.special.previous, *tokens.encode(" " + examples_of(context, phrases)))[:MAX_PROMPT_TOKENS]
         scores = search(
             self.model,
             listened,
@@ -124,13 +129,13 @@ class WhisperRecognizer:
                 prompted = self._read(listened, tokens, budget, self._examples(context, tokens, phrases))
                 placement = parse_placement(prompted, phrases)
                 if placement is not None:
-                    return Heard("placement", placement, prompted, 1.0)
+                    return Heard(Intent.PLACEMENT, placement, prompted, 1.0)
             if placement is not None:
-                return Heard("placement", placement, text, 1.0)
+                return Heard(Intent.PLACEMENT, placement, text, 1.0)
         return decide(self.last, _meaning(text, context, phrases), text, self.tuning.margins)
 
     def _examples(self, context: Context, tokens: Tokens, phrases: HearPhrases) -> tuple[int, ...]:
-        return (tokens.special.previous, *tokens.encode(" " + phrases.expect[context.name]))
+        return (tokens.special.previous, *tokens.encode(" " + phrases.expect[context.name]))[:MAX_PROMPT_TOKENS]
 
     def features(self, samples: Array) -> Array:
         """The log-mel features of a window sized to the utterance: the encoder's time grows with it."""
@@ -173,4 +178,4 @@ def _tokens(tokenizer: object, language: str) -> Tokens:
 
 @lru_cache(maxsize=32)
 def _trie(tokens: Tokens, choices: tuple[Phrase, ...]) -> TokenTrie:
-    return build([phrase.written for phrase in choices], tokens.encode)
+    return build([phrase.written for phrase in choices], lambda spelling: tokens.encode(spelling)[:MAX_PHRASE_TOKENS])

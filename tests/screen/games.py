@@ -1,0 +1,90 @@
+"""A game for the screen's tests, fast: the quizmaster's dialogue and the real runner (eSpeak-NG renders every line),
+against the demo's simulated players whose words are understood from their text.
+
+What the screen is tested on is what the runner hands it, which is the same in `play`, in `demo` and here; the
+recognizer, which only decides what the players are taken to have said, is tested on real audio elsewhere.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from voicemaster.host import lines as host_lines
+from voicemaster.host.millionaire import Quizmaster, Session
+from voicemaster.host.moneydrop import DropSession, MoneyDropHost
+from voicemaster.host.turns import Dialogue, Listen, Observation, Say, Silence
+from voicemaster.paths import QUESTIONS_DIR
+from voicemaster.play.demo import Simulated
+from voicemaster.play.runner import Runner, SessionClock, Transcript, Watcher, drive
+from voicemaster.play.simulated import SimulatedPlayers, SimulatedTeam
+from voicemaster.questions.model import Entry
+from voicemaster.questions.packs import load, pack_files
+from voicemaster.questions.selection import Bank
+from voicemaster.rules import GameSettings, new_game, variant
+from voicemaster.rules import moneydrop as md
+from voicemaster.speech.devices.files import FileSink
+from voicemaster.speech.devices.interfaces import Playback
+from voicemaster.speech.hearing import phrases
+from voicemaster.speech.hearing.intents import understand
+from voicemaster.speech.hearing.recognition import Heard
+from voicemaster.speech.voice.speakers import Speakers
+from voicemaster.speech.voice.synthesis import Voice
+
+PLAYERS = ("Anna", "Ben")
+SEED = 5
+
+
+def entries() -> tuple[Entry, ...]:
+    return tuple(load(pack_files(QUESTIONS_DIR)).entries)
+
+
+def play_game(
+    out: Path, watch: Watcher | None, *, seed: int = SEED, players: tuple[str, ...] = PLAYERS, language: str = "de"
+) -> Path:
+    """A classic game of one round (by default the one of two players with all three jokers); returns its
+    transcript."""
+    settings = GameSettings(variant("classic"), players, rounds=1, seed=seed)
+    quizmaster = Quizmaster(Session(new_game(settings)), Bank(entries()), language)
+    simulated = SimulatedPlayers(quizmaster, phrases.load(language), random.Random(seed))
+    return _played(quizmaster.run(), simulated, out, watch, language)
+
+
+def play_money_drop(out: Path, watch: Watcher | None, *, seed: int = SEED, language: str = "de") -> Path:
+    """A money drop of one team; returns its transcript."""
+    host = MoneyDropHost(
+        DropSession(md.MoneyDropGame(md.MoneyDropSettings(teams=("Anna",)))), Bank(entries()), language, seed
+    )
+    team = SimulatedTeam(host, phrases.load(language), random.Random(seed))
+    return _played(host.run(), team, out, watch, language)
+
+
+def _played(dialogue: Dialogue, players: Simulated, out: Path, watch: Watcher | None, language: str) -> Path:
+    meanings = phrases.load(language)
+    transcript_path = out / "transcript.jsonl"
+    with transcript_path.open("w", encoding="utf-8") as transcript_file:
+        transcript = Transcript(transcript_file, watch)
+        sink = FileSink()
+
+        def hear(listen: Listen, said: Say | None, _speaking: Playback | None) -> Observation:
+            text = players.respond(listen, said)
+            if not text:
+                sink.pause(listen.timeout_seconds)
+                return Silence()
+            transcript.write(sink.seconds, "player", {"player": listen.player, "speaker": "player", "text": text})
+            meant = understand(text, listen.context, meanings)
+            players.understood(True)
+            return Heard(meant.intent, meant.value, text, meant.score)
+
+        runner = Runner(
+            host_lines.load(language),
+            Speakers({language: Voice(engine="espeak")}),
+            sink,
+            SessionClock(sink),
+            hear,
+            transcript,
+            render_ahead=False,
+        )
+        drive(dialogue, runner.perform)
+        runner.finish_speaking()
+    return transcript_path

@@ -1,0 +1,161 @@
+"""The screen's board and server without a browser: what the page is given at each step of a real game."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from tests.screen.games import entries, play_game
+from voicemaster.cli.app import main
+from voicemaster.cli.screen import notice
+from voicemaster.screen import ScreenUnavailable
+from voicemaster.screen.feed import ScreenFeed
+from voicemaster.screen.server import Screen
+
+Step = tuple[float, str, Mapping[str, Any]]
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.steps: list[Step] = []
+
+    def publish(self, t: float, event: str, data: Mapping[str, Any]) -> None:
+        self.steps.append((t, event, dict(data)))
+
+    def stored(self, t: float, state: str) -> None:
+        self.steps.append((t, "stored", {"state": state}))
+
+
+@pytest.fixture(scope="module")
+def questions() -> dict[str, str]:
+    return {entry.id: entry.question for entry in entries()}
+
+
+@pytest.fixture(scope="module")
+def steps(tmp_path_factory: pytest.TempPathFactory) -> list[Step]:
+    """A game of one player who takes the 50:50 on the way (seven questions)."""
+    recorder = Recorder()
+    play_game(tmp_path_factory.mktemp("game"), recorder, seed=26, players=("Anna",))
+    assert any(event == "joker" and data["joker"] == "fifty_fifty" for _, event, data in recorder.steps)
+    return recorder.steps
+
+
+def _fed(questions: Mapping[str, str], steps: list[Step]) -> ScreenFeed:
+    feed = ScreenFeed("de", questions, live=False)
+    for t, event, data in steps:
+        if event == "stored":
+            feed.stored(t, data["state"])
+        else:
+            feed.publish(t, event, data)
+    return feed
+
+
+def test_the_page_is_never_given_the_right_answer_before_its_reveal(
+    steps: list[Step], questions: Mapping[str, str]
+) -> None:
+    feed = ScreenFeed("de", questions, live=False)
+    asked: Mapping[str, Any] = {}
+    revealed = 0
+    for t, event, data in steps:
+        if event == "stored":
+            feed.stored(t, data["state"])
+        else:
+            feed.publish(t, event, data)
+        asked = data if event == "question" else asked
+        shown = feed.view()["question"]
+        if shown is None:
+            continue
+        marks = [option["correct"] for option in shown["options"]]
+        if shown["revealed"]:
+            revealed += 1
+            assert marks.count(True) == 1 and "ABCD"[marks.index(True)] == asked["correct"]
+        else:
+            assert marks == [None] * len(marks)
+    assert revealed > 0
+
+
+def test_a_page_opened_mid_game_shows_the_game_at_once(steps: list[Step], questions: Mapping[str, str]) -> None:
+    """From the stored game alone (what the resume reads) the page shows what a page open all along shows."""
+    stored = [index for index, (_, event, _) in enumerate(steps) if event == "stored"]
+    assert len(stored) > 10
+    compared = ("ladder", "players", "turn", "sheet", "totals", "round", "format")
+    fifty_seen = False
+    for index in stored:
+        all_along = _fed(questions, steps[: index + 1]).view()
+        opened_now = _fed(questions, [steps[index]]).view()
+        assert {key: opened_now[key] for key in compared} == {key: all_along[key] for key in compared}
+        if all_along["question"] is not None and not all_along["question"]["revealed"]:
+            late, early = opened_now["question"], all_along["question"]
+            assert late is not None
+            assert (late["text"], late["number"], late["amount"]) == (early["text"], early["number"], early["amount"])
+            assert late["options"] == early["options"]
+            fifty_seen |= any(option["removed"] for option in early["options"])
+    assert fifty_seen, "the 50:50 was never on the board"
+
+
+def test_the_game_never_waits_for_the_screen(steps: list[Step], questions: Mapping[str, str]) -> None:
+    """A server stuck in the middle of reading the feed does not hold up a single step of the game."""
+    feed = ScreenFeed("de", questions, live=False)
+    with feed._folding:  # the server's side, held as a hung server would hold it
+        game = threading.Thread(target=lambda: _publish_all(feed, steps))
+        game.start()
+        game.join(timeout=30)
+        assert not game.is_alive()
+    assert feed.view()["game_over"]
+
+
+def _publish_all(feed: ScreenFeed, steps: list[Step]) -> None:
+    for t, event, data in steps:
+        if event == "stored":
+            feed.stored(t, data["state"])
+        else:
+            feed.publish(t, event, data)
+
+
+def test_the_server_serves_the_board_and_takes_nothing(steps: list[Step], questions: Mapping[str, str]) -> None:
+    feed = _fed(questions, steps[: len(steps) // 2])
+    with Screen(feed, port=0) as screen:
+        with urllib.request.urlopen(screen.url, timeout=10) as page:
+            assert page.status == 200 and "default-src 'self'" in page.headers["Content-Security-Policy"]
+            assert 'aria-live="polite"' in page.read().decode()
+        with urllib.request.urlopen(screen.url + "board", timeout=10) as board:
+            shown = json.loads(board.read())
+        assert shown["question"]["text"] in questions.values()
+        for path in ("", "board", "events", "static/screen.js"):
+            for method in ("POST", "PUT", "DELETE"):
+                request = urllib.request.Request(screen.url + path, data=b"x", method=method)
+                with pytest.raises(urllib.error.HTTPError) as refused:
+                    urllib.request.urlopen(request, timeout=10)
+                refused.value.close()
+                assert refused.value.code == 405, (method, path)
+
+
+def test_a_port_in_use_is_said_in_one_line(questions: Mapping[str, str]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(ScreenUnavailable, match=f"127.0.0.1:{port}.*--port"):
+            Screen(ScreenFeed("de", questions, live=False), port=port).start()
+
+
+def test_the_local_network_mode_says_who_can_watch_and_shows_a_code(questions: Mapping[str, str]) -> None:
+    screen = Screen(ScreenFeed("de", questions, live=False), host="0.0.0.0", port=8765)
+    said = notice(screen)
+    assert "Anyone on this network can watch" in said and screen.url in said
+    assert "█" in said or "▀" in said  # the QR code, drawn in blocks
+    assert "127.0.0.1" not in notice(Screen(ScreenFeed("de", questions, live=False), host="192.0.2.7", port=1))
+    loopback = notice(Screen(ScreenFeed("de", questions, live=False), port=8765))
+    assert "http://127.0.0.1:8765/" in loopback and "Anyone" not in loopback
+
+
+def test_the_text_demo_has_no_screen(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--text", "--screen", "--seed", "1"]) == 2
+    assert "--screen" in capsys.readouterr().err
