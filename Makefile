@@ -1,5 +1,5 @@
 # The two commands of the README. Each does all set-up first, idempotently.
-.PHONY: demo test test-slow setup
+.PHONY: demo test test-fast test-slow setup
 
 setup:
 	./scripts/setup.sh
@@ -9,6 +9,11 @@ demo: setup
 
 test: setup
 	./scripts/check.sh
+
+# The pure tier, for a developer between two edits (after one `make setup`): no speech model, no sound, nothing
+# slow; under a minute.
+test-fast:
+	.venv/bin/pytest -m "not model and not audio and not slow"
 
 # The long real-time games the default suite leaves out (CI runs them too).
 test-slow: setup

@@ -49,10 +49,15 @@ fi
 # voice. Only sums are computed when they are installed and intact.
 .venv/bin/voicemaster models setup
 
-# Real people's speech for the tests and `bench asr` (Debian's klettres-data): GPL audio, so fetched, never committed.
-if [ "$(id -u)" = 0 ] && ! apt-cache show klettres-data >/dev/null 2>&1; then
-    apt-get update -qq # a fresh machine has no package lists yet for apt-get download to use
-fi
+# Real people's speech for the tests and `bench asr` (Debian's klettres-data and Asterisk's prompts in English and
+# French): GPL and CC-BY-SA audio, so fetched, never committed.
+real_speech_packages="klettres-data asterisk-core-sounds-en-wav asterisk-core-sounds-fr-wav asterisk-prompt-fr-armelle"
+for package in $real_speech_packages; do
+    if [ "$(id -u)" = 0 ] && ! apt-cache show "$package" >/dev/null 2>&1; then
+        apt-get update -qq # a fresh machine has no package lists yet for apt-get download to use
+        break
+    fi
+done
 .venv/bin/python -m voicemaster.bench.real_speech
 
 # axe-core, the accessibility checker the screen's browser tests run in Chromium: from the npm registry (MPL-2.0; a

@@ -103,9 +103,8 @@ def test_a_second_play_on_the_same_data_folder_is_refused(tmp_path: Path) -> Non
 
 
 def test_a_bug_is_one_line_naming_a_log_with_the_traceback(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    user_folders: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
 
     def broken(_args: object) -> int:
         return {}["no such key"]  # type: ignore[no-any-return]
@@ -115,7 +114,7 @@ def test_a_bug_is_one_line_naming_a_log_with_the_traceback(
     shown = capsys.readouterr()
     assert "Traceback" not in shown.err and len(shown.err.strip().splitlines()) == 1
     assert "this is a bug" in shown.err and "KeyError" in shown.err
-    (log,) = (tmp_path / "voicemaster" / "logs").glob("bug-*.log")
+    (log,) = (user_folders / "xdg_data_home" / "voicemaster" / "logs").glob("bug-*.log")
     assert str(log) in shown.err
     written = log.read_text(encoding="utf-8")
     assert "command: voicemaster history" in written and "Traceback" in written and "no such key" in written

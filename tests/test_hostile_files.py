@@ -4,6 +4,7 @@ file and what is wrong with it, never a traceback, and nothing said mid-game fro
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,12 +14,9 @@ from voicemaster.config.files import ConfigError
 from voicemaster.host import lines
 from voicemaster.paths import PHRASES_DIR
 from voicemaster.speech.audio import Audio
+from voicemaster.speech.hearing.recognition import Recognizer
 
-
-@pytest.fixture(autouse=True)
-def _own_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(name, str(tmp_path / "user" / name.lower()))
+pytestmark = pytest.mark.usefixtures("user_folders")
 
 
 @pytest.mark.parametrize(
@@ -66,14 +64,6 @@ def test_a_recording_whose_header_promises_chunks_it_lacks_is_named(
     assert err.count("\n") == 1 and str(recording) in err and "not a WAV file" in err, err
 
 
-@pytest.fixture(scope="module")
-def whisper() -> object:
-    from voicemaster.models.verify import require_model
-    from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
-
-    return WhisperRecognizer(require_model("whisper", "de"))
-
-
 LONG_OPTION = " ".join(["Donaudampfschifffahrtsgesellschaftskapitän"] * 60)
 
 
@@ -87,15 +77,13 @@ LONG_OPTION = " ".join(["Donaudampfschifffahrtsgesellschaftskapitän"] * 60)
     ids=["60-word-option", "1000-options", "5000-character-name"],
 )
 def test_what_goes_into_the_recognizers_prompt_and_grammar_is_bounded(
-    whisper: object, context_name: str, options: tuple[str, ...], names: tuple[str, ...]
+    whisper: Callable[[str], Recognizer], context_name: str, options: tuple[str, ...], names: tuple[str, ...]
 ) -> None:
     """Whisper's decoder has 448 positions: a prompt or phrase past them was "this is a bug (ValueError)"."""
     from voicemaster.speech.hearing.recognition import Context, ContextName
-    from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
     from voicemaster.speech.voice.synthesis import DEFAULT_VOICES, Espeak
 
-    assert isinstance(whisper, WhisperRecognizer)
     said = Espeak(DEFAULT_VOICES).render("Antwort B", "de")
-    heard = whisper.recognize(said, Context(ContextName(context_name), "de", options, names))
+    heard = whisper("de").recognize(said, Context(ContextName(context_name), "de", options, names))
     # Nothing the player did not say: B, or asked again.
     assert heard.intent in {"answer", "unknown"} and heard.value in {"B", None}, heard

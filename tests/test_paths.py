@@ -16,13 +16,11 @@ from voicemaster.store import Store
 
 
 @pytest.fixture
-def home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """A user with nothing yet: their config, data and cache folders in tmp_path, no overrides."""
-    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(name, str(tmp_path / name.lower()))
-    for name in ("VOICEMASTER_CONFIG_DIR", "VOICEMASTER_MODELS_DIR", "VOICEMASTER_MANIFEST", "VOICEMASTER_QUESTIONS"):
+def home(user_folders: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A user with nothing yet (`user_folders`), and no override of where the models are either."""
+    for name in ("VOICEMASTER_MODELS_DIR", "VOICEMASTER_MANIFEST"):
         monkeypatch.delenv(name, raising=False)
-    return tmp_path
+    return user_folders
 
 
 def test_what_ships_is_inside_the_package() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from voicemaster.bench import asr, corpus
 from voicemaster.bench.asr_report import report
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.hearing.recognition import Context
+from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
 from voicemaster.speech.hearing.whisper.decision import MARGINS
 
 
@@ -19,17 +19,47 @@ def test_bench_asr_reports_each_corpus_and_the_curve_its_margins_were_set_from(t
     assert whisper["espeak"]["utterances"] == 6
     real = whisper["real"]
     assert real["utterances"] == figures["real_clips"] > 0
-    assert real["wrong"] == 0  # a real person's answer is never taken for another
+    # A real person's letter is never taken for another (the words are measured, and their failures listed, by the
+    # bench: the decision's margins are set from them).
+    assert real["by_source"]["klettres de"]["letter"]["wrong"] == 0
     # The curve holds the margins in use, and there the same figures as the decision made.
     in_use = next(
         point for point in real["margins"] if (point["meaning"], point["free"]) == (MARGINS.meaning, MARGINS.free)
     )
     assert in_use["accuracy"] == real["accuracy"]["share"]
+    assert set(real["by_source"]) == {"klettres de"}  # German is KLettres' alone
+    cell = real["by_source"]["klettres de"]
+    assert cell["all"]["utterances"] == real["utterances"] and {"letter", "word", "yes"} <= set(cell)
     text = report(figures)
     assert (
-        "real recordings (klettres-data)" in text
+        "real recordings (klettres-data, Asterisk's" in text
+        and "real recordings per source and language" in text
         and f"margins (in use: meaning {MARGINS.meaning:g}, free {MARGINS.free:g})" in text
     )
+
+
+def test_an_utterance_read_right_but_refused_is_counted_as_the_grammars_fault() -> None:
+    def sample(text: str, intent: str) -> asr.Sample:
+        context = ContextName.ANSWER
+        return asr.Sample(Path(f"{text}.wav"), "en", context, ("London", "Madrid", "Lisbon", "Dublin"), (), text,
+                          intent, "B" if intent == "answer" else None, "kokoro")  # fmt: skip
+
+    outcomes = [
+        (sample("I'll take answer B.", "answer"), Heard("unknown", None, "I'll take answer B.", 0.5)),  # exact
+        (sample("I'd go with answer B", "answer"), Heard("unknown", None, "I go with answer B.", 0.5)),  # nearly
+        (
+            sample("Answer B", "answer"),
+            Heard("unknown", None, "The weather is fine.", 0.5),
+        ),  # misheard: the ear's fault
+        (sample("Answer B", "answer"), Heard("answer", "B", "Answer B", 0.5)),  # understood
+        (
+            sample("The weather is fine", "unknown"),
+            Heard("unknown", None, "The weather is fine", 0.5),
+        ),  # rightly refused
+    ]
+    refused = asr.refused_though_read(outcomes)
+    assert (refused["exact"], refused["near"]) == (1, 1)
+    assert [item["said"] for item in refused["utterances"]] == ["I'll take answer B.", "I'd go with answer B"]
 
 
 def test_the_demo_players_kokoro_voices_make_a_corpus_the_ear_is_measured_on(tmp_path: Path) -> None:

@@ -8,28 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from voicemaster.bench import faults, faults_checks, faults_fuzz, faults_resume
+from voicemaster.bench import faults, faults_checks, faults_fuzz, faults_resume, faults_store
 from voicemaster.cli.app import main
 from voicemaster.host.millionaire import Session
-from voicemaster.paths import QUESTIONS_DIR
-from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, UseFiftyFifty, millionaire, new_game, variant
 from voicemaster.rules.actions import AskQuestion, StartRound
 from voicemaster.rules.codec import to_data
 from voicemaster.rules.letters import Letter
 
-
-@pytest.fixture(autouse=True)
-def _own_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(name, str(tmp_path / name.lower()))
-    monkeypatch.delenv("VOICEMASTER_QUESTIONS", raising=False)
-
-
-@pytest.fixture(scope="module")
-def bank() -> Bank:
-    return Bank(tuple(load(pack_files(QUESTIONS_DIR)).entries))
+pytestmark = pytest.mark.usefixtures("user_folders")
 
 
 def test_games_killed_in_a_child_are_resumed_from_the_store_and_finished() -> None:
@@ -101,10 +89,27 @@ def test_a_traceback_and_a_file_left_behind_are_counted(monkeypatch: pytest.Monk
 def test_the_json_holds_the_keys_other_tools_read(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(faults.faults_store, "run", lambda: {"outcomes": [], "time_limit_seconds": 60, "seconds": 0})
+    counted = {"games_lost": 0, "hung": 0, "tracebacks": 0}
+    monkeypatch.setattr(
+        faults.faults_store, "run", lambda: {"outcomes": [], "time_limit_seconds": 60, "seconds": 0, **counted}
+    )
     assert main(["bench", "faults", "--games", "0", "--inputs", "20", "--json"]) == 0
     figures = json.loads(capsys.readouterr().out)
     assert figures["resume"]["games"] == 0 and figures["resume"]["exact"] == 0
     assert figures["fuzz"]["inputs"] == 20
     assert isinstance(figures["fuzz"]["tracebacks"], int) and isinstance(figures["fuzz"]["written_on_failure"], int)
     assert "fuzzed input: 20 inputs" in faults.report(figures)
+
+
+@pytest.mark.parametrize("damage", ["truncated to 0", "replaced by a folder"])
+def test_a_store_damaged_under_a_running_game_loses_no_game(tmp_path: Path, damage: str) -> None:
+    """Issue 25: the bench's own game, its store damaged a few questions in, ends as a game and is kept."""
+    outcome = faults_store.game_outcome(damage, tmp_path, "--damage-at", "60", "--damage", damage)
+    assert outcome.exit_code == 0 and not outcome.traceback and outcome.game_lost is False
+    assert "during the game" in outcome.message  # said, the game saved again into a new file
+
+
+def test_a_pack_changed_between_crash_and_resume_still_resumes_exactly(bank: Bank, tmp_path: Path) -> None:
+    spec = faults_resume.Spec("millionaire", 11, ("Anna",), "classic", pack_changed=True)
+    outcome = faults_resume.one_game(spec, bank, tmp_path)
+    assert outcome.exact, outcome.problem

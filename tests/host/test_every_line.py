@@ -22,10 +22,8 @@ from voicemaster.host.lines import Choice, Lines, Money
 from voicemaster.host.millionaire import Quizmaster, Session
 from voicemaster.host.moneydrop import DropSession, MoneyDropHost
 from voicemaster.host.turns import Effect, Foresee, Listen, Observation, Say, Silence
-from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.play.runner import drive
 from voicemaster.play.simulated import SimulatedPlayers, SimulatedTeam
-from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, Safety, new_game, variant
 from voicemaster.rules import moneydrop as md
@@ -141,11 +139,6 @@ def run(game: Game, host: Quizmaster | MoneyDropHost, players: SimulatedPlayers 
 
     drive(host.run(), perform)
     return game
-
-
-@pytest.fixture(scope="module")
-def bank() -> Bank:
-    return Bank(tuple(load(pack_files(QUESTIONS_DIR)).entries))
 
 
 def millionaire(bank: Bank, language: str, rules: str, count: int) -> tuple[Game, Quizmaster]:

@@ -13,9 +13,7 @@ import pytest
 from voicemaster.host.lines import load as load_lines
 from voicemaster.host.millionaire import Quizmaster, Session
 from voicemaster.host.turns import Effect, Foresee, Listen, Observation, Record, Say, Silence
-from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.play.runner import Runner, SessionClock, Transcript, drive
-from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, Mode, new_game, variant
 from voicemaster.rules.variants import AudienceForm, PhoneForm
@@ -24,12 +22,6 @@ from voicemaster.speech.hearing.recognition import ContextName, Heard
 from voicemaster.speech.voice.earcons import earcon
 from voicemaster.speech.voice.speakers import Speakers
 from voicemaster.speech.voice.synthesis import DEFAULT_VOICES
-
-
-@pytest.fixture(scope="module")
-def bank() -> Bank:
-    return Bank(tuple(load(pack_files(QUESTIONS_DIR)).entries))
-
 
 Script = Callable[["Table", Listen, str], Observation]
 

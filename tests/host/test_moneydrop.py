@@ -12,21 +12,13 @@ from voicemaster.host.lines import load as load_lines
 from voicemaster.host.moneydrop import DropSession, MoneyDropHost
 from voicemaster.host.moneydrop_placement import Placement, in_bundles
 from voicemaster.host.turns import Effect, Elapsed, Listen, Observation, ReadTimer, Record, Say, Silence, StartTimer
-from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.play.runner import drive
-from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import moneydrop as md
 from voicemaster.rules.letters import Letter
 from voicemaster.speech.hearing import phrases
 from voicemaster.speech.hearing.intents import understand
 from voicemaster.speech.hearing.recognition import ContextName, Heard
-
-
-@pytest.fixture(scope="module")
-def bank() -> Bank:
-    return Bank(tuple(load(pack_files(QUESTIONS_DIR)).entries))
-
 
 Script = Callable[["Studio", Listen, str], str]
 """What the team says (text, "" for silence), given the key of the quizmaster's last line."""

@@ -17,22 +17,15 @@ from voicemaster.config.settings import Settings, default_paths, load_settings
 from voicemaster.host.lines import load as load_lines
 from voicemaster.host.millionaire import Quizmaster, Session
 from voicemaster.host.turns import Listen, Observation, Record, Say, Silence
-from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.play.live import _resumed_or_new, _run
 from voicemaster.play.runner import Runner, SessionClock, Transcript, drive
-from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
 from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import MicrophoneLost, MicrophoneUnavailable
-from voicemaster.speech.hearing.recognition import ContextName, Heard
+from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
 from voicemaster.speech.voice.speakers import Speakers
 from voicemaster.store import Store, StoreUnwritable
-
-
-@pytest.fixture(scope="module")
-def bank() -> Bank:
-    return Bank(tuple(load(pack_files(QUESTIONS_DIR)).entries))
 
 
 @pytest.fixture
@@ -354,3 +347,16 @@ def test_an_old_game_on_a_question_gone_from_the_bank_says_so_and_a_new_game_beg
         assert isinstance(new, Quizmaster) and new.game.round is None  # a new game, nothing pushed aside on a guess
         assert table.said == [load_lines("de").render("resume_question_gone", {})]
         assert [(game.id, game.abandoned) for game in store.recent_games(5)] == [("old", True)]
+
+
+def test_after_a_stall_the_lines_that_led_to_listening_are_said_again(tmp_path: Path, config: Settings) -> None:
+    """What `play` does when its devices stood still (issue 25): where the game was, said again."""
+    with Store(tmp_path / "vm.db", exclusive=True) as store:
+        table = Table(store, config, [Silence()])
+        lines = load_lines("de")
+        question = Say("question", {"text": "Wie heißt die Hauptstadt von Frankreich?"}, leads_to_listening=True)
+        prompt = Say("your_answer", {"player": "Anna"}, leads_to_listening=True)
+        for effect in (question, prompt, Listen(Context(ContextName.ANSWER, "de", ("A", "B", "C", "D")), "Anna", 5.0)):
+            table.runner.perform(effect)
+        table.runner.recall()
+    assert table.said == [lines.text(question), lines.text(prompt)] * 2

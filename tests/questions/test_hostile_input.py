@@ -22,11 +22,7 @@ GOOD_QUESTION = {
 CSV_HEAD = "level,category,question,correct,wrong1,wrong2,wrong3\n"
 
 
-@pytest.fixture(autouse=True)
-def _own_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
-        monkeypatch.setenv(name, str(tmp_path / "user" / name.lower()))
-    monkeypatch.delenv("VOICEMASTER_QUESTIONS", raising=False)
+pytestmark = pytest.mark.usefixtures("user_folders")
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -120,7 +116,7 @@ def test_questions_that_would_fail_validation_are_left_out_and_named(
     assert code == 0 and "1 questions written" in out
     assert (
         "left out 4 question(s): line 2: level: 99 is not 1-15; line 3: level: -1 is not 1-15; "
-        "line 5: category: empty; line 6: expected 7 or more columns"
+        "line 5: category: empty (nothing a listener would hear); line 6: expected 7 or more columns, got 3"
     ) in out
     code, out, _ = run(capsys, "questions", "validate")
     assert code == 0, out

@@ -9,17 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.questions.model import Entry, Format
-from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank, NoQuestionLeft, present
 from voicemaster.rules import Letter
 from voicemaster.store import Store
-
-
-@pytest.fixture(scope="module")
-def bank() -> Bank:
-    return Bank(load(pack_files(QUESTIONS_DIR)).entries)
 
 
 def play_game(bank: Bank, seed: int, heard: dict[str, int], language: str = "de") -> list[str]:

@@ -189,8 +189,13 @@ def _light_theme_and_zoom(page: Any) -> None:
     page.locator("#theme").click()
     assert page.evaluate("document.documentElement.dataset.theme") != theme
     page.set_viewport_size({"width": 320, "height": 640})
-    assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
     page.screenshot(path=str(SHOTS / "6-zoomed.png"), full_page=True)
+    beyond = page.evaluate(
+        """[...document.querySelectorAll("body *")]
+        .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+        .map((e) => `${e.tagName}.${e.className}: ${e.textContent.slice(0, 40)}`)"""
+    )
+    assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth"), beyond
 
 
 def _read_only(url: str) -> None:
@@ -240,6 +245,7 @@ def test_the_room_sees_the_money_on_each_option(tmp_path: Path) -> None:
             for letter, bundles in locked.items():
                 option = page.locator(f'.option[data-letter="{letter}"]')
                 assert f"{bundles} Bündel" in option.inner_text()
+                assert ("eingeloggt" in option.inner_text()) == (bundles > 0)
             if moment == "drop-result":
                 result = events[-1]
                 right = page.locator(".option.correct")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import json
 import socket
 import threading
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -159,3 +161,64 @@ def test_the_local_network_mode_says_who_can_watch_and_shows_a_code(questions: M
 def test_the_text_demo_has_no_screen(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--text", "--screen", "--seed", "1"]) == 2
     assert "--screen" in capsys.readouterr().err
+
+
+def test_play_with_a_screen_whose_port_is_taken_stops_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before any model is loaded or device opened, and with no game begun."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["play", "--screen", "--port", str(port), "--players", "Anna", "--engine", "whisper"]) == 2
+    said = capsys.readouterr().err.strip().splitlines()
+    assert len(said) == 1 and f"127.0.0.1:{port}" in said[0] and "--port" in said[0]
+
+
+def test_a_game_play_resumes_is_on_the_screen_before_its_first_new_step(
+    steps: list[Step], questions: Mapping[str, str], tmp_path: Path
+) -> None:
+    """`play` continues an interrupted game: the page shows it (the question it stood on) as soon as the players say
+    yes, built from the stored game the resume read."""
+    from voicemaster.config.settings import default_paths, load_settings
+    from voicemaster.host.lines import load as load_lines
+    from voicemaster.play.live import _resumed_or_new
+    from voicemaster.play.runner import Runner, SessionClock, Transcript
+    from voicemaster.questions.selection import Bank
+    from voicemaster.speech.devices.files import FileSink
+    from voicemaster.speech.hearing.recognition import Heard
+    from voicemaster.speech.voice.speakers import Speakers
+    from voicemaster.store import Store
+
+    states = [data["state"] for _, event, data in steps if event == "stored"]
+    mid_question = next(state for state in states if _on_a_question(state))
+    config = load_settings(default_paths()[:1])
+    feed = ScreenFeed("de", questions, live=True)
+    with Store(tmp_path / "vm.db", exclusive=True) as store:
+        store.save_game("old", mid_question)
+        sink = FileSink()
+        runner = Runner(
+            load_lines("de"),
+            Speakers(config.speech),
+            sink,
+            SessionClock(sink),
+            lambda *_: Heard("yes", None, "ja", 0.9),
+            Transcript(io.StringIO(), feed),
+            store=store,
+            render_ahead=False,
+        )
+        host = _resumed_or_new(config, store, runner, (), 1, False, "de", Bank(entries()))
+    assert host is not None
+    shown = feed.view()
+    assert shown["question"] is not None and shown["question"]["revealed"] is False
+    assert shown["question"]["text"] == questions[host.session.asked[-1]]
+    assert [player["name"] for player in shown["players"]] == ["Anna"]
+
+
+def _on_a_question(state: str) -> bool:
+    from voicemaster.host.millionaire import Session
+
+    current = Session.from_json(state).game.round
+    return current is not None and current.question is not None

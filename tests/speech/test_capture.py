@@ -54,9 +54,9 @@ PCM = """00-00: ALC3232 Analog : ALC3232 Analog : playback 1 : capture 1
 """
 
 
-def test_a_servers_sources_are_read_monitors_left_out() -> None:
+def test_a_servers_sources_are_read_monitors_apart() -> None:
     capture = parse_pactl(INFO.format(default=USB), SOURCES)
-    assert capture == Capture(Via.SERVER, frozenset({USB}), USB)
+    assert capture == Capture(Via.SERVER, frozenset({USB}), USB, sources=frozenset({USB, "vmic.monitor"}))
 
 
 SPEAKER_MONITOR = """Source #1
@@ -100,15 +100,30 @@ def test_the_source_the_programs_own_stream_is_on_is_watched_rather_than_the_def
     """A source chosen for the program in the mixer (or restored by the server) is the one it hears through."""
     on_usb = parse_pactl(INFO.format(default="vmic.monitor"), SOURCES, OUTPUTS.format(source=2), pid=4242)
     assert on_usb.recording == USB and in_use(on_usb) == InUse(Via.SERVER, USB)
-    on_monitor = parse_pactl(INFO.format(default=USB), SOURCES, OUTPUTS.format(source=0), pid=4242)
-    assert in_use(on_monitor) is None  # hearing a speaker's monitor: there is no microphone to miss
+    on_virtual = parse_pactl(INFO.format(default=USB), SOURCES, OUTPUTS.format(source=0), pid=4242)
+    assert in_use(on_virtual) == InUse(Via.SERVER, "vmic.monitor")  # a virtual microphone: another sink's monitor
     someone_elses = parse_pactl(INFO.format(default=USB), SOURCES, OUTPUTS.format(source=0), pid=1)
     assert someone_elses.recording is None and in_use(someone_elses) == InUse(Via.SERVER, USB)
 
 
-def test_a_monitor_as_default_source_is_no_microphone_and_nothing_is_watched() -> None:
-    assert in_use(parse_pactl(INFO.format(default="vmic.monitor"), SOURCES)) is None
+def test_the_speakers_own_monitor_as_default_source_is_no_microphone_and_nothing_is_watched() -> None:
+    assert in_use(parse_pactl(INFO.format(default="vspk.monitor"), SOURCES + SPEAKER_MONITOR)) is None
     assert not gone(None, Capture(Via.SERVER, frozenset()))
+
+
+SPEAKER_MONITOR_RECORDING = OUTPUTS.format(source=1)
+
+
+def test_a_virtual_microphone_removed_and_the_stream_moved_to_the_speakers_monitor_is_gone() -> None:
+    """Issue 25: a monitor source used as the microphone (a virtual or loopback device) removed mid-game: the server
+    moves the game's stream onto the speaker's monitor, where it would hear only itself."""
+    started = in_use(parse_pactl(INFO.format(default="vmic.monitor"), SOURCES + SPEAKER_MONITOR))
+    assert started == InUse(Via.SERVER, "vmic.monitor")
+    still = parse_pactl(INFO.format(default="vmic.monitor"), SOURCES + SPEAKER_MONITOR, OUTPUTS.format(source=0), 4242)
+    assert not gone(started, still)
+    removed = SOURCES.split("Source #2")[0].replace("vmic.monitor", "gone.monitor") + SPEAKER_MONITOR
+    moved = parse_pactl(INFO.format(default="vspk.monitor"), removed, SPEAKER_MONITOR_RECORDING, pid=4242)
+    assert gone(started, moved)
 
 
 def test_a_microphone_unplugged_while_the_server_moved_the_stream_elsewhere_is_gone() -> None:

@@ -47,6 +47,20 @@ def test_the_file_sink_records_the_session_with_where_each_sound_starts(espeak: 
     assert session.samples[: len(welcome.samples)] == welcome.samples
 
 
+def test_a_session_written_as_it_is_made_is_on_disk_at_every_step_and_not_held_in_memory(tmp_path: Path) -> None:
+    """Issue 25: a long demo's memory grew with the game, its session held until the end."""
+    path = tmp_path / "session.wav"
+    sink = FileSink(path=path)
+    minute = Audio(bytes(2 * 22_050 * 60), 22_050)
+    for played in range(1, 4):
+        sink.play(minute)
+        sink.pause(1.0)
+        assert Audio.read(path).seconds == pytest.approx(played * 61.0)  # readable as it grows: a crash keeps it
+        assert len(sink._samples) == 0  # nothing of it kept in memory
+    sink.write(path)
+    assert sink.session.seconds == pytest.approx(183.0) and sink.seconds == pytest.approx(183.0)
+
+
 # --- the file source: a scripted player ---------------------------------------------------------------------------
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
 from tests.speech.conftest import matches
-from voicemaster.models.verify import require_model
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSource
 from voicemaster.speech.hearing.endpoint import (
@@ -130,13 +131,8 @@ def test_speech_while_the_reading_is_made_means_the_answer_was_not_complete() ->
 
 
 @pytest.fixture(scope="module")
-def vad() -> SileroVad:
-    return SileroVad()
-
-
-@pytest.fixture(scope="module")
-def recognizer() -> WhisperRecognizer:
-    return WhisperRecognizer(require_model("whisper", "de"))
+def recognizer(whisper: Callable[[str], WhisperRecognizer]) -> WhisperRecognizer:
+    return whisper("de")
 
 
 def spoken(espeak: Espeak, text: str) -> Audio:

@@ -98,11 +98,6 @@ PHRASES = {
 }
 
 
-@pytest.fixture(scope="module")
-def vad() -> SileroVad:
-    return SileroVad()
-
-
 def speak(espeak: Espeak, text: str, language: str = "de", gain: float = 1.0) -> Audio:
     audio = resample(espeak.render(text, language), RATE)
     return audio if gain == 1.0 else from_float(to_float(audio) * gain, RATE)

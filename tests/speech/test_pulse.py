@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -23,11 +24,12 @@ import pytest
 
 from tests.speech.conftest import Pulse, matches, start_pulse
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices.capture import Watch
+from voicemaster.speech.devices.capture import Watch, speaker_present
 from voicemaster.speech.devices.interfaces import AudioUnavailable, MicrophoneLost, MicrophoneUnavailable
 from voicemaster.speech.devices.loudspeaker import Speaker
 from voicemaster.speech.devices.microphone import PRESENCE_SECONDS, Microphone
 from voicemaster.speech.hearing.endpoint import EndpointSettings
+from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.signal import resample
 from voicemaster.speech.voice.synthesis import Espeak
 
@@ -80,13 +82,13 @@ def test_the_microphone_hears_an_utterance_played_into_it(microphone_capture: Mi
     assert SETTINGS.silence_seconds < capture.decided_after < 2.5
 
 
-def test_what_the_microphone_heard_is_recognized(microphone_capture: MicrophoneCapture) -> None:
-    from voicemaster.models.verify import require_model
+def test_what_the_microphone_heard_is_recognized(
+    microphone_capture: MicrophoneCapture, whisper: Callable[[str], WhisperRecognizer]
+) -> None:
     from voicemaster.speech.hearing.recognition import Context, ContextName
-    from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 
     assert microphone_capture.heard is not None
-    recognizer = WhisperRecognizer(require_model("whisper", "de"))
+    recognizer = whisper("de")
     context = Context(ContextName.ANSWER, "de", ("Berlin", "Paris", "Rom", "Wien"))
     heard = recognizer.recognize(microphone_capture.heard, context)
     assert (heard.intent, heard.value) == ("answer", "B"), heard
@@ -268,3 +270,106 @@ def test_a_sound_server_without_devices_is_said_in_one_line_without_the_librarys
     assert said.returncode == 2
     assert said.stderr.count("\n") == 1 and said.stderr.startswith("voicemaster: No usable speaker")
     assert "ALSA lib" not in said.stderr + listed.stderr and "Expression" not in said.stderr + listed.stderr
+
+
+# Issue 25: a stall (the process stopped, a suspend, a loaded machine) is told from an unplug by the device's
+# presence, not by the time alone. A child process is stopped (SIGSTOP) and continued (SIGCONT) as Ctrl-Z and `fg`
+# would, for longer than any stall bound.
+
+_LISTENING_CHILD = """
+from voicemaster.speech.devices.capture import Watch, speaker_present
+from voicemaster.speech.devices.microphone import Microphone
+watch = Watch()
+with Microphone(lost=watch.lost, present=watch.present) as microphone:
+    print("ready", flush=True)
+    heard = microphone.listen(timeout=3)
+    print(f"stalled {microphone.stalled:.1f}, heard {heard is not None}", flush=True)
+"""
+
+_SPEAKING_CHILD = """
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.devices.capture import speaker_present
+from voicemaster.speech.devices.loudspeaker import Speaker
+speaker = Speaker(present=speaker_present)
+playback = speaker.play(Audio(bytes(16_000 * 2 * 5), 16_000))
+print("ready", flush=True)
+assert playback.wait(timeout=120)
+print(f"stalled {speaker.stalled:.1f}, played {playback.position():.1f} s", flush=True)
+"""
+
+STOPPED_SECONDS = 4.0
+"""Longer than any bound a stream is given without sound (devices.STALL_SECONDS)."""
+
+
+def _stopped_and_continued(pulse: Pulse, code: str) -> subprocess.CompletedProcess[str]:
+    child = subprocess.Popen(
+        [sys.executable, "-c", code], env=pulse.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert child.stdout is not None and child.stdout.readline().strip() == "ready"
+    time.sleep(0.5)
+    child.send_signal(signal.SIGSTOP)
+    time.sleep(STOPPED_SECONDS)
+    child.send_signal(signal.SIGCONT)
+    stdout, stderr = child.communicate(timeout=120)
+    return subprocess.CompletedProcess(child.args, child.returncode, stdout, stderr)
+
+
+def test_a_listening_program_stopped_and_continued_carries_on_and_knows_it_stalled(second_daemon: Pulse) -> None:
+    done = _stopped_and_continued(second_daemon, _LISTENING_CHILD)
+    assert done.returncode == 0, done.stderr[-400:]  # was: "The microphone stopped delivering sound"
+    stalled = float(done.stdout.split("stalled ")[1].split(",")[0])
+    assert stalled >= STOPPED_SECONDS - 1
+
+
+def test_a_speaking_program_stopped_and_continued_plays_its_sound_to_the_end(second_daemon: Pulse) -> None:
+    done = _stopped_and_continued(second_daemon, _SPEAKING_CHILD)
+    assert done.returncode == 0, done.stderr[-400:]  # was: "The speaker stopped taking sound"
+    assert "played 5.0 s" in done.stdout and float(done.stdout.split("stalled ")[1].split(",")[0]) >= 2
+
+
+def test_a_stalled_microphone_whose_sound_server_is_gone_is_lost(second_daemon: Pulse) -> None:
+    """The other side: a stall with the device gone is an unplug, said at once."""
+    watch = Watch()
+    with Microphone(lost=watch.lost, present=watch.present) as microphone:
+        assert microphone.listen(timeout=0.5) is None
+        threading.Timer(0.3, second_daemon.stop).start()
+        with pytest.raises(MicrophoneLost, match="stopped delivering sound"):
+            microphone.listen(timeout=30)
+
+
+def test_a_virtual_microphone_removed_mid_game_is_noticed(second_daemon: Pulse) -> None:
+    """A monitor source as the microphone (a virtual or loopback device): removed, the server moves the stream to
+    another source and nothing fails; the watch misses it all the same."""
+    module = second_daemon.pactl(
+        "load-module", "module-null-sink", "sink_name=vmic2", "rate=16000", "channels=1", "norewinds=1"
+    )
+    second_daemon.pactl("set-default-source", "vmic2.monitor")
+    watch = Watch()
+    with Microphone(lost=watch.lost, present=watch.present) as microphone:
+        assert microphone.listen(timeout=1) is None
+        assert watch.microphone is not None and watch.microphone.name == "vmic2.monitor"
+        threading.Timer(0.5, second_daemon.pactl, ("unload-module", module)).start()
+        with pytest.raises(MicrophoneLost, match=r"vmic2\.monitor"):
+            microphone.listen(timeout=30)
+
+
+def test_a_speaker_still_there_that_stops_taking_sound_for_a_while_is_waited_for(second_daemon: Pulse) -> None:
+    """The device stalls, not the process: the sink suspended for three seconds, then back."""
+    speaker = Speaker(present=speaker_present)
+    playback = speaker.play(Audio(bytes(16_000 * 2 * 3), 16_000))
+    time.sleep(0.5)
+    second_daemon.pactl("suspend-sink", "vspk", "1")
+    threading.Timer(3, second_daemon.pactl, ("suspend-sink", "vspk", "0")).start()
+    assert playback.wait(timeout=60)  # was: "The speaker stopped taking sound (was it unplugged?)"
+    assert playback.position() == 3.0 and speaker.stalled > 1
+
+
+def test_a_microphone_still_there_that_stops_delivering_for_a_while_is_waited_for(second_daemon: Pulse) -> None:
+    """The device stalls, not the process: the virtual microphone's sink suspended for three seconds, then back."""
+    watch = Watch()
+    with Microphone(lost=watch.lost, present=watch.present) as microphone:
+        assert microphone.listen(timeout=0.5) is None
+        second_daemon.pactl("suspend-sink", "vmic", "1")
+        threading.Timer(3, second_daemon.pactl, ("suspend-sink", "vmic", "0")).start()
+        assert microphone.listen(timeout=2) is None  # was: "The microphone stopped delivering sound"
+        assert microphone.stalled > 1

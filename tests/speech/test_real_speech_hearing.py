@@ -1,13 +1,20 @@
-"""Real people heard by the grammar: the klettres-data recordings that set-up installs (letters A-D as answers, short
-words as options, "ja" and "no" as confirmations), through Whisper base."""
+"""Real people heard by the grammar, through Whisper base: the recordings set-up installs (KLettres' four voices in
+German, English and French; Asterisk's Allison in English, June and Armelle in French, telephone audio). Letters A-D
+as answers, words, numbers, ordinals, months and weekdays as the options said, "ja", "no" and "non" as
+confirmations; other letters where an answer is expected and numbers alone in the money drop, which name nothing.
+
+The default suite decodes every voice's A-D and yes/no; `make test-slow` decodes the whole set: the words, numbers,
+ordinals, months and weekdays as options, and what names nothing. `voicemaster bench asr
+--corpora real` reports the figures."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import pytest
 
 from voicemaster.bench import real_speech
-from voicemaster.bench.real_speech import RealClip
-from voicemaster.models.verify import require_model
+from voicemaster.bench.real_speech import LETTERS, RealClip
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
@@ -15,38 +22,73 @@ from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 CLIPS = real_speech.load()
 
 
+def _sample(clips: tuple[RealClip, ...]) -> tuple[RealClip, ...]:
+    """Every voice's A-D and yes/no."""
+    return tuple(
+        clip for clip in clips if (clip.kind == "letter" and clip.text in LETTERS) or clip.kind in ("yes", "no")
+    )
+
+
+SAMPLE = _sample(CLIPS)
+REST = tuple(clip for clip in CLIPS if clip not in SAMPLE)
+
+
+class Ear:
+    """One recognizer (Whisper base is multilingual: the context says the language), loaded once; each clip heard
+    once."""
+
+    def __init__(self, whisper: Callable[[str], WhisperRecognizer]) -> None:
+        self._whisper = whisper
+        self._heard: dict[str, Heard] = {}
+
+    def hear(self, clip: RealClip) -> Heard:
+        if clip.file not in self._heard:
+            context = Context(ContextName(clip.context), clip.language, clip.options)
+            self._heard[clip.file] = self._whisper(clip.language).recognize(Audio.read(clip.path()), context)
+        return self._heard[clip.file]
+
+
 @pytest.fixture(scope="module")
-def heard() -> dict[str, Heard]:
-    """Every clip heard once, in its own context, by one recognizer."""
-    recognizer = WhisperRecognizer(require_model("whisper", "de"))
-    return {
-        clip.file: recognizer.recognize(
-            Audio.read(clip.path()), Context(ContextName(clip.context), clip.language, clip.options)
-        )
-        for clip in CLIPS
-    }
+def ear(whisper: Callable[[str], WhisperRecognizer]) -> Ear:
+    return Ear(whisper)
 
 
-@pytest.mark.parametrize(
-    "clip", CLIPS, ids=[f"{clip.speaker}-{clip.text}-{clip.value or clip.intent}" for clip in CLIPS]
-)
-def test_a_real_recording_is_understood_or_asked_again_never_taken_for_another(
-    clip: RealClip, heard: dict[str, Heard]
-) -> None:
-    got = heard[clip.file]
-    assert (got.intent, got.value) in {(clip.intent, clip.value), ("unknown", None)}, got
+def _id(clip: RealClip) -> str:
+    return f"{clip.source}-{clip.speaker}-{clip.kind}-{clip.text}-{clip.value or clip.intent}"
 
 
-def test_most_real_recordings_are_understood_the_first_time(heard: dict[str, Heard]) -> None:
-    # A loose floor: `voicemaster bench asr` reports the exact share; here a player would notice being asked again
-    # for one word in four.
-    understood = [
-        clip for clip in CLIPS if (heard[clip.file].intent, heard[clip.file].value) == (clip.intent, clip.value)
-    ]
-    assert len(understood) >= 0.75 * len(CLIPS), [clip.text for clip in CLIPS if clip not in understood]
+def _never_taken_for_another(clip: RealClip, got: Heard) -> None:
+    if clip.intent == "unknown":
+        # Said where it names nothing ("E" with four options, "twenty" on no letter): asked again, never acted on.
+        assert got.intent == "unknown", (clip.file, got)
+    else:
+        assert (got.intent, got.value) in {(clip.intent, clip.value), ("unknown", None)}, (clip.file, got)
 
 
-def test_every_voice_is_understood_saying_a_letter(heard: dict[str, Heard]) -> None:
+@pytest.mark.parametrize("clip", SAMPLE, ids=[_id(clip) for clip in SAMPLE])
+def test_a_real_recording_is_understood_or_asked_again_never_taken_for_another(clip: RealClip, ear: Ear) -> None:
+    _never_taken_for_another(clip, ear.hear(clip))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("clip", REST, ids=[_id(clip) for clip in REST])
+def test_the_rest_of_the_real_recordings_likewise(clip: RealClip, ear: Ear) -> None:
+    _never_taken_for_another(clip, ear.hear(clip))
+
+
+def test_most_real_recordings_are_understood_the_first_time_in_every_language(ear: Ear) -> None:
+    # A loose floor on the sample: `voicemaster bench asr --corpora real` reports the exact shares on the whole set;
+    # here a player would notice being asked again for one answer in five.
+    for language in real_speech.LANGUAGES:
+        commands = [clip for clip in SAMPLE if clip.language == language and clip.intent != "unknown"]
+        understood = [
+            clip for clip in commands if (ear.hear(clip).intent, ear.hear(clip).value) == (clip.intent, clip.value)
+        ]
+        missed = [(clip.file, ear.hear(clip).text) for clip in commands if clip not in understood]
+        assert len(understood) >= 0.8 * len(commands), (language, missed)
+
+
+def test_every_voice_is_understood_saying_a_letter(ear: Ear) -> None:
     for speaker in {clip.speaker for clip in CLIPS}:
-        letters = [clip for clip in CLIPS if clip.speaker == speaker and clip.text in real_speech.LETTERS]
-        assert any(heard[clip.file].value == clip.value for clip in letters), speaker
+        letters = [clip for clip in SAMPLE if clip.speaker == speaker and clip.kind == "letter" and clip.value]
+        assert any(ear.hear(clip).value == clip.value for clip in letters), speaker

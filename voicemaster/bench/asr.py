@@ -101,7 +101,9 @@ class Sample:
     intent: str
     value: str | None
     condition: str
-    """Clean or with car noise (eSpeak-NG), or whose voice (real recordings)."""
+    """Clean or with car noise (eSpeak-NG), whose voice (Kokoro), which source (real recordings)."""
+    kind: str = ""
+    """Real recordings: what kind of thing is said (letter, word, number...: `real_speech.KINDS`)."""
 
     @property
     def file(self) -> str:
@@ -136,7 +138,8 @@ def kokoro_samples(corpus: Path, languages: Sequence[str], limit: int | None) ->
 
 
 def real_samples(languages: Sequence[str]) -> tuple[list[Sample], str | None]:
-    """The real recordings set-up installed, or none and why."""
+    """The real recordings set-up installed, or none and why; the condition is the source (klettres, asterisk-en,
+    asterisk-fr, armelle)."""
     try:
         clips = real_speech.load(languages)
     except real_speech.RealSpeechUnavailable as error:
@@ -151,24 +154,38 @@ def real_samples(languages: Sequence[str]) -> tuple[list[Sample], str | None]:
             clip.text,
             clip.intent,
             clip.value,
-            clip.speaker,
+            clip.source,
+            clip.kind,
         )
         for clip in clips
     ], None
 
 
+CORPORA = ("espeak", "kokoro", "real")
+
+
 def run(
-    corpus: Path, engines: Sequence[str], *, languages: Sequence[str] = LANGUAGES, limit: int | None = None
+    corpus: Path,
+    engines: Sequence[str],
+    *,
+    languages: Sequence[str] = LANGUAGES,
+    limit: int | None = None,
+    corpora: Sequence[str] = CORPORA,
 ) -> dict[str, Any]:
-    clips = select_clips(corpus, languages, limit)
-    real, real_missing = real_samples(languages)
-    natural, natural_missing = kokoro_samples(corpus, languages, limit)
-    corpora = {"espeak": espeak_samples(corpus, clips), "kokoro": natural, "real": real}
-    results = {name: _measure(ENGINE_SETUPS[name], corpora) for name in engines}
+    """`limit` samples the eSpeak-NG and Kokoro corpora; the real recordings are measured whole."""
+    clips = select_clips(corpus, languages, limit) if "espeak" in corpora else ()
+    real, real_missing = real_samples(languages) if "real" in corpora else ([], None)
+    natural, natural_missing = kokoro_samples(corpus, languages, limit) if "kokoro" in corpora else ([], None)
+    measured = {"espeak": espeak_samples(corpus, clips), "kokoro": natural, "real": real}
+    results = {
+        name: _measure(ENGINE_SETUPS[name], {which: measured[which] for which in CORPORA if which in corpora})
+        for name in engines
+    }
     written = {which: as_written(which, languages) for which in ("utterances", "heldout")}
     return {
         "benchmark": "asr",
         "corpus": str(corpus),
+        "corpora": list(corpora),
         "clips": len(clips),
         "real_clips": len(real),
         "real_missing": real_missing,
@@ -344,10 +361,13 @@ def summarize(outcomes: Sequence[tuple[Sample, Heard]]) -> dict[str, Any]:
             for context in sorted({clip.context.value for clip, _ in talk})
         },
         "decode_ms": percentiles(times),
+        "by_source": by_source(outcomes),
+        "refused_though_read": refused_though_read(outcomes),
         "mistakes": [
             {
-                "file": clip.file,
+                "file": str(clip.path),
                 "said": clip.text,
+                "kind": clip.kind,
                 "expected": _meaning(clip.intent, clip.value),
                 "heard": heard.text,
                 "understood": _meaning(heard.intent, heard.value),
@@ -355,6 +375,52 @@ def summarize(outcomes: Sequence[tuple[Sample, Heard]]) -> dict[str, Any]:
             for clip, heard in outcomes
             if not _right(clip, heard)
         ],
+    }
+
+
+def by_source(outcomes: Sequence[tuple[Sample, Heard]]) -> dict[str, Any]:
+    """Per condition (a real recording's source) and language, and per kind: commands understood, taken for
+    something else, asked again; non-commands taken for a command."""
+    groups: dict[str, dict[str, list[tuple[Sample, Heard]]]] = defaultdict(lambda: defaultdict(list))
+    for sample, heard in outcomes:
+        groups[f"{sample.condition} {sample.language}"]["all"].append((sample, heard))
+        if sample.kind:
+            groups[f"{sample.condition} {sample.language}"][sample.kind].append((sample, heard))
+    found: dict[str, Any] = {}
+    for group, kinds in sorted(groups.items()):
+        found[group] = {}
+        for kind, members in sorted(kinds.items(), key=lambda item: (item[0] != "all", item[0])):
+            tally = _tally(members)
+            commands = [heard for sample, heard in members if sample.intent != "unknown"]
+            found[group][kind] = {
+                **tally,
+                "asked_again": sum(1 for heard in commands if heard.intent == "unknown"),
+            }
+    return found
+
+
+READ_NEARLY = 0.85
+"""A free reading this close (in share of letters, after normalizing) to what was said counts as read right."""
+
+
+def refused_though_read(outcomes: Sequence[tuple[Sample, Heard]]) -> dict[str, Any]:
+    """Commands asked again although the decoder's own free reading was what was said, exactly or nearly: the
+    grammar, not the ear, refused them. The goal is none."""
+    from rapidfuzz.distance import Levenshtein
+
+    from voicemaster.speech.hearing.phrases import normalize
+
+    refused = []
+    for sample, heard in outcomes:
+        if sample.intent == "unknown" or heard.intent != "unknown":
+            continue
+        said, read = normalize(sample.text, sample.language), normalize(heard.text, sample.language)
+        if said and read and Levenshtein.normalized_similarity(said, read) >= READ_NEARLY:
+            refused.append({"file": str(sample.path), "said": sample.text, "heard": heard.text, "exact": said == read})
+    return {
+        "exact": sum(1 for item in refused if item["exact"]),
+        "near": sum(1 for item in refused if not item["exact"]),
+        "utterances": refused,
     }
 
 

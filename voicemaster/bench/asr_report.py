@@ -27,14 +27,17 @@ def report(figures: dict[str, Any]) -> str:
     for name, result in figures["engines"].items():
         lines.append(f"\n{name}: {result['describe']}")
         for corpus, label in CORPORA.items():
-            lines += _report_corpus(result[corpus], label)
+            if corpus in result:
+                lines += _report_corpus(result[corpus], label)
+        if "real" in result and result["real"]["utterances"]:
+            lines += _report_sources(result["real"])
     return "\n".join(line for line in lines if line)
 
 
 CORPORA = {
     "espeak": "eSpeak-NG corpus",
     "kokoro": "Kokoro voices (the demo's players; English and French)",
-    "real": "real recordings (klettres-data)",
+    "real": "real recordings (klettres-data, Asterisk's Allison, June and Armelle)",
 }
 
 
@@ -57,6 +60,10 @@ def _report_corpus(result: dict[str, Any], label: str) -> list[str]:
         + (f" ({by_context})" if by_context else "")
     )
     lines.append(f"    decode p50 {result['decode_ms']['p50']} ms, p95 {result['decode_ms']['p95']} ms")
+    refused = result["refused_though_read"]
+    lines.append(
+        f"    refused though the free reading was what was said: {refused['exact']} exactly, {refused['near']} nearly"
+    )
     if result["margins"]:
         lines.append(
             f"    margins (in use: meaning {MARGINS.meaning:g}, free {MARGINS.free:g}): "
@@ -70,4 +77,29 @@ def _report_corpus(result: dict[str, Any], label: str) -> list[str]:
                 f"{point['accuracy'] or 0:>9.1%} /{point['wrong']:>2} /{point['false_accepts']:>2}" for point in row
             )
             lines.append(f"      {meaning:>7g}       {cells}")
+    return lines
+
+
+def _report_sources(result: dict[str, Any]) -> list[str]:
+    """The real recordings per source and language, each kind of utterance on its own line, then every utterance
+    not understood as meant: the clip, the free reading and the decision."""
+    lines = [
+        "  real recordings per source and language (commands understood / taken for something else / asked again;"
+        " non-commands taken for a command):"
+    ]
+    for group, kinds in result["by_source"].items():
+        for kind, cell in kinds.items():
+            accuracy = cell["accuracy"]
+            understood = f"{accuracy['share']:>6.1%} of {accuracy['n']:>3}" if accuracy else f"{'-':>6} of   0"
+            label = group if kind == "all" else f"  {kind}"
+            lines.append(
+                f"    {label:<18} {understood}  wrong {cell['wrong']:>2}  asked again {cell['asked_again']:>3}"
+                f"  false accepts {cell['false_accepts']:>2} of {cell['non_command_utterances']:>3}"
+            )
+    lines.append("  real recordings not understood as meant (clip: said -> free reading -> decision, expected):")
+    for mistake in result["mistakes"]:
+        lines.append(
+            f"    {mistake['file']}: {mistake['said']!r} ({mistake['kind']}) -> {mistake['heard']!r} -> "
+            f"{mistake['understood']}, expected {mistake['expected']}"
+        )
     return lines

@@ -3,10 +3,14 @@
 - resume: games of both formats killed (SIGKILL) at a random step, resumed and finished (bench/faults_resume.py)
 - fuzz: mutated packs, imports, configs, phrase files and WAVs through the real commands (bench/faults_fuzz.py),
   in a process of its own, so that its peak memory is its own
+- resume also takes, in a quarter of the games, the question the game stood on out of the bank before resuming (a
+  pack changed between the crash and the restart)
 - faults: a damaged, read-only, deleted or full store, a second instance, no sound server, no microphone
-  (bench/faults_store.py)
+  (bench/faults_store.py); the store damaged, replaced or made read-only under a running game, and a process stopped
+  and continued while it speaks (bench/faults_midgame.py)
 
-Other tools read `resume.games`, `resume.exact`, `fuzz.inputs`, `fuzz.tracebacks` and `fuzz.written_on_failure`.
+Other tools read `resume.games`, `resume.exact`, `fuzz.inputs`, `fuzz.tracebacks`, `fuzz.written_on_failure`,
+`fuzz.hung` and `faults.games_lost`.
 """
 
 from __future__ import annotations
@@ -56,7 +60,8 @@ def report(figures: dict[str, Any]) -> str:
     for name, per in resume["per_format"].items():
         lines.append(
             f"  {name:12} {per['exact']}/{per['games']} resumed exactly, {per['finished']} finished, "
-            f"{per['confirmed']} confirmed by the rules engine ({per['after_fifty_fifty']} killed after a 50:50)"
+            f"{per['confirmed']} confirmed by the rules engine ({per['after_fifty_fifty']} killed after a 50:50, "
+            f"{per.get('after_pack_change', 0)} resumed with their question gone from the bank)"
         )
         lines += [f"      {count} x {problem}" for problem, count in per["problems"].items()]
     if fuzz.get("error"):
@@ -71,7 +76,10 @@ def report(figures: dict[str, Any]) -> str:
             f"peak memory {fuzz['peak_memory_mb']} MB",
         ]
         lines += [f"      {count} x {kind}" for kind, count in fuzz["tracebacks_by_kind"].items()]
-    lines.append(f"faults (each command limited to {faults['time_limit_seconds']} s):")
+    lines.append(
+        f"faults (each command limited to {faults['time_limit_seconds']} s): {faults['games_lost']} games lost, "
+        f"{faults['hung']} hung, {faults['tracebacks']} tracebacks"
+    )
     for outcome in faults["outcomes"]:
         state = "HUNG" if outcome["hung"] else f"exit {outcome['exit_code']}"
         lost = {None: "", True: ", game lost", False: ", no game lost"}[outcome["game_lost"]]

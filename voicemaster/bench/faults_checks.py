@@ -10,6 +10,8 @@ from typing import Any
 
 from voicemaster.host.millionaire import Quizmaster, Session
 from voicemaster.host.moneydrop import DropSession, MoneyDropHost
+from voicemaster.host.saved import restore
+from voicemaster.questions.selection import Bank
 from voicemaster.rules import Game, millionaire
 from voicemaster.rules import moneydrop as md
 from voicemaster.rules.actions import Action
@@ -43,7 +45,8 @@ def read_out_problem(host: Host, state: str, said: list[tuple[str, str, dict[str
         # As they stood: open to the player on turn, or (all locked) to anyone still playing; a 50:50 removed two.
         seats = [current.seat(current.to_act)] if current.to_act else [s for s in current.seats if s.playing]
         letters = [letter for letter in Letter.first(4) if any(seat and letter in seat.available for seat in seats)]
-        expected = [{"text": entry.question if entry else "?"}]
+        # The question's words from the bank, or, its pack changed since, as the stored game kept them.
+        expected = [{"text": entry.question if entry else (session.texts or ("?",))[0]}]
         expected += [
             {"letter": letter.value, "text": session.options[Letter.first(4).index(letter)]} for letter in letters
         ]
@@ -58,7 +61,8 @@ def read_out_problem(host: Host, state: str, said: list[tuple[str, str, dict[str
             {"letter": letter.value, "text": text}
             for letter, text in zip(Letter.first(len(options)), options, strict=True)
         ]
-        expected += [{"text": entry.question if entry else "?"}]
+        kept = drop.texts[run.chosen][0] if len(drop.texts) == 2 else "?"
+        expected += [{"text": entry.question if entry else kept}]
     got = [{k: v for k, v in params.items() if k in ("letter", "text")} for params in read[: len(expected)]]
     if got != expected:
         shown = ", ".join(p.get("letter", "question") for p in got)
@@ -100,3 +104,15 @@ def replayed(log_path: Path, game_over: dict[str, Any] | None) -> tuple[bool, st
         if totals != game_over["totals"]:
             return False, "the totals announced are not the rules' totals"
     return True, None
+
+
+def without_current_question(bank: Bank, state: str) -> Bank:
+    """The bank with the question(s) a stored game stands on taken out: its pack changed between crash and resume."""
+    session = restore("", state)
+    if isinstance(session, DropSession):
+        run = session.game.run
+        gone = {card.id for card in run.offered} if run is not None else set()
+    else:
+        current = session.game.round
+        gone = {current.question.id} if current is not None and current.question is not None else set()
+    return Bank(tuple(entry for entry in bank.entries if entry.id not in gone))

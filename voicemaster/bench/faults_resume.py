@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from voicemaster.bench.faults_checks import after_fifty_fifty, read_out_problem, replayed
+from voicemaster.bench.faults_checks import after_fifty_fifty, read_out_problem, replayed, without_current_question
 from voicemaster.config.settings import ASK, Settings, load_settings
 from voicemaster.host import lines as host_lines
 from voicemaster.host.millionaire import Quizmaster, Session
@@ -66,6 +66,8 @@ LANGUAGE = "de"
 MOST_EFFECTS = 20_000
 """A game that has not ended after this many steps of dialogue is stuck (simulated players who are never understood)."""
 CHILD_SECONDS = 120
+PACK_CHANGED = 0.25
+"""The share of games whose current question leaves the bank between the kill and the resume."""
 
 
 class Stuck(RuntimeError):
@@ -84,6 +86,8 @@ class Spec:
     """The step of dialogue (1-based) at which the child kills itself; None: never."""
     mid_save: int | None = None
     """If the step is a save: kill inside SQLite after this many virtual-machine instructions of it."""
+    pack_changed: bool = False
+    """The question the game stands on is taken out of the bank between the kill and the resume."""
 
 
 def _settings(spec: Spec) -> Settings:
@@ -95,15 +99,15 @@ class _Logged(Quizmaster):
     """The real quizmaster, telling each action it takes before the state it leads to is stored: the replay needs
     the actions, and the store keeps only the states."""
 
-    def _apply(self, action: Action) -> Generator[Effect, Observation | None, Any]:
+    def apply(self, action: Action) -> Generator[Effect, Observation | None, Any]:
         yield Record("action", {"name": type(action).__name__, "data": to_data(action)})
-        return (yield from super()._apply(action))
+        return (yield from super().apply(action))
 
 
 class _LoggedDrop(MoneyDropHost):
-    def _apply(self, action: md.MoneyDropAction) -> Generator[Effect, Observation | None, None]:
+    def apply(self, action: md.MoneyDropAction) -> Generator[Effect, Observation | None, None]:
         yield Record("action", {"name": type(action).__name__, "data": to_data(action)})
-        yield from super()._apply(action)
+        yield from super().apply(action)
 
 
 Host = Quizmaster | MoneyDropHost
@@ -272,6 +276,9 @@ def _resume(spec: Spec, bank: Bank, db: Path, log_path: Path) -> Outcome:
     if saving and saving[-1]["saving"] not in saved:
         allowed.add(saving[-1]["state"])
     with Store(db) as store, log_path.open("a", encoding="utf-8") as log:
+        stored = store.unfinished_game()
+        if spec.pack_changed and stored is not None:
+            bank = without_current_question(bank, stored[1])
         found = resumed_host(spec, bank, store)
         if found is None:
             return Outcome(False, False, False, "no unfinished game to resume", False)
@@ -300,7 +307,10 @@ def specs(games: int, seed: int) -> list[Spec]:
     for format_name in FORMATS:
         for _ in range(games):
             players = names[: rng.randint(1, 3)] if format_name == "millionaire" else teams[: rng.randint(1, 2)]
-            made.append(Spec(format_name, rng.randrange(1_000_000), players, rng.choice(variants)))
+            changed = rng.random() < PACK_CHANGED
+            made.append(
+                Spec(format_name, rng.randrange(1_000_000), players, rng.choice(variants), pack_changed=changed)
+            )
     return made
 
 
@@ -313,7 +323,15 @@ def run(games: int, seed: int = 17) -> dict[str, Any]:
     for spec in specs(games, seed):
         figures = per_format.setdefault(
             spec.format,
-            {"games": 0, "exact": 0, "finished": 0, "confirmed": 0, "after_fifty_fifty": 0, "problems": Counter()},
+            {
+                "games": 0,
+                "exact": 0,
+                "finished": 0,
+                "confirmed": 0,
+                "after_fifty_fifty": 0,
+                "after_pack_change": 0,
+                "problems": Counter(),
+            },
         )
         with tempfile.TemporaryDirectory(prefix="vm-resume-") as folder:
             try:
@@ -325,6 +343,7 @@ def run(games: int, seed: int = 17) -> dict[str, Any]:
         figures["finished"] += outcome.finished
         figures["confirmed"] += outcome.confirmed
         figures["after_fifty_fifty"] += outcome.fifty_fifty
+        figures["after_pack_change"] += spec.pack_changed
         if outcome.problem:
             figures["problems"][outcome.problem.split(";")[0]] += 1
     for figures in per_format.values():

@@ -29,6 +29,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from voicemaster.bench import faults_midgame
+
 SECONDS = 60
 """The time limit of each command: a fault that makes a command wait longer than this is a hang."""
 GAME_ID = "game-faults"
@@ -101,7 +103,7 @@ def _lost(db: Path, game_id: str = GAME_ID) -> bool:
     return True
 
 
-def _game(fault: str, root: Path, *args: str, limit: Callable[[], None] | None = None) -> FaultOutcome:
+def game_outcome(fault: str, root: Path, *args: str, limit: Callable[[], None] | None = None) -> FaultOutcome:
     outcome, _ = _run(fault, ["voicemaster.bench.faults_store", "game", *args], _env(root), limit=limit)
     return FaultOutcome(**{**asdict(outcome), "game_lost": _lost(_db(root))})
 
@@ -144,7 +146,7 @@ def store_faults(folder: Path) -> list[FaultOutcome]:
     preserved = any(p.read_bytes().startswith(b"this is not") for p in _db(root).parent.glob("*") if p.is_file())
     # The damaged file itself holds the game: lost is that file deleted rather than moved aside.
     outcomes.append(FaultOutcome(**{**asdict(outcome), "game_lost": not preserved}))
-    outcome = _game("corrupt store", root)
+    outcome = game_outcome("corrupt store", root)
     preserved = any(p.read_bytes().startswith(b"this is not") for p in _db(root).parent.glob("*") if p.is_file())
     outcomes.append(FaultOutcome(**{**asdict(outcome), "game_lost": not preserved}))
 
@@ -162,15 +164,15 @@ def store_faults(folder: Path) -> list[FaultOutcome]:
     with _immutable(*_db(root).parent.glob("*"), _db(root).parent) as readonly:
         if readonly:
             outcomes.append(_run("read-only store", ["voicemaster", "history"], _env(root))[0])
-            outcomes.append(_game("read-only store", root))
+            outcomes.append(game_outcome("read-only store", root))
     if not readonly:
         outcomes.append(FaultOutcome("read-only store", "(chattr +i refused here)", None, "", False, None, False, 0.0))
 
     root = fresh("deleted")
-    outcomes.append(_game("store deleted mid-game", root, "--delete-at", "60"))
+    outcomes.append(game_outcome("store deleted mid-game", root, "--delete-at", "60"))
 
     root = fresh("full")
-    outcomes.append(_game("disk full", root, limit=_disk_full))
+    outcomes.append(game_outcome("disk full", root, "--full-at", "60"))
 
     root = fresh("second")
     started = time.perf_counter()
@@ -203,12 +205,14 @@ def store_faults(folder: Path) -> list[FaultOutcome]:
     return outcomes
 
 
-FULL_BYTES = 48 * 1024
-"""The largest file the game's process may write: a disk that fills after the first few steps are stored."""
+FULL_BYTES = 4096
+"""From the step given by `game --full-at`, the largest file the game's process may write: a disk that fills after
+the first few steps are stored (each step's journal is larger)."""
 
 
 def _disk_full() -> None:
-    resource.setrlimit(resource.RLIMIT_FSIZE, (FULL_BYTES, FULL_BYTES))
+    _, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FULL_BYTES, hard))
 
 
 def device_faults(folder: Path) -> list[FaultOutcome]:
@@ -228,6 +232,7 @@ def device_faults(folder: Path) -> list[FaultOutcome]:
         outcomes.append(_run("no microphone", ["voicemaster", "devices"], no_microphone)[0])
         argv = ["voicemaster", "play", "--lang", "de", "--players", "Anna", "--engine", "whisper", "--seed", "1"]
         outcomes.append(_run("no microphone", argv, no_microphone)[0])
+        outcomes.append(faults_midgame.stopped_and_continued(no_microphone))
     finally:
         process.terminate()
         process.wait(timeout=10)
@@ -262,9 +267,12 @@ def _pulse(folder: Path) -> tuple[subprocess.Popen[bytes], dict[str, str]] | Non
 def run() -> dict[str, Any]:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="vm-faults-") as folder:
-        outcomes = store_faults(Path(folder)) + device_faults(Path(folder))
+        outcomes = store_faults(Path(folder)) + faults_midgame.store_damage(Path(folder)) + device_faults(Path(folder))
     return {
         "outcomes": [asdict(outcome) for outcome in outcomes],
+        "games_lost": sum(outcome.game_lost is True for outcome in outcomes),
+        "hung": sum(outcome.hung for outcome in outcomes),
+        "tracebacks": sum(outcome.traceback for outcome in outcomes),
         "time_limit_seconds": SECONDS,
         "seconds": round(time.perf_counter() - started, 1),
     }
@@ -272,7 +280,8 @@ def run() -> dict[str, Any]:
 
 def game(argv: list[str]) -> None:
     """A game as `play` hosts it, in the user's store; options: --stop-at N (SIGKILL), --delete-at N (the store's
-    files removed at that step), --game-id ID, --slow (a short pause at each listening, as players take)."""
+    files removed at that step), --damage-at N with --damage NAME (faults_midgame.DAMAGE), --full-at N (the disk
+    full from that step), --game-id ID, --slow (a short pause at each listening, as players take)."""
     from voicemaster.bench import faults_resume as fr
     from voicemaster.paths import QUESTIONS_DIR
     from voicemaster.questions.packs import load, pack_files
@@ -283,8 +292,11 @@ def game(argv: list[str]) -> None:
     bank = Bank(tuple(load(pack_files(QUESTIONS_DIR)).entries))
     spec = fr.Spec("millionaire", 4, ("Anna", "Ben"), "classic", kill_at=int(options.get("--stop-at", 0)) or None)
     delete_at = int(options.get("--delete-at", 0))
+    damage_at = int(options.get("--damage-at", 0))
+    full_at = int(options.get("--full-at", 0))
     # As `play` opens it: holding the store's lock.
-    with Store(exclusive=True) as store, open(os.devnull, "w", encoding="utf-8") as log:
+    said = lambda notice: print(f"voicemaster: {notice}", file=sys.stderr, flush=True)  # noqa: E731 - as `play`
+    with Store(exclusive=True, notify=said) as store, open(os.devnull, "w", encoding="utf-8") as log:
         if "--announce" in argv:
             print("holding the store", flush=True)
         found = fr.resumed_host(spec, bank, store)
@@ -294,8 +306,12 @@ def game(argv: list[str]) -> None:
 
         def faulty(effect: Any) -> Any:
             if table.steps + 1 == delete_at:
-                for suffix in ("", "-wal", "-shm"):
+                for suffix in ("", "-journal", "-wal", "-shm"):
                     Path(f"{default_path()}{suffix}").unlink(missing_ok=True)
+            if table.steps + 1 == full_at:
+                _disk_full()
+            if table.steps + 1 == damage_at:
+                faults_midgame.damage(options["--damage"], default_path())
             if "--slow" in argv and type(effect).__name__ == "Listen":
                 time.sleep(0.01)
             return perform(effect)

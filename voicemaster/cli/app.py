@@ -172,6 +172,11 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--languages", default=",".join(LANGUAGES), help="asr, latency, voice: languages")
     bench.add_argument("--limit", type=int, default=None, help="asr, latency: an even sample of this many clips")
     bench.add_argument(
+        "--corpora",
+        default="espeak,kokoro,real",
+        help="asr: corpora, comma-separated: espeak, kokoro, real (recordings of people; --limit leaves it whole)",
+    )
+    bench.add_argument(
         "--questions", type=int, default=3, help="voice: questions in each timed game (played in real time)"
     )
     bench.add_argument(
@@ -214,7 +219,7 @@ def _demo(args: argparse.Namespace) -> int:
     from voicemaster.speech.voice.synthesis import SpeechUnavailable
 
     language = args.lang or settings.game.language
-    entries = question_cli.playable_questions()
+    entries = question_cli.playable_questions(language)
     if entries is None:
         return 2
     try:
@@ -274,7 +279,7 @@ def _play(args: argparse.Namespace) -> int:
         settings = replace(settings, game=replace(settings.game, variant=args.variant))
     names = tuple(name.strip() for name in args.players.split(",") if name.strip()) or tuple(settings.game.players)
     language = args.lang or settings.game.language
-    entries = question_cli.playable_questions()
+    entries = question_cli.playable_questions(language)
     if entries is None:
         return 2
     # Opened before the model loads: a second game on the same data folder is refused at once.
@@ -300,7 +305,7 @@ def _play_with(
 
     divert_native_stderr()
     try:
-        recognizer = open_recognizer(args.engine, language)
+        # The screen before the model: a port in use is said at once, not after the model has loaded.
         with screen_cli.screen_for(args, language, entries, live=True) as watch:
             played = play(
                 settings,
@@ -309,7 +314,7 @@ def _play_with(
                 money_drop=args.format == "moneydrop",
                 language=language,
                 entries=entries,
-                recognizer=recognizer,
+                recognizer=open_recognizer(args.engine, language),
                 log=args.log,
                 store=store,
                 watch=watch,

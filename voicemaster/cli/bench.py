@@ -60,6 +60,10 @@ def run(args: argparse.Namespace) -> int:
         figures = latency.run(args.corpus, engines, voices=voices, languages=languages, limit=args.limit)
         print(json.dumps(figures, ensure_ascii=False) if args.json else latency.report(figures))
         return 0
-    figures = asr.run(args.corpus, engines, languages=languages, limit=args.limit)
+    corpora = [name.strip() for name in args.corpora.split(",") if name.strip()]
+    if unknown := sorted(set(corpora) - set(asr.CORPORA)):
+        print(f"voicemaster: no corpus {', '.join(unknown)}; choose from {', '.join(asr.CORPORA)}", file=sys.stderr)
+        return 2
+    figures = asr.run(args.corpus, engines, languages=languages, limit=args.limit, corpora=corpora)
     print(json.dumps(figures, ensure_ascii=False) if args.json else asr_report.report(figures))
     return 0

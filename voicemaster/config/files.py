@@ -6,6 +6,8 @@ voicemaster, so the settings schema above it may use the speech and rules types 
 
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,52 @@ class ConfigError(ValueError):
         self.key = key
 
 
+SETTINGS_MAX_BYTES = 1_000_000
+"""A settings or phrase file larger than this is refused unread: ours are some kilobytes."""
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a device"),
+    (stat.S_ISBLK, "a disk device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+class FileRefused(OSError):
+    """A file that is not read: not a regular file, or larger than the reader's bound. str() is the reason."""
+
+
+def read_bounded(path: Path, limit: int) -> bytes:
+    """A regular file's bytes, at most `limit` of them. A FIFO, a device (/dev/zero, /dev/urandom) or a symlink to
+    one is refused without waiting or reading: such a file has no end, or blocks until a writer comes."""
+    # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, for ever.
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(descriptor)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(21, "is a folder", str(path))
+        if not stat.S_ISREG(info.st_mode):
+            kind = next((name for test, name in _KINDS if test(info.st_mode)), "a special file")
+            raise FileRefused(f"not a regular file ({kind}); give the path of the file itself")
+        if info.st_size > limit:
+            raise FileRefused(f"{_megabytes(info.st_size)} is too large (at most {_megabytes(limit)})")
+        chunks, size = [], 0
+        while size <= limit:  # a file growing while it is read still stops at the bound
+            chunk = os.read(descriptor, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise FileRefused(f"grew past {_megabytes(limit)} while it was read")
+        return b"".join(chunks)
+    finally:
+        os.close(descriptor)
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1e6:.1f} MB" if size < 10_000_000 else f"{size // 1_000_000} MB"
+
+
 def parse_toml(text: str) -> dict[str, Any]:
     """TOML text's tables; a ValueError saying, in a user's words, why it is not usable TOML."""
     try:
@@ -35,10 +83,10 @@ def parse_toml(text: str) -> dict[str, Any]:
         raise ValueError("not valid TOML: a number with thousands of digits") from None
 
 
-def read_toml(path: Path) -> dict[str, Any]:
-    """A TOML file's tables; a missing or malformed file is a ConfigError naming it."""
+def read_toml(path: Path, limit: int = SETTINGS_MAX_BYTES) -> dict[str, Any]:
+    """A TOML file's tables; a missing, special, oversized or malformed file is a ConfigError naming it."""
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_bounded(path, limit).decode("utf-8")
         return parse_toml(text)
     except FileNotFoundError:
         raise ConfigError(path, "(file)", "not found") from None
@@ -48,5 +96,7 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(path, "(file)", str(error)) from None
     except IsADirectoryError:
         raise ConfigError(path, "(file)", "is a folder, not a settings file") from None
+    except FileRefused as error:
+        raise ConfigError(path, "(file)", str(error)) from None
     except OSError as error:
         raise ConfigError(path, "(file)", f"cannot be read ({error.strerror})") from None

@@ -8,25 +8,21 @@ at once even with a voice that takes as long to render as to speak.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from voicemaster.host import wording
+from voicemaster.host.hosting import MillionaireHosting
 from voicemaster.host.turns import Say
 from voicemaster.questions.selection import NoQuestionLeft
 from voicemaster.rules.ladders import LEVELS
 from voicemaster.rules.letters import Letter
 
-if TYPE_CHECKING:
-    from voicemaster.host.millionaire import Quizmaster
 
-
-def replies(host: Quizmaster, player: str) -> tuple[Say, ...]:
+def replies(host: MillionaireHosting, player: str) -> tuple[Say, ...]:
     """The lines that may follow `player`'s answer to the current question, the soonest first."""
     current = host.game.round
     if current is None or current.question is None:
         return ()
     seat = current.seat(player)
-    letters = seat.available if seat is not None else Letter.first(len(host.session.options))
+    letters = seat.available if seat is not None else Letter.first(len(host.options))
     ladder = host.game.settings.variant.ladder
     level, correct = current.level, current.question.correct
     _, explanation = host.question_texts()
@@ -48,7 +44,7 @@ def replies(host: Quizmaster, player: str) -> tuple[Say, ...]:
     return (*said, *next_question(host, player, level + 1))
 
 
-def next_question(host: Quizmaster, player: str, level: int) -> tuple[Say, ...]:
+def next_question(host: MillionaireHosting, player: str, level: int) -> tuple[Say, ...]:
     """The question the bank will pick for `level` if the game goes on there, with the lines leading to it. The
     walk-away offer comes before the question is asked, the rest after: each is worded for that moment."""
     if level > LEVELS:
@@ -56,11 +52,11 @@ def next_question(host: Quizmaster, player: str, level: int) -> tuple[Say, ...]:
     ladder = host.game.settings.variant.ladder
     try:
         presented = host.bank.next_question(
-            host.language, level, seed=host.game.settings.seed, asked=host.session.asked, heard=host.heard
+            host.language, level, seed=host.game.settings.seed, asked=host.asked, heard=host.heard
         )
     except NoQuestionLeft:
         return ()
-    asked = len(host.session.asked) + 1
+    asked = len(host.asked) + 1
     return (
         host.play_on(player, ladder.stakes(level)),
         host.line("question_intro", {"level": level, "amount": host.money(ladder.amount(level))}, asked=asked),

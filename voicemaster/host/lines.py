@@ -21,15 +21,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from num2words import num2words
 
 from voicemaster.config.files import CURRENCIES, ConfigError, read_toml
+from voicemaster.host.turns import Say
 from voicemaster.paths import PHRASES_DIR
-
-if TYPE_CHECKING:
-    from voicemaster.host.turns import Say
 
 OTHER = "other"
 """The form said where the situation has no form of its own (as in CLDR's plural rules)."""

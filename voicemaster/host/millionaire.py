@@ -6,7 +6,8 @@ resumed from the store continues exactly where it was, and there is no second st
 Every rules transition is recorded (and stored) before it is announced.
 
 The jokers' dialogues are in `millionaire_jokers.py`, what is said about each rules event in
-`millionaire_announcements.py`.
+`millionaire_announcements.py`, the lines rendered ahead in `foresight.py`: each takes the quizmaster through its
+public interface (`hosting.MillionaireHosting`).
 """
 
 from __future__ import annotations
@@ -121,6 +122,22 @@ class Quizmaster:
         return self.session.game
 
     @property
+    def asked(self) -> tuple[str, ...]:
+        return self.session.asked
+
+    @property
+    def options(self) -> tuple[str, ...]:
+        return self.session.options
+
+    @property
+    def level_played(self) -> int:
+        return self._level
+
+    @property
+    def answer_unclear(self) -> bool:
+        return self._unclear
+
+    @property
     def currency(self) -> str:
         return self.game.settings.variant.ladder.currency
 
@@ -173,9 +190,9 @@ class Quizmaster:
                 if self.game.sheet and self.game.settings.rounds is None:
                     another = yield from self._ask_yes_no("another_round", {}, None, form=self.everyone())
                     if not another:
-                        yield from self._apply(StopGame())
+                        yield from self.apply(StopGame())
                         continue
-                yield from self._apply(StartRound())
+                yield from self.apply(StartRound())
             elif current.question is None:
                 yield from self._offer_walk_away()
                 if self.game.round is not None and not self.game.round.over:
@@ -185,9 +202,9 @@ class Quizmaster:
             else:
                 yield self.line("reveal_suspense", form=self.in_round())
                 yield Play("suspense")
-                yield from self._apply(Reveal())
+                yield from self.apply(Reveal())
 
-    def _apply(self, action: Action) -> Generator[Effect, Observation | None, tuple[events.Event, ...]]:
+    def apply(self, action: Action) -> Generator[Effect, Observation | None, tuple[events.Event, ...]]:
         """Carry out an action, store the game, then announce what happened."""
         self._level = self.game.round.level if self.game.round else 0
         game, happened = millionaire.apply(self.game, action)
@@ -215,7 +232,7 @@ class Quizmaster:
         presented = self._presented()
         texts = (presented.entry.question, presented.entry.explanation)
         self.session = replace(self.session, options=presented.options, texts=texts)
-        yield from self._apply(AskQuestion(presented.entry.id, presented.correct))
+        yield from self.apply(AskQuestion(presented.entry.id, presented.correct))
         yield Record(
             "question",
             {
@@ -248,7 +265,7 @@ class Quizmaster:
         current = self.game.round
         assert current is not None
         if current.to_act is not None:
-            return self._seat(current.to_act).available
+            return self.seat(current.to_act).available
         seats = [seat for seat in current.seats if seat.playing] or list(current.seats)
         return tuple(letter for letter in Letter.first(4) if any(letter in seat.available for seat in seats))
 
@@ -275,7 +292,7 @@ class Quizmaster:
                 "confirm_walk_away", dict(offer.params), seat.player, wording.amount(stakes.keep)
             )
             if sure:
-                yield from self._apply(WalkAway(seat.player))
+                yield from self.apply(WalkAway(seat.player))
 
     def play_on(self, player: str, stakes: Stakes) -> Say:
         """ "Spielst du weiter?", with what is safe and what is at stake as the rules have it (RULES.md §1.2): "sicher"
@@ -286,15 +303,15 @@ class Quizmaster:
 
     # A player's turn
 
-    def _answer_context(self, player: str) -> Context:
-        seat = self._seat(player)
+    def answer_context(self, player: str) -> Context:
+        seat = self.seat(player)
         options = tuple(
             self.option(letter) if letter in seat.available else ""
             for letter in Letter.first(len(self.session.options))
         )
         return Context(ContextName.ANSWER, self.language, options)
 
-    def _seat(self, player: str) -> Seat:
+    def seat(self, player: str) -> Seat:
         current = self.game.round
         assert current is not None
         seat = current.seat(player)
@@ -307,7 +324,7 @@ class Quizmaster:
         prompt: tuple[str, dict[str, Any]] = ("your_answer", {"player": player})
         while self._still_deciding(player):
             yield self.line(*prompt, leads_to_listening=True)
-            heard = yield from listen(self._answer_context(player), player)
+            heard = yield from listen(self.answer_context(player), player)
             prompt = ("your_answer_again", {"player": player})
             if isinstance(heard, Silence):
                 silences = yield from after_silence(silences, self.language)
@@ -332,20 +349,20 @@ class Quizmaster:
 
     def _scan_options(self, player: str) -> Generator[Effect, Observation | None, Letter | None]:
         yield self.line("scan_intro", {"player": player})
-        letters = self._seat(player).available
+        letters = self.seat(player).available
         offers = [{"letter": letter.value, "text": self.option(letter)} for letter in letters]
         taken = yield from one_by_one("scan_option", offers, player, self.language)
         return None if taken is None else letters[taken]
 
     def _act(self, player: str, heard: Heard) -> Dialogue:
-        seat = self._seat(player)
+        seat = self.seat(player)
         match heard.intent:
             case "answer" if heard.value is not None:
                 letter = Letter(heard.value)
                 if letter not in seat.available:
                     yield self.line("option_gone", {"letter": letter.value})
                     return
-                yield from self._apply(GiveAnswer(player, letter))
+                yield from self.apply(GiveAnswer(player, letter))
                 said = {"player": player, "letter": letter.value, "text": self.option(letter)}
                 level = self.game.round.level if self.game.round else 1
                 final: bool | None = True
@@ -354,7 +371,7 @@ class Quizmaster:
                     final = yield from ask_clearly(asked.key, said, player, self.language, vary=asked.vary)
                 # Only a clear yes locks; what is then said depends on whether a no was heard or nothing clear.
                 self._unclear = final is None
-                yield from self._apply(ConfirmAnswer(player, final is True))
+                yield from self.apply(ConfirmAnswer(player, final is True))
             case "joker" if heard.value is not None:
                 yield from use_joker(self, player, Joker(heard.value))
             case "walk_away":
@@ -362,14 +379,14 @@ class Quizmaster:
                 keep = self.game.settings.variant.ladder.stakes(level).keep
                 params: dict[str, Any] = {"player": player, "amount": self.money(keep)}
                 if (yield from self._ask_yes_no("confirm_walk_away", params, player, wording.amount(keep))):
-                    yield from self._apply(WalkAway(player))
+                    yield from self.apply(WalkAway(player))
             case _:
                 yield from self._command(heard.intent, player)
 
     def _command(self, intent: str, player: str | None) -> Dialogue:
         match intent:
             case "repeat":
-                seat = self._seat(player) if player else None
+                seat = self.seat(player) if player else None
                 yield from self._read_question(seat.available if seat else None)
             case "help":
                 yield self.line("help_answer")
@@ -379,7 +396,7 @@ class Quizmaster:
                 yield from self._score()
             case "quit":
                 if (yield from self._ask_yes_no("confirm_quit", {}, player, self.everyone())):
-                    yield from self._apply(StopGame())
+                    yield from self.apply(StopGame())
             case _:
                 yield from change_voice(intent)
 

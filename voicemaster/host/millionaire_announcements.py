@@ -1,24 +1,24 @@
 """What the quizmaster of a Millionaire game says about each rules event, once it is stored: the round and the
 question starting, a joker's result, an answer given, locked or tried again, the reveal, the payouts and the totals.
 
-Kept apart from `millionaire.py`, which decides what happens; this takes the `Quizmaster` hosting the game for its
-wording and for what it remembers of the last step (the level played, whether "final answer?" got nothing clear).
+Kept apart from `millionaire.py`, which decides what happens; this takes the quizmaster hosting the game through its
+public interface (`hosting.MillionaireHosting`) for its wording and for what it remembers of the last step (the level
+played, whether "final answer?" got nothing clear).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from voicemaster.host import wording
-from voicemaster.host.millionaire_jokers import partner_said, phone_call
-from voicemaster.host.turns import Dialogue, Record
+from voicemaster.host.hosting import MillionaireHosting
+from voicemaster.host.turns import Dialogue, Play, Record, Say, StartTimer, WaitUntil
 from voicemaster.rules import events
+from voicemaster.rules.letters import Letter
 
-if TYPE_CHECKING:
-    from voicemaster.host.millionaire import Quizmaster
+COUNTDOWN_FROM = 5
+"""The last seconds of a phone call, counted aloud."""
 
 
-def announce(host: Quizmaster, event: events.Event) -> Dialogue:
+def announce(host: MillionaireHosting, event: events.Event) -> Dialogue:
     options = host.option
     match event:
         case events.RoundStarted(number, candidates):
@@ -57,7 +57,7 @@ def announce(host: Quizmaster, event: events.Event) -> Dialogue:
         case events.AnswerGiven():
             pass
         case events.AnswerWithdrawn(player, _):
-            yield host.line("not_locked", {"player": player}, form="unclear" if host._unclear else "refused")
+            yield host.line("not_locked", {"player": player}, form="unclear" if host.answer_unclear else "refused")
         case events.AnswerLocked(player, letter):
             yield Record("locked", {"player": player, "option": letter.value})
             yield host.line("locked", {"player": player, "letter": letter.value})
@@ -76,7 +76,7 @@ def announce(host: Quizmaster, event: events.Event) -> Dialogue:
             yield Record("result", {"player": player, "correct": True, "level": level})
             yield host.line("right", {"player": player, "amount": host.money(amount)})
         case events.AnsweredWrongly(player, _, payout):
-            yield Record("result", {"player": player, "correct": False, "level": host._level})
+            yield Record("result", {"player": player, "correct": False, "level": host.level_played})
             yield Record("payout", {"player": player, "amount": payout})
             yield host.line("wrong", {"player": player, "amount": host.money(payout)}, form=wording.amount(payout))
         case events.TopPrizeWon(player, amount):
@@ -100,3 +100,22 @@ def announce(host: Quizmaster, event: events.Event) -> Dialogue:
             key = "winner" if len(outcome.winners) == 1 else "winners"
             yield host.line(key, {"players": list(outcome.winners)})
             yield host.line("goodbye")
+
+
+def phone_call(host: MillionaireHosting, seconds: int) -> Dialogue:
+    """The call runs in game time: announced, "ten seconds left", the last five counted, a sound at the end."""
+    yield host.line("phone_start", {"seconds": seconds})
+    yield StartTimer(seconds)
+    yield WaitUntil(seconds - 10)
+    yield host.line("phone_ten_left")
+    for left in range(COUNTDOWN_FROM, 0, -1):
+        yield WaitUntil(seconds - left)
+        yield host.line("count", {"n": left})
+    yield WaitUntil(seconds)
+    yield Play("timer_end")
+    yield host.line("phone_over")
+
+
+def partner_said(host: MillionaireHosting, partner: str, letter: Letter) -> Say:
+    """ "Ben meint: B", with the option's words: what the partner said, read back to the player, and nothing more."""
+    return host.line("partner_said", {"partner": partner, "letter": letter.value, "text": host.option(letter)})

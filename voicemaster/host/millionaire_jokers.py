@@ -2,15 +2,16 @@
 the other players voting), the phone call (simulated or a partner at the table) and the extra joker.
 
 These are the quizmaster's own steps, kept apart so `millionaire.py` reads as the game's flow: each takes the
-`Quizmaster` hosting the game, whose state they read and whose `_apply` carries out the joker's action.
+quizmaster hosting the game through its public interface (`hosting.MillionaireHosting`), whose `apply` carries out
+the joker's action. What is said of a joker's result is in `millionaire_announcements.py`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import TYPE_CHECKING
 
 from voicemaster.host import wording
+from voicemaster.host.hosting import MillionaireHosting
 from voicemaster.host.lines import Choice, Line
 from voicemaster.host.listening import listen
 from voicemaster.host.turns import (
@@ -21,22 +22,16 @@ from voicemaster.host.turns import (
     Play,
     ReadTimer,
     Record,
-    Say,
     Silence,
     StartTimer,
-    WaitUntil,
 )
 from voicemaster.rules.actions import Action, AskAudience, PhoneAFriend, UseExtraJoker, UseFiftyFifty
 from voicemaster.rules.letters import Letter
 from voicemaster.rules.variants import AudienceForm, Joker, PhoneForm
 from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
 
-if TYPE_CHECKING:
-    from voicemaster.host.millionaire import Quizmaster
-
 TRIES_FOR_HELPERS = 3
 """How often a voter, phone partner or helper is asked before the joker is given back."""
-COUNTDOWN_FROM = 5
 PARTNER_WARNING_SECONDS = 10
 """A phone partner hears "noch zehn Sekunden"; the last seconds are not counted over their words."""
 MOST_UTTERANCES_IN_A_CALL = 12
@@ -44,8 +39,8 @@ MOST_UTTERANCES_IN_A_CALL = 12
 scripted table) must not keep a call going forever."""
 
 
-def use_joker(host: Quizmaster, player: str, joker: Joker) -> Dialogue:
-    seat = host._seat(player)
+def use_joker(host: MillionaireHosting, player: str, joker: Joker) -> Dialogue:
+    seat = host.seat(player)
     name = {"joker": Line(f"joker_{joker.value}")}
     if joker not in host.game.settings.variant.jokers:
         yield host.line("joker_not_in_variant", name)
@@ -77,11 +72,11 @@ def use_joker(host: Quizmaster, player: str, joker: Joker) -> Dialogue:
         helped = (yield from _helper_answer(host, player, "who_helps")) if len(settings.players) > 1 else None
         action = UseExtraJoker(player) if helped is None else UseExtraJoker(player, *helped)
     yield Record("joker", {"player": player, "joker": joker.value})
-    yield from host._apply(action)
+    yield from host.apply(action)
 
 
 def _votes(
-    host: Quizmaster, player: str
+    host: MillionaireHosting, player: str
 ) -> Generator[Effect, Observation | None, tuple[tuple[str, Letter], ...] | None]:
     votes: list[tuple[str, Letter]] = []
     for voter in host.game.settings.players:
@@ -95,7 +90,7 @@ def _votes(
 
 
 def _helper_answer(
-    host: Quizmaster, player: str, question: str
+    host: MillionaireHosting, player: str, question: str
 ) -> Generator[Effect, Observation | None, tuple[str, Letter] | None]:
     helper = yield from _choose_other(host, player, question)
     if helper is None:
@@ -104,7 +99,9 @@ def _helper_answer(
     return None if letter is None else (helper, letter)
 
 
-def _choose_other(host: Quizmaster, player: str, question: str) -> Generator[Effect, Observation | None, str | None]:
+def _choose_other(
+    host: MillionaireHosting, player: str, question: str
+) -> Generator[Effect, Observation | None, str | None]:
     """The other player `player` names ("wen rufst du an?"), or None when no name was understood."""
     others = tuple(p for p in host.game.settings.players if p != player)
     if len(others) == 1:
@@ -120,7 +117,9 @@ def _choose_other(host: Quizmaster, player: str, question: str) -> Generator[Eff
     return None
 
 
-def _partner_call(host: Quizmaster, player: str) -> Generator[Effect, Observation | None, tuple[str, Letter] | None]:
+def _partner_call(
+    host: MillionaireHosting, player: str
+) -> Generator[Effect, Observation | None, tuple[str, Letter] | None]:
     """The phone partner at the table (RULES.md §1.4): the partner has the call's time to say their letter, and why
     if they like, to the player; the first letter heard ends the call. Everyone hears the partner, so the quizmaster
     adds no letter of its own: it only reads the partner's back (`announce`), and the player decides."""
@@ -128,7 +127,7 @@ def _partner_call(host: Quizmaster, player: str) -> Generator[Effect, Observatio
     if partner is None:
         return None
     seconds = host.game.settings.variant.phone_call_seconds
-    context = host._answer_context(player)
+    context = host.answer_context(player)
     yield host.line("partner_call", {"partner": partner, "seconds": seconds})
     yield StartTimer(seconds)
     warned = seconds <= PARTNER_WARNING_SECONDS
@@ -158,31 +157,12 @@ def _partner_call(host: Quizmaster, player: str) -> Generator[Effect, Observatio
     return None if letter is None else (partner, letter)
 
 
-def _letter_from(host: Quizmaster, who: str, key: str) -> Generator[Effect, Observation | None, Letter | None]:
+def _letter_from(host: MillionaireHosting, who: str, key: str) -> Generator[Effect, Observation | None, Letter | None]:
     player = host.game.round.to_act if host.game.round else None
-    context = host._answer_context(player) if player else Context(ContextName.ANSWER, host.language)
+    context = host.answer_context(player) if player else Context(ContextName.ANSWER, host.language)
     for _ in range(TRIES_FOR_HELPERS):
         yield host.line(key, {"player": who})
         heard = yield from listen(context, who)
         if isinstance(heard, Heard) and heard.intent == "answer" and heard.value:
             return Letter(heard.value)
     return None
-
-
-def phone_call(host: Quizmaster, seconds: int) -> Dialogue:
-    """The call runs in game time: announced, "ten seconds left", the last five counted, a sound at the end."""
-    yield host.line("phone_start", {"seconds": seconds})
-    yield StartTimer(seconds)
-    yield WaitUntil(seconds - 10)
-    yield host.line("phone_ten_left")
-    for left in range(COUNTDOWN_FROM, 0, -1):
-        yield WaitUntil(seconds - left)
-        yield host.line("count", {"n": left})
-    yield WaitUntil(seconds)
-    yield Play("timer_end")
-    yield host.line("phone_over")
-
-
-def partner_said(host: Quizmaster, partner: str, letter: Letter) -> Say:
-    """ "Ben meint: B", with the option's words: what the partner said, read back to the player, and nothing more."""
-    return host.line("partner_said", {"partner": partner, "letter": letter.value, "text": host.option(letter)})

@@ -28,7 +28,7 @@ from voicemaster.host.listening import (
     one_by_one,
     pause,
 )
-from voicemaster.host.moneydrop_announcements import announce
+from voicemaster.host.moneydrop_announcements import announce, by_letter
 from voicemaster.host.moneydrop_placement import Placement, Unplaceable, in_bundles
 from voicemaster.host.turns import (
     Dialogue,
@@ -125,11 +125,11 @@ class MoneyDropHost:
         else:
             yield self.line("resumed")
             if self.game.run is not None and self.game.run.phase is md.Phase.PLACING:
-                yield from self._read_card()
+                yield from self.read_card()
         while not self.game.over and not self._quit:
             current = self.game.run
             if current is None:
-                yield from self._apply(md.StartRun())
+                yield from self.apply(md.StartRun())
             elif current.phase is md.Phase.CATEGORIES:
                 yield from self._offer_categories(current)
             elif current.phase is md.Phase.CHOOSING:
@@ -139,13 +139,13 @@ class MoneyDropHost:
             else:
                 yield self.line("md_drop_suspense")
                 yield Play("suspense")
-                yield from self._apply(md.RevealDrop())
+                yield from self.apply(md.RevealDrop())
 
-    def _apply(self, action: md.MoneyDropAction) -> Dialogue:
+    def apply(self, action: md.MoneyDropAction) -> Dialogue:
         """Carry out an action, store the game, then announce what happened."""
         before = self.game.run
         # The drop is announced after the rules moved on to the next question: the card is taken beforehand.
-        played = self._card() if before is not None and before.card is not None else None
+        played = self.card() if before is not None and before.card is not None else None
         game, happened = md.apply_money_drop(self.game, action)
         self.session = replace(self.session, game=game)
         yield Record("state", {"action": type(action).__name__, "finished": game.over}, state=self.session.to_json())
@@ -166,7 +166,7 @@ class MoneyDropHost:
             offered=(shown[0].options, shown[1].options),
             texts=((first.question, first.explanation), (second.question, second.explanation)),
         )
-        yield from self._apply(md.OfferCategories((cards[0], cards[1])))
+        yield from self.apply(md.OfferCategories((cards[0], cards[1])))
 
     def _two_cards(self, options: int) -> tuple[Entry, Entry]:
         """Two fresh cards of different categories, the same for the same seed and history."""
@@ -181,7 +181,7 @@ class MoneyDropHost:
                     return first, second
         raise NoQuestionLeft(self.language, f"a money drop with {options} options in two categories")
 
-    def _card(self) -> tuple[Entry, tuple[str, ...]]:
+    def card(self) -> tuple[Entry, tuple[str, ...]]:
         current = self.game.run
         assert current is not None and current.card is not None and current.chosen is not None
         options = self.session.offered[current.chosen]
@@ -195,9 +195,9 @@ class MoneyDropHost:
         assert entry is not None, "a stored game names a card the bank no longer has (see host.saved.unfinishable)"
         return entry, options
 
-    def _read_card(self) -> Dialogue:
+    def read_card(self) -> Dialogue:
         """The options first, then the question (RULES.md §2)."""
-        entry, options = self._card()
+        entry, options = self.card()
         yield self.line("md_options_intro")
         for letter, text in zip(Letter.first(len(options)), options, strict=True):
             yield self.line("option", {"letter": letter.value, "text": text})
@@ -213,7 +213,7 @@ class MoneyDropHost:
                 offers = [{"category": name} for name in names]
                 taken = yield from one_by_one("md_category_offer", offers, current.team, self.language)
                 if taken is not None:
-                    yield from self._apply(md.ChooseCategory(taken))
+                    yield from self.apply(md.ChooseCategory(taken))
                     return
             yield self.line("md_which_category", {"team": current.team, "first": names[0], "second": names[1]})
             heard = yield from listen(context, current.team)
@@ -221,7 +221,7 @@ class MoneyDropHost:
                 silences = yield from after_silence(silences, self.language)
                 continue
             if heard.intent == "answer" and heard.value in ("A", "B"):
-                yield from self._apply(md.ChooseCategory(Letter(heard.value).position))
+                yield from self.apply(md.ChooseCategory(Letter(heard.value).position))
                 return
             misheard += heard.intent == "unknown"
             if heard.intent not in ("unknown", "answer", "joker"):
@@ -266,7 +266,7 @@ class MoneyDropHost:
                 if current.joker_used:
                     yield self.line("md_switch_used")
                     continue
-                yield from self._apply(md.SwitchCategory())
+                yield from self.apply(md.SwitchCategory())
                 return
             misheard += heard.intent == "unknown"
             if misheard >= MISHEARD_BEFORE_SCAN:
@@ -300,10 +300,10 @@ class MoneyDropHost:
             bundles = yield from self._checked(current, placement)
             if bundles is None:
                 return placement
-            yield Record("placement", {"team": current.team, "placement": self._by_letter(bundles)})
+            yield Record("placement", {"team": current.team, "placement": by_letter(bundles)})
             confirmed = yield from self._confirm(current, bundles)
             if confirmed is True:
-                yield from self._apply(md.LockPlacement(bundles))
+                yield from self.apply(md.LockPlacement(bundles))
                 return None
             if confirmed is False:
                 yield self.line("md_place_again")
@@ -371,7 +371,7 @@ class MoneyDropHost:
                 said = {"letter": letter.value, "bundles": count, "money": self.money(count)}
                 yield self.line("md_readback", said, form=wording.number(count))
         # The placement goes with the question too, for whoever answers it without hearing the read-back (a script).
-        yield self.line("md_confirm_placement", {"placement": self._by_letter(bundles)})
+        yield self.line("md_confirm_placement", {"placement": by_letter(bundles)})
         # Heard in the confirm context: there a yes is heard far better than among amounts ("yes" came back as "B. F.").
         options = self.session.offered[current.chosen or 0]
         heard = yield from listen(Context(ContextName.CONFIRM, self.language, options), current.team)
@@ -394,12 +394,8 @@ class MoneyDropHost:
             md.check_placement(self.settings, current, bundles, complete=False)
         except (Unplaceable, errors.IllegalPlacement):
             bundles = empty
-        yield Record("placement", {"team": current.team, "placement": self._by_letter(bundles), "time_up": True})
-        yield from self._apply(md.LockPlacement(bundles, time_up=True))
-
-    @staticmethod
-    def _by_letter(bundles: tuple[int, ...]) -> dict[str, int]:
-        return {letter.value: count for letter, count in zip(Letter.first(len(bundles)), bundles, strict=True)}
+        yield Record("placement", {"team": current.team, "placement": by_letter(bundles), "time_up": True})
+        yield from self.apply(md.LockPlacement(bundles, time_up=True))
 
     # Commands
 
@@ -407,7 +403,7 @@ class MoneyDropHost:
         current = self.game.run
         match intent:
             case "repeat" if current is not None and current.phase is md.Phase.PLACING:
-                yield from self._read_card()
+                yield from self.read_card()
             case "help":
                 yield self.line("md_help")
             case "pause":
@@ -421,6 +417,6 @@ class MoneyDropHost:
                 yield from change_voice(intent)
 
     @property
-    def _team(self) -> str:
+    def team(self) -> str:
         current = self.game.run
         return current.team if current is not None else self.game.results[-1].team

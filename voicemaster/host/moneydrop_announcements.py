@@ -2,24 +2,23 @@
 starting, the categories offered and the card read, the placement locked, the trapdoors dropping, the money left and
 the ranking.
 
-Kept apart from `moneydrop.py`, which decides what happens; this takes the `MoneyDropHost` hosting the game for its
-wording and its cards.
+Kept apart from `moneydrop.py`, which decides what happens; this takes the host of the game through its public
+interface (`hosting.MoneyDropHosting`) for its wording and its cards.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from voicemaster.host.hosting import MoneyDropHosting
 from voicemaster.host.lines import Money
 from voicemaster.host.turns import Dialogue, Play, Record
 from voicemaster.questions.model import Entry
 from voicemaster.rules import moneydrop as md
-
-if TYPE_CHECKING:
-    from voicemaster.host.moneydrop import MoneyDropHost
+from voicemaster.rules.letters import Letter
 
 
-def announce(host: MoneyDropHost, event: md.MoneyDropEvent, played: tuple[Entry, tuple[str, ...]] | None) -> Dialogue:
+def announce(
+    host: MoneyDropHosting, event: md.MoneyDropEvent, played: tuple[Entry, tuple[str, ...]] | None
+) -> Dialogue:
     match event:
         case md.RunStarted(team, bundles):
             yield host.line("md_run_started", {"team": team, "money": host.money(bundles)})
@@ -30,7 +29,7 @@ def announce(host: MoneyDropHost, event: md.MoneyDropEvent, played: tuple[Entry,
         case md.CategoryChosen(category, _) | md.CategorySwitched(category):
             key = "md_switched" if isinstance(event, md.CategorySwitched) else "md_category_chosen"
             yield host.line(key, {"category": category})
-            entry, options = host._card()
+            entry, options = host.card()
             current = host.game.run
             assert current is not None
             yield Record(
@@ -44,9 +43,9 @@ def announce(host: MoneyDropHost, event: md.MoneyDropEvent, played: tuple[Entry,
                     "correct": current.card.correct.value if current.card else None,
                 },
             )
-            yield from host._read_card()
+            yield from host.read_card()
         case md.PlacementLocked(bundles):
-            yield Record("locked", {"team": host._team, "placement": host._by_letter(bundles)})
+            yield Record("locked", {"team": host.team, "placement": by_letter(bundles)})
             yield host.line("md_locked")
         case md.MoneyLostToTime(bundles):
             yield host.line("md_lost_to_time", {"money": host.money(bundles)})
@@ -63,7 +62,7 @@ def announce(host: MoneyDropHost, event: md.MoneyDropEvent, played: tuple[Entry,
             if entry.explanation:
                 yield host.line("explanation", {"text": entry.explanation})
             money_left = bundles * host.settings.bundle_value
-            yield Record("result", {"team": host._team, "correct": bundles > 0, "money_left": money_left})
+            yield Record("result", {"team": host.team, "correct": bundles > 0, "money_left": money_left})
             yield host.line("md_left" if bundles else "md_all_lost", {"money": host.money(bundles)})
         case md.RunEnded(result):
             yield host.line("md_run_over", {"team": result.team, "money": Money(result.saved, host.settings.currency)})
@@ -80,3 +79,8 @@ def announce(host: MoneyDropHost, event: md.MoneyDropEvent, played: tuple[Entry,
                     )
                 yield host.line("winner" if len(winners) == 1 else "winners", {"players": winners})
             yield host.line("goodbye")
+
+
+def by_letter(bundles: tuple[int, ...]) -> dict[str, int]:
+    """A placement as recorded: the bundles on each option, by letter."""
+    return {letter.value: count for letter, count in zip(Letter.first(len(bundles)), bundles, strict=True)}

@@ -144,7 +144,7 @@ def _play(
     transcript_path = out / "transcript.jsonl"
     with transcript_path.open("w", encoding="utf-8") as transcript_file, Store(out / "demo.db") as store:
         transcript = Transcript(transcript_file, watch)
-        sink = FileSink()
+        sink = FileSink(path=out / "session.wav")  # written as it is made: memory stays flat over a long demo
 
         def hear(listen: Listen, said: Say | None, _speaking: Playback | None) -> Observation:
             if counts["utterances"] >= MOST_UTTERANCES:
@@ -184,7 +184,7 @@ def _play(
         drive(game.dialogue, runner.perform)
         runner.finish_speaking()
     session = out / "session.wav"
-    sink.write(session)
+    sink.write(session)  # ends the recording (it is already there)
     return DemoResult(
         session, transcript_path, sink.seconds, counts["utterances"], counts["understood"], counts["mistaken"]
     )

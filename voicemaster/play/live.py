@@ -29,7 +29,7 @@ from voicemaster.questions.selection import Bank
 from voicemaster.rules import moneydrop as md
 from voicemaster.rules import new_game
 from voicemaster.rules.variants import VARIANTS
-from voicemaster.speech.devices.capture import Watch
+from voicemaster.speech.devices.capture import Watch, speaker_present
 from voicemaster.speech.devices.interfaces import AudioUnavailable, MicrophoneLost, MicrophoneUnavailable, Playback
 from voicemaster.speech.devices.loudspeaker import Speaker
 from voicemaster.speech.devices.microphone import Microphone
@@ -63,13 +63,24 @@ def play(
     # is open already (the command line opens it before loading a model) and stays open.
     opened = nullcontext(store) if store is not None else Store(store_path, exclusive=True, notify=notify)
     with opened as store:
-        # Watched: an unplugged microphone's stream may be moved by the sound server, not broken.
-        speaker, microphone = Speaker(), Microphone(lost=Watch().lost)
+        # Watched: an unplugged microphone's stream may be moved by the sound server, not broken; and a stream that
+        # stalls is told from an unplug by whether its device is still there.
+        in_use = Watch()
+        speaker = Speaker(present=speaker_present)
+        microphone = Microphone(lost=in_use.lost, present=in_use.present)
 
         def hear(listen: Listen, _said: Say | None, speaking: Playback | None) -> Observation:
-            hearing = listen_and_recognize(microphone, recognizer, listen.context, listen.timeout_seconds, speaking)
-            heard = hearing.heard
-            return Silence() if heard is None else heard
+            while True:
+                microphone.stalled = 0.0
+                hearing = listen_and_recognize(microphone, recognizer, listen.context, listen.timeout_seconds, speaking)
+                heard = hearing.heard
+                if heard is not None or max(microphone.stalled, speaker.stalled) < PAUSED_SECONDS:
+                    return Silence() if heard is None else heard
+                # The program stood still with its devices there (Ctrl-Z, a suspend, a loaded machine): not an
+                # unplug, and the silence was not the players'. Back where the game was, and listening again.
+                runner.say_now("resumed")
+                runner.recall()
+                speaking = None
 
         with (log or Path("/dev/null")).open("a", encoding="utf-8") as log_file:
             runner = Runner(
@@ -91,6 +102,11 @@ def play(
                 return True
             finally:
                 microphone.close()
+
+
+PAUSED_SECONDS = 5.0
+"""A stall of the devices this long, survived, is said: the players hear where the game was, and are listened to
+again (the silence was the program's, not theirs)."""
 
 
 def _resumed_or_new(

@@ -158,6 +158,8 @@ class Runner:
     """The last line, while it may still be playing."""
     _held: list[str] = field(default_factory=list)
     """Lines leading up to listening, not yet played."""
+    _led_to_listening: list[str] = field(default_factory=list)
+    """The lines played as one before the last listening: where the game stands, to say again after a stall."""
 
     def __post_init__(self) -> None:
         if self.render_ahead:
@@ -186,7 +188,7 @@ class Runner:
                 if self._held:
                     self._wait_for_speaking()
                     self._speak(self._held)
-                    self._held = []
+                    self._led_to_listening, self._held = self._held, []
                 self.transcript.write(
                     self.now, "listen", {"player": listen.player, "context": listen.context.name.value}
                 )
@@ -238,6 +240,14 @@ class Runner:
         self.finish_speaking()
         self._speak([self.lines.render(key, {})])
         self._wait_for_speaking()
+
+    def recall(self) -> None:
+        """The lines that led to the listening now under way, played again: where the game stands, after the
+        program stood still (a stall, Ctrl-Z, a suspend) and the players may have lost the thread."""
+        self.finish_speaking()
+        if self._led_to_listening:
+            self._speak(self._led_to_listening)
+            self._wait_for_speaking()
 
     def finish_speaking(self) -> None:
         """Play out what is still to be said: the next thing is not listening, or there is no next thing."""

@@ -139,6 +139,9 @@ def explained(error: sqlite3.DatabaseError, path: Path, doing: str) -> StoreErro
         return StoreError(f"the game store {path} is read-only: make it writable (chmod u+w {path}).")
     if name == "SQLITE_FULL":
         return StoreError(f"the disk holding the game store {path} is full: free some space.")
+    if (name or "").startswith("SQLITE_IOERR") and doing == "write":
+        return StoreError(f"cannot write the game store {path} (disk I/O error): check that its disk has free space "
+                          "and is still there.")  # fmt: skip
     if name == "SQLITE_BUSY":
         return StoreBusy(f"the game store {path} is busy with another program: try again in a moment.")
     if name == "SQLITE_CANTOPEN":

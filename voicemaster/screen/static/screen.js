@@ -71,7 +71,9 @@ function renderQuestion() {
       marks.push(`◆ ${text("locked")}: ${option.locked_by.join(", ")}`);
     }
     if (option.bundles !== null && option.bundles !== undefined) {
-      marks.push(`${option.bundles} ${text("bundles")} · ${money(option.bundles * board.money.bundle_value)}`);
+      const locked = board.money.placed_locked && option.bundles ? `◆ ${text("locked")}: ` : "";
+      if (locked) item.classList.add("locked");
+      marks.push(`${locked}${option.bundles} ${text("bundles")} · ${money(option.bundles * board.money.bundle_value)}`);
     }
     if (option.correct === true) {
       item.classList.add("correct");

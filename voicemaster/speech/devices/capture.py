@@ -5,13 +5,20 @@ recording stream there, often to a speaker's monitor: the stream goes on deliver
 the game remembers at its start which microphone is in use and asks, now and then, whether it still exists.
 
 - With a sound server: the source the game's own recording stream is on (found by its process id; a source chosen
-  for the program in the mixer is followed, not the default), else the server's default source; only if it is a real
-  source (a monitor of a speaker is never a microphone).
+  for the program in the mixer is followed, not the default), else the server's default source; a real source, or
+  the monitor of a sink other than the speaker (a virtual or loopback microphone), never the speaker's own monitor.
+  It is gone when the server no longer lists it, or when the server moved the game's stream onto the speaker's
+  monitor (where a removed virtual microphone's stream lands).
 - Without one (plain ALSA): the sound card that can record, if there is exactly one (with several, which one is in
   use cannot be told from here, and a card vanishing under ALSA breaks the stream, which `devices` notices anyway).
 
 The parsing and the decision are pure; `look()` is the one place that runs `pactl` or reads /proc. When neither
-tells anything, nothing is watched: a failed look never declares a microphone gone.
+tells anything, nothing is watched: a failed look never declares a microphone gone. A sound server that refuses the
+connection is gone, with every device on it; one that does not answer in time (a loaded machine) tells nothing.
+
+`present()` is how a stall is told from an unplug (`Microphone`, `Speaker`): a stream that gave or took no sound
+for a while, on a device that is still there, was stalled (the process stopped by Ctrl-Z or SIGSTOP, a suspend, a
+loaded machine), and the game carries on; only a device seen gone ends it.
 """
 
 from __future__ import annotations
@@ -54,6 +61,8 @@ class Capture:
     """The source this program's recording stream is on, if the server shows one; None under ALSA."""
     echoes: frozenset[str] = frozenset()
     """The monitors of the server's default sink: what the game plays, recorded back."""
+    sources: frozenset[str] = frozenset()
+    """Every source the server lists, monitors too; empty under ALSA."""
 
 
 @dataclass(frozen=True)
@@ -68,12 +77,17 @@ def in_use(capture: Capture) -> InUse | None:
     """The microphone to watch, or None when it cannot be told (then nothing is ever declared gone)."""
     if capture.via is Via.SERVER:
         source = capture.recording or capture.default
-        if source is not None and source in capture.microphones:
+        if source is not None and (source in capture.microphones or _virtual(source, capture)):
             return InUse(Via.SERVER, source)
-        return None  # a monitor, or no default: not a microphone anyone can unplug
+        return None  # the speaker's own monitor, or no default: not a microphone anyone can unplug
     if len(capture.microphones) == 1:
         return InUse(Via.ALSA, next(iter(capture.microphones)))
     return None
+
+
+def _virtual(source: str, capture: Capture) -> bool:
+    """A monitor of another sink than the speaker: a virtual or loopback microphone, fed on purpose."""
+    return source in capture.sources and source not in capture.echoes
 
 
 def hears_only_itself(capture: Capture | None) -> bool:
@@ -91,7 +105,9 @@ def gone(microphone: InUse | None, now: Capture | None) -> bool:
     server that stopped answering is not proof of anything (and a server gone breaks the stream anyway)."""
     if microphone is None or now is None or now.via is not microphone.via:
         return False
-    return microphone.name not in now.microphones
+    if now.via is Via.SERVER and now.recording != microphone.name and now.recording in now.echoes:
+        return True  # moved onto the speaker's monitor: the server lost the source the game recorded from
+    return microphone.name not in (now.sources or now.microphones)
 
 
 # --- parsing (pure) -----------------------------------------------------------------------------------------------
@@ -105,6 +121,7 @@ def parse_pactl(info: str, sources: str, outputs: str = "", pid: int | None = No
     )
     microphones: set[str] = set()
     echoes: set[str] = set()
+    listed: set[str] = set()
     names: dict[str, str] = {}
     name: str | None = None
     number = ""
@@ -115,6 +132,7 @@ def parse_pactl(info: str, sources: str, outputs: str = "", pid: int | None = No
             number = stripped.removeprefix("Source #")
         elif stripped.startswith("Name:"):
             name = names[number] = stripped.split(":", 1)[1].strip()
+            listed.add(name)
         elif stripped.startswith("Monitor of Sink:") and name is not None:
             monitored = stripped.split(":", 1)[1].strip()
             if monitored == "n/a":
@@ -122,7 +140,14 @@ def parse_pactl(info: str, sources: str, outputs: str = "", pid: int | None = No
             elif monitored == speaker:
                 echoes.add(name)
     recording = _recording_source(outputs, pid) if pid is not None else None
-    return Capture(Via.SERVER, frozenset(microphones), default or None, names.get(recording or ""), frozenset(echoes))
+    return Capture(
+        Via.SERVER,
+        frozenset(microphones),
+        default or None,
+        names.get(recording or ""),
+        frozenset(echoes),
+        frozenset(listed),
+    )
 
 
 def _recording_source(outputs: str, pid: int) -> str | None:
@@ -150,6 +175,24 @@ def parse_alsa(cards: str, pcm: str) -> Capture:
 # --- looking (I/O) ------------------------------------------------------------------------------------------------
 
 Run = Callable[[list[str]], str | None]
+
+
+def server_answers() -> bool | None:
+    """Whether a sound server answers `pactl`: False when it refuses (gone, or none), None when it cannot be told (no
+    `pactl`, or no answer in time on a loaded machine)."""
+    if shutil.which("pactl") is None:
+        return None
+    try:
+        shown = subprocess.run(
+            ["pactl", "info"],
+            env={**os.environ, "LC_ALL": "C"},
+            capture_output=True,
+            timeout=PACTL_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return shown.returncode == 0
 
 
 def _pactl(args: list[str]) -> str | None:
@@ -202,12 +245,14 @@ class Watch:
     def __init__(self) -> None:
         self.microphone: InUse | None = None
         self._started = False
+        self._via: Via | None = None
 
     def lost(self) -> str | None:
         """The name of the microphone if it has gone (a server source or an ALSA card id), else None."""
         if not self._started:
             self._started = True
             found = look()
+            self._via = found.via if found is not None else None
             if hears_only_itself(found):
                 raise MicrophoneUnavailable(
                     f"The sound server has no microphone, only what the speaker plays: {NO_DEVICE_HINT}."
@@ -217,3 +262,22 @@ class Watch:
         if self.microphone is None or not gone(self.microphone, look(self.microphone.via)):
             return None
         return self.microphone.name
+
+    def present(self) -> bool | None:
+        """Whether the microphone is still there: True seen, False seen gone (or its sound server gone), None when it
+        cannot be told. Asked when the stream has been quiet too long: a stall, or an unplug?"""
+        if self._via is Via.SERVER and server_answers() is False:
+            return False
+        if self.microphone is None:
+            return None
+        now = look(self.microphone.via)
+        if now is None:
+            return None
+        return not gone(self.microphone, now)
+
+
+def speaker_present() -> bool | None:
+    """Whether the speaker is still there: with a sound server, whether it answers (a sink that goes makes the server
+    move the stream to another one, which goes on taking sound; a server gone takes every device with it); None when
+    that cannot be told (plain ALSA, where a card that goes breaks the stream, or no answer in time)."""
+    return server_answers()

@@ -4,6 +4,8 @@ session recording, `FileSource` hears the lines of a script; neither has a clock
 from __future__ import annotations
 
 import collections
+import shutil
+import wave
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,30 +57,64 @@ class FileSink:
     """Appends everything played to one session recording, with where each sound starts; no clock, no device.
 
     `pause(seconds)` leaves room in the session where players speak, so that the recording keeps the game's rhythm.
+    Given `path`, the recording is written there as it is made (a WAV file whose header is right after every sound),
+    so a long session costs no more memory than a short one; `close` ends it. Without, it is kept in memory.
     """
 
     rate: int = 22_050
+    path: Path | None = None
     played: list[Played] = field(default_factory=list)
     _samples: bytearray = field(default_factory=bytearray, repr=False)
+    _frames: int = 0
+    _out: wave.Wave_write | None = field(default=None, repr=False)
 
     @property
     def seconds(self) -> float:
-        return len(self._samples) / 2 / self.rate
+        return self._frames / self.rate
 
     @property
     def session(self) -> Audio:
-        return Audio(bytes(self._samples), self.rate)
+        """The whole recording (read back from `path` when it is written as it is made)."""
+        if self.path is None:
+            return Audio(bytes(self._samples), self.rate)
+        self.close()
+        return Audio.read(self.path) if self.path.exists() else Audio(b"", self.rate)
 
     def play(self, audio: Audio) -> Playback:
         self.played.append(Played(self.seconds, audio.seconds))
-        self._samples += resample(audio, self.rate).samples
+        self._append(resample(audio, self.rate).samples)
         return _FinishedPlayback(audio)
 
     def pause(self, seconds: float) -> None:
-        self._samples += bytes(2 * round(seconds * self.rate))
+        self._append(bytes(2 * round(seconds * self.rate)))
+
+    def _append(self, samples: bytes) -> None:
+        self._frames += len(samples) // 2
+        if self.path is None:
+            self._samples += samples
+            return
+        if self._out is None:
+            self._out = wave.open(str(self.path), "wb")  # noqa: SIM115 - open across calls, closed by `close`
+            self._out.setnchannels(1)
+            self._out.setsampwidth(2)
+            self._out.setframerate(self.rate)
+        self._out.writeframes(samples)  # the header is brought up to date with each write
+
+    def close(self) -> None:
+        """Ends the recording written as it is made; harmless when there is none, or it has ended."""
+        out, self._out = self._out, None
+        if out is not None:
+            out.close()
 
     def write(self, path: Path) -> None:
-        self.session.write(path)
+        if self.path is None:
+            self.session.write(path)
+            return
+        self.close()
+        if not self.path.exists():
+            Audio(b"", self.rate).write(self.path)
+        if path.resolve() != self.path.resolve():
+            shutil.copyfile(self.path, path)
 
 
 class ScriptEnded(LookupError):

@@ -1,10 +1,17 @@
 """The speaker: plays through a sounddevice (PortAudio) output, one sound at a time, and tells when a sound has
-ended, been stopped (barge-in) or lost its device (`devices.AudioOut`, `devices.Playback`)."""
+ended, been stopped (barge-in) or lost its device (`devices.AudioOut`, `devices.Playback`).
+
+A stream that takes no sound for `STALL_SECONDS` is a stall or an unplug. Given `present`
+(`speech.devices.capture.speaker_present`), the device's presence tells them apart, not the time: a speaker still
+there was stalled (the process stopped by Ctrl-Z or SIGSTOP, a suspend, a loaded machine) and the sound goes on;
+only one seen gone, or stuck through `STUCK_LOOKS` looks, ends it. Without `present`, the time alone decides.
+"""
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from voicemaster.speech.audio import Audio
@@ -16,6 +23,8 @@ from voicemaster.speech.devices.interfaces import (
 from voicemaster.speech.devices.portaudio import NO_DEVICE_HINT, sounddevice, unavailable
 from voicemaster.speech.signal import resample
 
+STUCK_LOOKS = 10
+"""A speaker still there that takes no sound through this many looks in a row (about as many seconds) is stuck."""
 OUTPUT_LATENCY = 0.1
 """Seconds of sound buffered ahead for the speaker: PortAudio's usual 35 ms through PulseAudio underran (audible gaps)
 while the microphone was being analysed; stopping is still instant, as a stop discards the buffer."""
@@ -25,21 +34,34 @@ class Speaker:
     """Plays through a sounddevice output (None: the system default). One voice at a time: a new sound stops the
     one before."""
 
-    def __init__(self, device: int | str | None = None) -> None:
+    def __init__(self, device: int | str | None = None, present: Callable[[], bool | None] | None = None) -> None:
+        """`present` tells whether the speaker is there (True), gone (False) or cannot be told (None)."""
         self.device = device
+        self._present = present
         self._current: _SpeakerPlayback | None = None
+
+    @property
+    def stalled(self) -> float:
+        """The longest stall the last sound came through (seconds)."""
+        return self._current.stalled if self._current is not None else 0.0
 
     def play(self, audio: Audio) -> Playback:
         if self._current is not None:
             self._current.stop()
-        self._current = _SpeakerPlayback(sounddevice(), audio, self.device)
+        self._current = _SpeakerPlayback(sounddevice(), audio, self.device, self._present)
         return self._current
 
 
 class _SpeakerPlayback:
-    def __init__(self, sd: Any, audio: Audio, device: int | str | None) -> None:
+    def __init__(
+        self, sd: Any, audio: Audio, device: int | str | None, present: Callable[[], bool | None] | None = None
+    ) -> None:
         self.audio = audio
         self._sd = sd
+        self._present = present
+        self._looks = 0
+        self.stalled = 0.0
+        self._last_call: float | None = None
         rate = self._device_rate(audio.rate, device)
         self._data = resample(audio, rate).samples
         self._rate = rate
@@ -84,6 +106,10 @@ class _SpeakerPlayback:
     def _fill(self, out: Any, frames: int, at: Any, status: Any) -> None:
         # PortAudio's thread: copy and count, nothing that could block.
         del frames, at, status
+        called = time.monotonic()
+        if self._last_call is not None:  # called every few ms: a longer gap is the process or the device stalled
+            self.stalled = max(self.stalled, called - self._last_call)
+        self._last_call = called
         size = len(out)
         chunk = self._data[self._cursor : self._cursor + size]
         out[: len(chunk)] = chunk
@@ -91,6 +117,7 @@ class _SpeakerPlayback:
         self._cursor += len(chunk)
         if chunk:  # progress, not calls: a broken ALSA link can call back forever asking for nothing
             self._last_fill = time.monotonic()
+            self._looks = 0
         if self._first_fill is None:
             self._first_fill = self._last_fill
         if self._cursor >= len(self._data):
@@ -131,7 +158,13 @@ class _SpeakerPlayback:
     def _check_alive(self) -> None:
         # Once all is handed over, the device still plays out its buffer without asking for more.
         drain = float(self._stream.latency) if self._cursor >= len(self._data) else 0.0
-        if time.monotonic() - self._last_fill > STALL_SECONDS + drain:
+        quiet = time.monotonic() - self._last_fill
+        if quiet > STALL_SECONDS + drain:
+            if self._present is not None and self._looks < STUCK_LOOKS and self._present():
+                self._looks += 1  # still there: a stall, given another while to go on
+                self.stalled = max(self.stalled, quiet)
+                self._last_fill = time.monotonic()
+                return
             self.stop()
             raise AudioUnavailable(f"The speaker stopped taking sound (was it unplugged?): {NO_DEVICE_HINT}.")
 

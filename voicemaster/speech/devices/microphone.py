@@ -2,6 +2,11 @@
 
 A microphone unplugged while the sound server has another source breaks nothing (the server moves the stream, which
 then hears silence): given `lost` (`speech.capture.Watch`), `Microphone` asks whether it is still there as it listens.
+
+A stream that gives no sound for `STALL_SECONDS` is a stall or an unplug. Given `present` (`Watch.present`), the
+device's presence tells them apart, not the time: a microphone still there was stalled (the process stopped by
+Ctrl-Z or SIGSTOP, a suspend, a loaded machine), and listening carries on (`stalled` says for how long, so that the
+game can say where it was); one seen gone ends listening. Without `present`, the time alone decides.
 """
 
 from __future__ import annotations
@@ -35,6 +40,9 @@ from voicemaster.speech.hearing.endpoint import (
 )
 from voicemaster.speech.signal import RECOGNITION_RATE
 
+STUCK_LOOKS = 10
+"""A microphone still there whose stream gives no sound through this many looks in a row (about as many seconds)
+is opened again, once; then it counts as lost. A stopped process looks once when it continues, whatever the time."""
 PRESENCE_SECONDS = 2.0
 """While listening, whether the microphone is still there is asked this often (and as listening starts): a sound
 server moves the stream of an unplugged microphone to another source, which delivers silence, and nothing fails.
@@ -54,12 +62,18 @@ class Microphone:
         settings: EndpointSettings | None = None,
         vad: VoiceActivity | None = None,
         lost: Callable[[], str | None] | None = None,
+        present: Callable[[], bool | None] | None = None,
     ) -> None:
-        """`lost` names the microphone if it has gone (see `speech.capture.Watch`); None never asks."""
+        """`lost` names the microphone if it has gone (see `speech.capture.Watch`); None never asks. `present` tells
+        whether it is there (True), gone (False) or cannot be told (None) when its stream stalls."""
         self.device = device
         self.settings = settings or EndpointSettings()
         self._vad = vad
         self._lost = lost
+        self._present = present
+        self.stalled = 0.0
+        """The longest stall listening came through since it was last reset (seconds; the caller resets it)."""
+        self._last_arrival: float | None = None
         self._stream: Any = None
         # Between two `listen` calls nobody reads: keep a few seconds, enough for any pre-roll, and no more.
         self._frames: collections.deque[bytes] = collections.deque(maxlen=round(10 / FRAME_SECONDS))
@@ -132,6 +146,7 @@ class Microphone:
             return
         sd = sounddevice()
         self._ended = False
+        self._last_arrival = None
         self._frames.clear()
         try:
             self._stream = sd.RawInputStream(
@@ -153,6 +168,10 @@ class Microphone:
 
     def _arrive(self, data: Any, frames: int, at: Any, status: Any) -> None:
         del frames, at, status  # an overflow loses a frame; the segmenter copes, so it is not worth a message
+        now = time.monotonic()
+        if self._last_arrival is not None:  # blocks come every 32 ms: a longer gap is the process or the device stalled
+            self.stalled = max(self.stalled, now - self._last_arrival)
+        self._last_arrival = now
         with self._arrived:
             self._frames.append(bytes(data))
             self._arrived.notify()
@@ -177,12 +196,30 @@ class Microphone:
             pending += self._next_block()
 
     def _next_block(self) -> bytes:
-        with self._arrived:
-            if not self._frames and not self._ended:
-                self._arrived.wait(STALL_SECONDS)
-            if self._frames:
-                return self._frames.popleft()
-        # The stream ended, or gave no sound for a second where it should every 32 ms (a device can also vanish
-        # leaving the stream hanging). Closing lets the next `listen` try again, perhaps on a new device.
-        self.close()
-        raise MicrophoneLost(f"The microphone stopped delivering sound (was it unplugged?): {NO_DEVICE_HINT}.")
+        quiet_since = time.monotonic()
+        looks = 0
+        reopened = False
+        while True:
+            with self._arrived:
+                if not self._frames and not self._ended:
+                    self._arrived.wait(STALL_SECONDS)
+                if self._frames:
+                    return self._frames.popleft()
+                ended = self._ended
+            # The stream ended, or gave no sound for a second where it should every 32 ms: an unplug (a device can
+            # vanish leaving the stream hanging), or a stall. Its presence tells; without it, the time does.
+            present = None if ended or self._present is None else self._present()
+            if present and looks < STUCK_LOOKS:
+                looks += 1
+                self.stalled = max(self.stalled, time.monotonic() - quiet_since)
+                continue
+            if present and not reopened:  # there, but its stream stuck: a new one
+                reopened, looks = True, 0
+                self.close()
+                self.open()
+                continue
+            if present is False and self._lost is not None:
+                self._check_present(self._lost)  # said by its name, if the watch knows it
+            # Closing lets the next `listen` try again, perhaps on a new device.
+            self.close()
+            raise MicrophoneLost(f"The microphone stopped delivering sound (was it unplugged?): {NO_DEVICE_HINT}.")
