@@ -139,6 +139,14 @@ KINDS = ("word", "number", "month", "weekday", "composer")
 "second" among ordinals means that both ways."""
 LETTER_NUMBERS = 4
 """Numbers up to this are left out for the same reason: "Nummer zwei" is B."""
+LETTER_LIKE = {
+    "de": ("Reh",),
+    "en": ("Aw", "Ch", "Th", "Key", "Say"),
+    "fr": ("Da", "Di", "Lo", "Lu", "Mu", "Pu", "Ro", "Ru", "Su"),
+}
+"""Recordings left out: sounds, not words (en "Ch", fr "Lu"), and open syllables that said alone are as much a
+letter's name as the word ("Aw" is read "A", "Key" "C"): a player saying them means a letter as much as an option,
+and no ear could tell which."""
 
 
 def real_words(languages: Sequence[str]) -> tuple[list[Word], str | None]:
@@ -156,6 +164,8 @@ def real_words(languages: Sequence[str]) -> tuple[list[Word], str | None]:
         source = str(getattr(clip, "source", "") or "klettres")
         kind = str(getattr(clip, "kind", "") or kind_of(option, clip.language))
         if kind not in KINDS or (kind == "number" and _number(option) <= LETTER_NUMBERS):
+            continue
+        if option in LETTER_LIKE.get(clip.language, ()):
             continue
         words.append(Word(clip.path(), clip.language, source, clip.speaker, clip.text, option, kind))
     return words, None
@@ -289,4 +299,6 @@ def sample(clips: Sequence[OptionClip], limit: int) -> tuple[OptionClip, ...]:
     for clip in clips:
         cells.setdefault((clip.language, clip.source), []).append(clip)
     share = max(1, limit // max(1, len(cells)))
-    return tuple(clip for cell in cells.values() for clip in cell[:: max(1, len(cell) // share)][:share])
+    taken = [cell[:: max(1, len(cell) // share)][:share] for cell in cells.values()]
+    # Taken in turns, a cell at a time, so that a run cut short has measured every cell alike.
+    return tuple(clip for turn in range(share) for cell in taken if turn < len(cell) for clip in [cell[turn]])
