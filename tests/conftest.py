@@ -22,7 +22,7 @@ from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 
 if TYPE_CHECKING:  # the speech stack loads only in the tiers that use it
-    from voicemaster.speech.hearing.endpoint import SileroVad
+    from voicemaster.speech.hearing.voice_activity import SileroVad
     from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 
 settings.register_profile("repeatable", derandomize=True)
@@ -67,7 +67,7 @@ def whisper() -> Callable[[str], WhisperRecognizer]:
 @pytest.fixture(scope="session")
 def vad() -> SileroVad:
     """Silero's voice activity detector, as the microphone uses it."""
-    from voicemaster.speech.hearing.endpoint import SileroVad
+    from voicemaster.speech.hearing.voice_activity import SileroVad
 
     return SileroVad()
 

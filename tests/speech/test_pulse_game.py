@@ -210,7 +210,7 @@ def _events(log: Path) -> list[Event]:
 def voicemaster_play(pulse: Pulse, tmp_path: Path) -> Iterator[Callable[[int, Path], subprocess.Popen[bytes]]]:
     started: list[subprocess.Popen[bytes]] = []
     brisk = tmp_path / "brisk.toml"
-    brisk.write_text(f'[speech.de]\nname = "de"\nrate = {BRISK}\n', encoding="utf-8")
+    brisk.write_text(f'[speech.de]\nengine = "espeak"\nname = "de"\nrate = {BRISK}\n', encoding="utf-8")
     command = [str(Path(sys.executable).parent / "voicemaster"), "--config", str(brisk), "play"]
     command += ["--players", "Anna", "--variant", "classic"]
     env = {**pulse.env, "XDG_DATA_HOME": str(tmp_path / "data")}
@@ -275,7 +275,7 @@ def _play_then(tmp_path: Path, daemon: Pulse, unplug: Callable[[], object]) -> t
     unplug, and its log."""
     log = tmp_path / "game.jsonl"
     brisk = tmp_path / "brisk.toml"
-    brisk.write_text(f'[speech.de]\nname = "de"\nrate = {BRISK}\n', encoding="utf-8")
+    brisk.write_text(f'[speech.de]\nengine = "espeak"\nname = "de"\nrate = {BRISK}\n', encoding="utf-8")
     command = [sys.executable, "-m", "voicemaster", "--config", str(brisk), "play", "--players", "Anna"]
     command += ["--variant", "classic", "--lang", "de", "--engine", "whisper", "--seed", "1", "--log", str(log)]
     env = {**daemon.env, "XDG_DATA_HOME": str(tmp_path / "data")}
