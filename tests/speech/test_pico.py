@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,8 @@ from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.recognition import Context, ContextName
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.voice import pico
-from voicemaster.speech.voice.speakers import Engines, Speakers, resolved
+from voicemaster.speech.voice.render_ahead import Priority
+from voicemaster.speech.voice.speakers import Engines, Speakers, rendered_path, resolved
 from voicemaster.speech.voice.synthesis import Voice
 
 GERMAN = Voice("de-DE", engine="pico")
@@ -110,6 +112,20 @@ def test_a_line_is_rendered_once_and_read_from_the_cache_after() -> None:
     assert again == first and engines.lines.served == {"rendered": 1, "ready": 1}
     higher = Speakers({"de": Voice("de-DE", pitch=125, engine="pico")}, engines)
     assert higher.render("Hier ist Ihre nächste Frage.", "de") != first and engines.lines.served["rendered"] == 2
+
+
+def test_lines_foreseen_in_german_are_rendered_ahead_and_ready_when_said() -> None:
+    engines = Engines()
+    speakers = Speakers({"de": Voice()}, engines)
+    foreseen = ["Ist das Ihre endgültige Antwort?", "Die Antwort B ist eingeloggt."]
+    speakers.ahead(foreseen, "de", Priority.FORESEEN)
+    voice = engines.resolve(Voice(), "de")
+    deadline = time.monotonic() + 120
+    while not all(rendered_path(line, voice).exists() for line in foreseen):
+        assert time.monotonic() < deadline, "the foreseen lines were never rendered"
+        time.sleep(0.05)
+    said = [speakers.render(line, "de") for line in foreseen]
+    assert engines.lines.served == {"ready": 2} and all(audio.rate == 16_000 for audio in said)
 
 
 def test_without_ttspico_german_falls_back_to_espeak_and_says_what_to_install(
