@@ -22,7 +22,7 @@ from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 
 if TYPE_CHECKING:  # the speech stack loads only in the tiers that use it
-    from voicemaster.speech.hearing.endpoint import SileroVad
+    from voicemaster.speech.hearing.voice_activity import SileroVad
     from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 
 settings.register_profile("repeatable", derandomize=True)
@@ -57,16 +57,17 @@ def whisper() -> Callable[[str], WhisperRecognizer]:
     from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 
     @functools.cache
-    def recognizer(language: str) -> WhisperRecognizer:
-        return WhisperRecognizer(require_model("whisper", language))
+    def loaded(folder: Path) -> WhisperRecognizer:
+        return WhisperRecognizer(folder)
 
-    return recognizer
+    # By the model's folder: a multilingual model (Whisper base) is loaded once for every language it hears.
+    return lambda language: loaded(require_model("whisper", language))
 
 
 @pytest.fixture(scope="session")
 def vad() -> SileroVad:
     """Silero's voice activity detector, as the microphone uses it."""
-    from voicemaster.speech.hearing.endpoint import SileroVad
+    from voicemaster.speech.hearing.voice_activity import SileroVad
 
     return SileroVad()
 

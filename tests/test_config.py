@@ -48,7 +48,27 @@ def test_a_users_file_overrides_the_defaults(tmp_path: Path) -> None:
         ("[game]\nmode = 'party'\n", "game.mode", "'show'"),
         ("[game]\nladder = 'nowhere'\n", "game.ladder", "eur-de"),
         ("[ladders.short]\ncurrency = 'EUR'\namounts = [1, 2, 3]\n", "ladders.short", "15 amounts"),
-        ("[moneydrop]\ntime_limit_seconds = -5\n", "moneydrop.time_limit_seconds", "0 (no limit)"),
+        ("[moneydrop]\ntime_limit_seconds = -5\n", "moneydrop.time_limit_seconds", "expected 0 to 3600 seconds"),
+        # Issue 25: every number has a sensible range, and the message gives it.
+        ("[game]\nconfirm_from_level = 99\n", "game.confirm_from_level", "expected 1 to 15, got 99"),
+        ("[game]\nrounds = 1000000000000000000000\n", "game.rounds", "expected 0 to 100 rounds"),
+        ("[moneydrop]\ntime_limit_seconds = 100000000000000000000\n", "moneydrop.time_limit_seconds", "to 3600"),
+        ("[speech.fr]\nvolume = 201\n", "speech.fr.volume", "expected 0 to 200, got 201"),
+        (
+            "[ladders.big]\ncurrency = 'EUR'\namounts = [" + ", ".join(str(10**n) for n in range(15)) + "]\n",
+            "ladders.big.amounts[10]",
+            "expected 1 to 1000000000",
+        ),
+        # Issue 25, item 19: a safety level past the last level was "this is a bug (IndexError)".
+        (
+            "[ladders.mine]\ncurrency = 'points'\namounts = [" + ", ".join(str(n) for n in range(1, 16)) + "]\n"
+            "safety_levels = [5, 16]\n",
+            "ladders.mine.safety_levels[1]",
+            "expected 1 to 14 (a level below the top one), got 16",
+        ),
+        # ... and a voice name with a NUL byte ended `say` so.
+        ('[speech.de]\nname = "de\\u0000x"\n', "speech.de.name", "no control character"),
+        ("[game]\nplayers = ['" + "A" * 5000 + "']\n", "game.players[0]", "at most 100 characters"),
         ("[game\n", "(file)", "not valid TOML"),
     ],
 )
@@ -71,5 +91,5 @@ def test_voices_come_from_config_and_bad_values_are_named(tmp_path: Path) -> Non
     english = load_settings([DEFAULTS]).speech["en"]
     assert (english.engine, english.name) == ("auto", "")  # the most natural voice installed for the language
     mine = user_file(tmp_path, "[speech.de]\nname = 'de'\nrate = 1000\n")
-    with pytest.raises(ConfigError, match=r"mine.toml: speech.de: rate must be 80-450"):
+    with pytest.raises(ConfigError, match=r"mine.toml: speech.de.rate: expected 80 to 450 words a minute, got 1000"):
         load_settings([DEFAULTS, mine])

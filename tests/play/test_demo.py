@@ -6,7 +6,6 @@ with a clear yes right after the quizmaster read it back.
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -20,7 +19,6 @@ from voicemaster.questions.packs import load, pack_files
 from voicemaster.rules import GameSettings, variant
 from voicemaster.rules.moneydrop import MoneyDropSettings
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.hearing.engines import open_recognizer
 from voicemaster.speech.hearing.recognition import Recognizer
 from voicemaster.speech.voice.synthesis import Voice
 
@@ -42,12 +40,6 @@ played with Kokoro's voices as in `make demo` (and tests/speech/test_voices.py h
 @pytest.fixture(autouse=True)
 def own_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "cache"))
-
-
-@pytest.fixture(scope="module")
-def whisper() -> Callable[[str], Recognizer]:
-    """Each language's recognizer, loaded once for the module."""
-    return functools.cache(lambda language: open_recognizer("whisper", language))
 
 
 @pytest.mark.parametrize(

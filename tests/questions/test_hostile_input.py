@@ -116,7 +116,7 @@ def test_questions_that_would_fail_validation_are_left_out_and_named(
     assert code == 0 and "1 questions written" in out
     assert (
         "left out 4 question(s): line 2: level: 99 is not 1-15; line 3: level: -1 is not 1-15; "
-        "line 5: category: empty; line 6: expected 7 or more columns"
+        "line 5: category: empty (nothing a listener would hear); line 6: expected 7 or more columns, got 3"
     ) in out
     code, out, _ = run(capsys, "questions", "validate")
     assert code == 0, out

@@ -25,7 +25,6 @@ import numpy as np
 import pytest
 
 from voicemaster.config.settings import default_paths, load_settings
-from voicemaster.models.verify import require_model
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.signal import resample, to_float
@@ -35,9 +34,9 @@ RATE = 16_000
 
 
 @pytest.fixture(scope="session")
-def ear() -> WhisperRecognizer:
+def ear(whisper: Callable[[str], WhisperRecognizer]) -> WhisperRecognizer:
     """Whisper base, to check by ear that a voice says what it was given."""
-    return WhisperRecognizer(require_model("whisper", "en"))
+    return whisper("en")
 
 
 @pytest.fixture(scope="session")

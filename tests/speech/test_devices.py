@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from tests.speech.conftest import matches
+from tests.speech.listening import listen
 from voicemaster.cli import app as cli
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices import portaudio as devices
@@ -70,20 +71,20 @@ def test_the_file_source_hears_each_scripted_line_trimmed_to_its_speech(espeak: 
     padded.write(tmp_path / "answer.wav")
     yes = espeak.render("Ja", "de")
     source = FileSource([tmp_path / "answer.wav", None, yes])
-    heard = source.listen(timeout=3, during=FileSink().play(espeak.render("Ihre Antwort?", "de")))
+    heard = listen(source, timeout=3, during=FileSink().play(espeak.render("Ihre Antwort?", "de")))
     assert heard is not None and heard.rate == 16_000
     assert matches(heard, answer) > 0.99
     assert heard.seconds < answer.seconds + 0.5  # the second of silence on each side is not part of it
-    assert source.listen(timeout=3) is None  # the scripted player says nothing
-    confirmed = source.listen(timeout=3)
+    assert listen(source, timeout=3) is None  # the scripted player says nothing
+    confirmed = listen(source, timeout=3)
     assert confirmed is not None and matches(confirmed, yes) > 0.99
     with pytest.raises(ScriptEnded):  # all three lines were heard, none left over
-        source.listen(timeout=3)
+        listen(source, timeout=3)
 
 
 def test_a_scripted_line_without_speech_is_heard_as_silence() -> None:
     hiss = np.random.default_rng(3).normal(0, 300, 32_000).astype("<i2").tobytes()
-    assert FileSource([Audio(hiss, 16_000)]).listen(timeout=1) is None
+    assert listen(FileSource([Audio(hiss, 16_000)]), timeout=1) is None
 
 
 # --- missing hardware: a clear message, never a traceback ---------------------------------------------------------
@@ -101,7 +102,7 @@ def test_without_the_portaudio_library_the_message_says_what_to_install(monkeypa
     monkeypatch.delitem(sys.modules, "sounddevice", raising=False)
     monkeypatch.setattr(sys, "meta_path", [_NoPortAudio(), *sys.meta_path])
     with pytest.raises(AudioUnavailable, match=r"apt-get install libportaudio2"):
-        Microphone().listen(timeout=1)
+        listen(Microphone(), timeout=1)
     with pytest.raises(AudioUnavailable, match=r"apt-get install libportaudio2"):
         Speaker().play(Audio(bytes(3200), 16_000))
     with pytest.raises(AudioUnavailable, match=r"apt-get install libportaudio2"):
@@ -125,7 +126,7 @@ def no_sound_server(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator
 def test_with_no_device_listening_and_speaking_say_what_to_plug_in(no_sound_server: dict[str, str]) -> None:
     del no_sound_server
     with pytest.raises(AudioUnavailable, match=r"No usable microphone .*plug in a headset"):
-        Microphone().listen(timeout=1)
+        listen(Microphone(), timeout=1)
     with pytest.raises(AudioUnavailable, match=r"No usable speaker .*plug in a headset"):
         Speaker().play(Audio(bytes(3200), 16_000))
 

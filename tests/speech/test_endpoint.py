@@ -11,16 +11,17 @@ import pytest
 
 from tests.speech.conftest import matches
 from voicemaster.speech.audio import Audio
+from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SECONDS
 from voicemaster.speech.hearing.endpoint import (
-    FRAME_BYTES,
-    FRAME_SECONDS,
+    BargedIn,
+    Ended,
     Endpoint,
+    Endpointer,
     EndpointSettings,
+    Event,
     Segmenter,
-    SileroVad,
-    UtteranceDetector,
-    VoiceActivityUnavailable,
 )
+from voicemaster.speech.hearing.voice_activity import SileroVad, VoiceActivityUnavailable
 from voicemaster.speech.signal import from_float, resample, to_float
 from voicemaster.speech.voice.synthesis import Espeak
 
@@ -89,18 +90,13 @@ def test_nonsense_settings_are_refused(changes: dict[str, float]) -> None:
         EndpointSettings(**changes)
 
 
-# --- the detector on real speech (Silero) -------------------------------------------------------------------------
+# --- the endpointer on real speech (Silero) -------------------------------------------------------------------------
 
 PHRASES = {
     "de": ["B", "Ja", "Antwort B", "Ich nehme Antwort C, Paris.", "Fünfzig fünfzig", "Ich will aussteigen."],
     "en": ["B", "Yes", "Final answer", "Phone a friend, please."],
     "fr": ["Oui", "Réponse D", "Je prends le cinquante cinquante."],
 }
-
-
-@pytest.fixture(scope="module")
-def vad() -> SileroVad:
-    return SileroVad()
 
 
 def speak(espeak: Espeak, text: str, language: str = "de", gain: float = 1.0) -> Audio:
@@ -134,11 +130,18 @@ def speech_span(audio: Audio) -> tuple[float, float]:
 
 
 def detect(
-    detector: UtteranceDetector, stream: Audio, program_at: Callable[[float], float | None] = lambda _: None
-) -> UtteranceDetector:
-    """Push a recording frame by frame, as the microphone would; `program_at` maps time to the program's position."""
+    detector: Endpointer,
+    stream: Audio,
+    program_at: Callable[[float], float | None] = lambda _: None,
+    events: list[Event] | None = None,
+) -> Endpointer:
+    """Push a recording frame by frame, as the microphone would; `program_at` maps time to the program's position;
+    what the frames brought goes into `events`."""
     for offset in range(0, len(stream.samples) - FRAME_BYTES + 1, FRAME_BYTES):
-        if detector.push(stream.samples[offset : offset + FRAME_BYTES], program_at(offset / 2 / RATE)).finished:
+        event = detector.push(stream.samples[offset : offset + FRAME_BYTES], program_at(offset / 2 / RATE))
+        if event is not None and events is not None:
+            events.append(event)
+        if detector.state.finished:
             break
     return detector
 
@@ -149,7 +152,7 @@ def test_each_answer_is_found_whole_with_a_little_before_and_after(
 ) -> None:
     clip = speak(espeak, text, language)
     begin, end = speech_span(clip)
-    detector = detect(UtteranceDetector(vad, SETTINGS, timeout=3), joined(silence(1.0), clip, silence(2.0)))
+    detector = detect(Endpointer(vad, SETTINGS, timeout=3), joined(silence(1.0), clip, silence(2.0)))
     heard = detector.utterance()
     assert detector.state is Endpoint.ENDED and heard is not None
     segmenter = detector.segmenter
@@ -165,8 +168,8 @@ def test_each_answer_is_found_whole_with_a_little_before_and_after(
 
 def test_a_pause_of_a_breath_keeps_one_utterance_a_longer_one_ends_it(espeak: Espeak, vad: SileroVad) -> None:
     first, second = speak(espeak, "Antwort B"), speak(espeak, "Berlin")
-    one = detect(UtteranceDetector(vad, SETTINGS, 3), joined(silence(0.5), first, silence(0.2), second, silence(2)))
-    two = detect(UtteranceDetector(vad, SETTINGS, 3), joined(silence(0.5), first, silence(1.5), second, silence(2)))
+    one = detect(Endpointer(vad, SETTINGS, 3), joined(silence(0.5), first, silence(0.2), second, silence(2)))
+    two = detect(Endpointer(vad, SETTINGS, 3), joined(silence(0.5), first, silence(1.5), second, silence(2)))
     whole, part = one.utterance(), two.utterance()
     assert whole is not None and part is not None
     assert matches(whole, second) > 0.999
@@ -177,7 +180,7 @@ def test_a_pause_of_a_breath_keeps_one_utterance_a_longer_one_ends_it(espeak: Es
 def test_an_utterance_that_goes_on_is_cut_at_the_maximum(espeak: Espeak, vad: SileroVad) -> None:
     settings = EndpointSettings(max_seconds=2.0)
     long = speak(espeak, "Ich glaube, es ist Berlin, aber ich bin mir nicht sicher, vielleicht doch Wien oder Rom.")
-    detector = detect(UtteranceDetector(vad, settings, 3), joined(silence(0.5), long, silence(1)))
+    detector = detect(Endpointer(vad, settings, 3), joined(silence(0.5), long, silence(1)))
     heard = detector.utterance()
     assert detector.state is Endpoint.CUT and heard is not None
     assert 2.0 <= heard.seconds <= 2.0 + settings.pre_roll_seconds + 0.05
@@ -189,7 +192,7 @@ def test_road_noise_and_hum_are_not_speech(vad: SileroVad) -> None:
     rumble = np.convolve(rng.normal(0, 0.3, 3 * RATE), np.ones(40) / 40, "same")  # low-passed: tyres on asphalt
     hum = 0.1 * np.sin(2 * np.pi * 100 * seconds)
     for noise in (rng.normal(0, 0.05, 3 * RATE), rumble + hum):
-        detector = detect(UtteranceDetector(vad, SETTINGS, timeout=2), from_float(noise, RATE))
+        detector = detect(Endpointer(vad, SETTINGS, timeout=2), from_float(noise, RATE))
         assert detector.state is Endpoint.SILENCE and detector.utterance() is None
 
 
@@ -210,12 +213,14 @@ def test_the_program_does_not_hear_its_own_voice(espeak: Espeak, vad: SileroVad,
     def program_at(now: float) -> float | None:
         return now if now < question.seconds else None
 
-    gated = detect(UtteranceDetector(vad, SETTINGS, timeout=1, program=question), heard, program_at)
-    assert gated.state is Endpoint.SILENCE and not gated.barged_in and gated.utterance() is None
+    events: list[Event] = []
+    gated = detect(Endpointer(vad, SETTINGS, timeout=1, program=question), heard, program_at, events)
+    assert gated.state is Endpoint.SILENCE and events[-1] == Ended(None, Endpoint.SILENCE)
+    assert not any(isinstance(event, BargedIn) for event in events)
     # The timeout starts when the program and its echo have ended.
     assert gated.segmenter.now == pytest.approx(question.seconds + SETTINGS.echo_tail_seconds + 1, abs=0.05)
     # Without the gate the same microphone signal would be taken for a player.
-    ungated = detect(UtteranceDetector(vad, SETTINGS, timeout=1), heard)
+    ungated = detect(Endpointer(vad, SETTINGS, timeout=1), heard)
     assert ungated.utterance() is not None
 
 
@@ -226,7 +231,7 @@ def test_a_player_speaking_up_over_the_program_interrupts_it(espeak: Espeak, vad
     answer = speak(espeak, "Stopp! Antwort B.")
     echo = to_float(joined(silence(0.08), question, silence(3)))
     player = to_float(mixed(silence(len(echo) / RATE), answer, at=1.5))
-    detector = UtteranceDetector(vad, SETTINGS, timeout=1, program=question)
+    detector = Endpointer(vad, SETTINGS, timeout=1, program=question)
     stopped_at = None
     for start in range(0, len(echo) - FRAME_BYTES // 2 + 1, FRAME_BYTES // 2):
         now = start / RATE
@@ -234,10 +239,10 @@ def test_a_player_speaking_up_over_the_program_interrupts_it(espeak: Espeak, vad
         # Once stopped, the echo dies away after the same 80 ms it took to arrive.
         sounding = stopped_at is None or now < stopped_at + 0.08
         frame = player[start : start + FRAME_BYTES // 2] + (echo[start : start + FRAME_BYTES // 2] if sounding else 0)
-        state = detector.push(from_float(frame, RATE).samples, now if playing else None)
-        if detector.barged_in and stopped_at is None:
+        event = detector.push(from_float(frame, RATE).samples, now if playing else None)
+        if isinstance(event, BargedIn) and stopped_at is None:
             stopped_at = now
-        if state.finished:
+        if detector.state.finished:
             break
     begin, end = speech_span(answer)
     assert stopped_at is not None and 1.5 + begin < stopped_at < 1.5 + begin + 0.5

@@ -15,7 +15,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -23,12 +23,14 @@ import numpy as np
 import pytest
 
 from tests.speech.conftest import Pulse, matches, start_pulse
+from tests.speech.listening import listen
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.capture import Watch, speaker_present
 from voicemaster.speech.devices.interfaces import AudioUnavailable, MicrophoneLost, MicrophoneUnavailable
 from voicemaster.speech.devices.loudspeaker import Speaker
 from voicemaster.speech.devices.microphone import PRESENCE_SECONDS, Microphone
 from voicemaster.speech.hearing.endpoint import EndpointSettings
+from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.signal import resample
 from voicemaster.speech.voice.synthesis import Espeak
 
@@ -65,7 +67,7 @@ def microphone_capture(pulse: Pulse, espeak: Espeak) -> MicrophoneCapture:
     with Microphone() as microphone:
         started = time.monotonic()
         player = pulse.feed_microphone(spoken)
-        heard = microphone.listen(timeout=3)
+        heard = listen(microphone, timeout=3)
         returned = time.monotonic()
         player.wait(timeout=5)
     return MicrophoneCapture(text, language, spoken, heard, returned - started - sound_span(spoken)[1])
@@ -81,13 +83,13 @@ def test_the_microphone_hears_an_utterance_played_into_it(microphone_capture: Mi
     assert SETTINGS.silence_seconds < capture.decided_after < 2.5
 
 
-def test_what_the_microphone_heard_is_recognized(microphone_capture: MicrophoneCapture) -> None:
-    from voicemaster.models.verify import require_model
+def test_what_the_microphone_heard_is_recognized(
+    microphone_capture: MicrophoneCapture, whisper: Callable[[str], WhisperRecognizer]
+) -> None:
     from voicemaster.speech.hearing.recognition import Context, ContextName
-    from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 
     assert microphone_capture.heard is not None
-    recognizer = WhisperRecognizer(require_model("whisper", "de"))
+    recognizer = whisper("de")
     context = Context(ContextName.ANSWER, "de", ("Berlin", "Paris", "Rom", "Wien"))
     heard = recognizer.recognize(microphone_capture.heard, context)
     assert (heard.intent, heard.value) == ("answer", "B"), heard
@@ -127,8 +129,7 @@ def test_the_program_does_not_hear_its_own_voice(pulse: Pulse, espeak: Espeak) -
     question = espeak.render("Ist das Ihre endgültige Antwort? Ja oder nein?", "de")
     with pulse.echo(), Microphone() as microphone:
         playback = Speaker().play(question)
-        heard = microphone.listen(timeout=0.5, during=playback)
-        assert microphone.last is None
+        heard = listen(microphone, timeout=0.5, during=playback)
     assert heard is None
     assert playback.position() == pytest.approx(question.seconds)  # played to the end: it never interrupted itself
 
@@ -143,7 +144,7 @@ def test_a_player_talking_over_the_program_stops_it_and_is_heard(pulse: Pulse, e
         playback = Speaker().play(question)
         interrupt = threading.Timer(1.0, lambda: players.append(pulse.feed_microphone(answer)))
         interrupt.start()
-        heard = microphone.listen(timeout=2, during=playback)
+        heard = listen(microphone, timeout=2, during=playback)
         interrupt.join()
         players[0].wait(timeout=5)
     # Stopped soon after the player began at about 1.1 s (about 0.4 s later on an idle machine), long before the end.
@@ -169,7 +170,7 @@ def test_a_microphone_that_disappears_mid_game_gives_a_clear_error(second_daemon
         threading.Timer(0.5, second_daemon.stop).start()
         started = time.monotonic()
         with pytest.raises(AudioUnavailable, match=r"microphone stopped delivering sound .*unplugged"):
-            microphone.listen(timeout=5)
+            listen(microphone, timeout=5)
         assert time.monotonic() - started < 3
 
 
@@ -179,12 +180,12 @@ def test_a_microphone_unplugged_while_another_source_exists_is_noticed(second_da
     module = second_daemon.plug_in_microphone()
     watch = Watch()
     with Microphone(lost=watch.lost) as microphone:
-        assert microphone.listen(timeout=3) is None  # still there (looked at twice): silence is only silence
+        assert listen(microphone, timeout=3) is None  # still there (looked at twice): silence is only silence
         assert watch.microphone is not None and watch.microphone.name == "usbmic"
         threading.Timer(0.5, second_daemon.pactl, ("unload-module", module)).start()
         started = time.monotonic()
         with pytest.raises(MicrophoneLost, match=r"microphone 'usbmic' was unplugged"):
-            microphone.listen(timeout=30)
+            listen(microphone, timeout=30)
         assert time.monotonic() - started < 0.5 + PRESENCE_SECONDS + 2  # a bound, generous for a loaded machine
 
 
@@ -192,9 +193,9 @@ def test_without_a_watch_a_moved_stream_is_only_silence(second_daemon: Pulse) ->
     """What the watch is for: unplugged this way, the microphone goes on listening to silence, without error."""
     module = second_daemon.plug_in_microphone()
     with Microphone() as microphone:
-        microphone.listen(timeout=0.2)
+        listen(microphone, timeout=0.2)
         second_daemon.pactl("unload-module", module)
-        assert microphone.listen(timeout=2) is None
+        assert listen(microphone, timeout=2) is None
     assert "usbmic" not in second_daemon.pactl("list", "short", "sources")
 
 
@@ -206,7 +207,7 @@ def test_a_sound_server_that_would_record_only_the_speaker_has_no_microphone(sec
     assert listed.returncode == 1
     assert "Microphones (input): none" in listed.stdout and "Speakers (output):\n" in listed.stdout
     with Microphone(lost=Watch().lost) as microphone, pytest.raises(MicrophoneUnavailable, match="no microphone"):
-        microphone.listen(timeout=30)
+        listen(microphone, timeout=30)
 
 
 def test_a_speaker_that_disappears_mid_sentence_gives_a_clear_error(second_daemon: Pulse, espeak: Espeak) -> None:
@@ -231,7 +232,7 @@ def run_cli(pulse: Pulse, *args: str) -> subprocess.CompletedProcess[str]:
 def test_say_without_a_file_speaks_through_the_speaker(pulse: Pulse, espeak: Espeak) -> None:
     text = "Herzlichen Glückwunsch!"
     with pulse.record_speaker() as recording:
-        shown = run_cli(pulse, "say", text, "--lang", "de")
+        shown = run_cli(pulse, "say", text, "--lang", "de", "--voice", "espeak:de")
     assert shown.returncode == 0, shown.stderr
     assert matches(recording.audio, espeak.render(text, "de")) > 0.99
 
@@ -276,12 +277,13 @@ def test_a_sound_server_without_devices_is_said_in_one_line_without_the_librarys
 # would, for longer than any stall bound.
 
 _LISTENING_CHILD = """
+from tests.speech.listening import listen
 from voicemaster.speech.devices.capture import Watch, speaker_present
 from voicemaster.speech.devices.microphone import Microphone
 watch = Watch()
 with Microphone(lost=watch.lost, present=watch.present) as microphone:
     print("ready", flush=True)
-    heard = microphone.listen(timeout=3)
+    heard = listen(microphone, timeout=3)
     print(f"stalled {microphone.stalled:.1f}, heard {heard is not None}", flush=True)
 """
 
@@ -330,10 +332,10 @@ def test_a_stalled_microphone_whose_sound_server_is_gone_is_lost(second_daemon: 
     """The other side: a stall with the device gone is an unplug, said at once."""
     watch = Watch()
     with Microphone(lost=watch.lost, present=watch.present) as microphone:
-        assert microphone.listen(timeout=0.5) is None
+        assert listen(microphone, timeout=0.5) is None
         threading.Timer(0.3, second_daemon.stop).start()
         with pytest.raises(MicrophoneLost, match="stopped delivering sound"):
-            microphone.listen(timeout=30)
+            listen(microphone, timeout=30)
 
 
 def test_a_virtual_microphone_removed_mid_game_is_noticed(second_daemon: Pulse) -> None:
@@ -345,11 +347,11 @@ def test_a_virtual_microphone_removed_mid_game_is_noticed(second_daemon: Pulse) 
     second_daemon.pactl("set-default-source", "vmic2.monitor")
     watch = Watch()
     with Microphone(lost=watch.lost, present=watch.present) as microphone:
-        assert microphone.listen(timeout=1) is None
+        assert listen(microphone, timeout=1) is None
         assert watch.microphone is not None and watch.microphone.name == "vmic2.monitor"
         threading.Timer(0.5, second_daemon.pactl, ("unload-module", module)).start()
         with pytest.raises(MicrophoneLost, match=r"vmic2\.monitor"):
-            microphone.listen(timeout=30)
+            listen(microphone, timeout=30)
 
 
 def test_a_speaker_still_there_that_stops_taking_sound_for_a_while_is_waited_for(second_daemon: Pulse) -> None:
@@ -367,8 +369,8 @@ def test_a_microphone_still_there_that_stops_delivering_for_a_while_is_waited_fo
     """The device stalls, not the process: the virtual microphone's sink suspended for three seconds, then back."""
     watch = Watch()
     with Microphone(lost=watch.lost, present=watch.present) as microphone:
-        assert microphone.listen(timeout=0.5) is None
+        assert listen(microphone, timeout=0.5) is None
         second_daemon.pactl("suspend-sink", "vmic", "1")
         threading.Timer(3, second_daemon.pactl, ("suspend-sink", "vmic", "0")).start()
-        assert microphone.listen(timeout=2) is None  # was: "The microphone stopped delivering sound"
+        assert listen(microphone, timeout=2) is None  # was: "The microphone stopped delivering sound"
         assert microphone.stalled > 1

@@ -9,11 +9,12 @@ ordinals, months and weekdays as options, and what names nothing. `voicemaster b
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from voicemaster.bench import real_speech
 from voicemaster.bench.real_speech import LETTERS, RealClip
-from voicemaster.models.verify import require_model
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
@@ -36,22 +37,20 @@ class Ear:
     """One recognizer (Whisper base is multilingual: the context says the language), loaded once; each clip heard
     once."""
 
-    def __init__(self) -> None:
-        self._recognizer: WhisperRecognizer | None = None
+    def __init__(self, whisper: Callable[[str], WhisperRecognizer]) -> None:
+        self._whisper = whisper
         self._heard: dict[str, Heard] = {}
 
     def hear(self, clip: RealClip) -> Heard:
         if clip.file not in self._heard:
-            if self._recognizer is None:
-                self._recognizer = WhisperRecognizer(require_model("whisper", clip.language))
             context = Context(ContextName(clip.context), clip.language, clip.options)
-            self._heard[clip.file] = self._recognizer.recognize(Audio.read(clip.path()), context)
+            self._heard[clip.file] = self._whisper(clip.language).recognize(Audio.read(clip.path()), context)
         return self._heard[clip.file]
 
 
 @pytest.fixture(scope="module")
-def ear() -> Ear:
-    return Ear()
+def ear(whisper: Callable[[str], WhisperRecognizer]) -> Ear:
+    return Ear(whisper)
 
 
 def _id(clip: RealClip) -> str:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
@@ -73,8 +75,8 @@ BACKGROUND = [
 
 
 @pytest.fixture(scope="module")
-def recognizer() -> WhisperRecognizer:
-    return WhisperRecognizer(require_model("whisper", "de"))
+def recognizer(whisper: Callable[[str], WhisperRecognizer]) -> WhisperRecognizer:
+    return whisper("de")
 
 
 def _context(language: str, name: ContextName) -> Context:

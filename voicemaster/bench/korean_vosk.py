@@ -54,6 +54,9 @@ class KoreanVosk:
 
         self.engine = VoskEngine(model_dir())
 
+    def prepare(self, context: Context) -> None:
+        del context  # one grammar for every moment, made with the engine
+
     def recognize(self, audio: Audio, context: Context) -> Heard:
         del context  # one grammar for every moment: the commands
         started = time.perf_counter()

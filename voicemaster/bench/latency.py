@@ -12,7 +12,8 @@ speech ends is known exactly (the clips are synthesized), so the detector's wait
 The recognizer's time is added the way the listening loop spends it (`latency_ms`): the microphone keeps recording
 while the recognizer works on an attempt, so an attempt that does not end the utterance delays the end only if it
 outlasts the rest of the pause. `serial_ms` adds every decode on top of the wait instead: an upper bound. Every clip
-is heard twice, with the early decision and waiting out the full pause, so that the gain shows.
+is heard twice, with the early decision and waiting out the full pause (endpoint settings whose short pause is the
+whole pause, so that nothing is read before the end), so that the gain shows.
 
 `--engines vosk-ko` times the Vosk engine on its Korean stand-in (`bench.korean_vosk`): ten Korean commands at
 three speeds, answered by the German quizmaster, while no German, English or French Vosk model can be installed.
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -46,9 +47,17 @@ from voicemaster.config.files import LANGUAGES
 from voicemaster.host import lines
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSource
-from voicemaster.speech.hearing.endpoint import EndpointSettings, SileroVad, VoiceActivity
+from voicemaster.speech.hearing.endpoint import EndpointSettings
 from voicemaster.speech.hearing.pipeline import listen_and_recognize
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Recognizer, RecognizerUnavailable
+from voicemaster.speech.hearing.recognition import (
+    Context,
+    ContextName,
+    Heard,
+    Intent,
+    Recognizer,
+    RecognizerUnavailable,
+)
+from voicemaster.speech.hearing.voice_activity import SileroVad, VoiceActivity
 from voicemaster.speech.voice.synthesis import Espeak, Voice
 
 LISTEN_TIMEOUT_SECONDS = 5.0
@@ -167,9 +176,8 @@ def _figures(
     turns: dict[str, list[Turn]] = {mode: [] for mode in MODES}
     missed = changed = 0
     for said, recognizer, replies in heard:
-        early, full = (
-            _turn(said, recognizer, vad, settings, replies, early=mode == "early_decision") for mode in MODES
-        )
+        full_pause = replace(settings, early_silence_seconds=settings.silence_seconds)
+        early, full = (_turn(said, recognizer, vad, chosen, replies) for chosen in (settings, full_pause))
         if early is None or full is None:
             missed += 1
             continue
@@ -216,23 +224,21 @@ def _turn(
     vad: VoiceActivity,
     settings: EndpointSettings,
     replies: Replies,
-    *,
-    early: bool,
 ) -> Turn | None:
-    """The utterance heard and answered once; None if the detector heard no utterance in it."""
+    """The utterance heard and answered once; None if the endpointer heard no utterance in it."""
     audio, context = said.audio, said.context
-    source = FileSource([audio], settings, vad)
-    hearing = listen_and_recognize(source, recognizer, context, LISTEN_TIMEOUT_SECONDS, early=early)
-    timeline = source.timeline
-    if hearing.heard is None or timeline is None:
+    source = FileSource([audio])
+    hearing = listen_and_recognize(source, recognizer, context, LISTEN_TIMEOUT_SECONDS, vad=vad, settings=settings)
+    timeline = hearing.timeline
+    if hearing.heard is None:
         return None
     speech_end = FileSource.LEAD_SECONDS + last_speech_sample(audio)
     decodes = [heard.decode_ms / 1000 for heard in hearing.recognitions]
-    at_pauses, after_stop = decodes[: len(timeline.asked)], decodes[len(timeline.asked) :]
+    at_pauses, after_stop = decodes[: len(timeline.pauses)], decodes[len(timeline.pauses) :]
     # The listening loop reads the utterance so far when a pause is long enough; meanwhile the audio goes on
     # arriving, and the loop catches up on it afterwards.
     clock = 0.0
-    for asked, seconds in zip(timeline.asked, at_pauses, strict=True):
+    for asked, seconds in zip(timeline.pauses, at_pauses, strict=True):
         clock = max(clock, asked) + seconds
     clock = max(clock, timeline.stopped) + sum(after_stop)
     rendered = replies.render_time(hearing.heard, context)
@@ -264,9 +270,9 @@ class Replies:
         return cls(language, lines.load(language), speaker)
 
     def text(self, heard: Heard, context: Context) -> str:
-        if heard.intent == "unknown":
+        if heard.intent is Intent.UNKNOWN:
             return self.said.render("not_understood", {})
-        if heard.intent == "answer" and heard.value is not None and context.options:
+        if heard.intent is Intent.ANSWER and heard.value is not None and context.options:
             text = context.options["ABCD".index(heard.value)]
             return self.said.render("final_answer", {**REPLY_STAND_IN, "letter": heard.value, "text": text})
         return self.said.render("final_answer", REPLY_STAND_IN)

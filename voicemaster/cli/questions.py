@@ -8,20 +8,91 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from voicemaster import paths
 from voicemaster.config.files import ConfigError
-from voicemaster.questions.model import Entry
+from voicemaster.questions.checked import CACHE_NAME, Checked, check_files
+from voicemaster.questions.model import Entry, Format
+from voicemaster.rules import LEVELS
+from voicemaster.rules.moneydrop import MoneyDropSettings
+
+PROBLEMS_SHOWN = 3
+"""Problems a game's start names one by one; `questions validate` names them all."""
+PER_LEVEL = 2
+"""Questions a level needs for one game: the question, and another for the switch joker."""
 
 
-def playable_questions() -> tuple[Entry, ...] | None:
-    """The question bank for a game, or None (and why, printed) if it has problems."""
-    entries, problems = _load_bank(None)
-    if problems:
-        print(f"voicemaster: the question bank has {len(problems)} problem(s); run `voicemaster questions validate`.")
+def playable_questions(language: str | None = None) -> tuple[Entry, ...] | None:
+    """The question bank for a game. An entry with a problem is left out (named, with its file), never a reason not
+    to play; a level of `language` the bank cannot fill is filled from the shipped packs, and said so. None (and
+    why, printed) if a game in `language` cannot be played."""
+    checked = _checked(None)
+    if checked.problems:
+        shown = "; ".join(str(problem) for problem in checked.problems[:PROBLEMS_SHOWN])
+        more = len(checked.problems) - PROBLEMS_SHOWN
+        print(
+            f"voicemaster: {len(checked.problems)} problem(s) in the question bank, the questions concerned left out "
+            f"({shown}{f'; and {more} more' if more > 0 else ''}); `voicemaster questions validate` lists them all.",
+            file=sys.stderr,
+        )
+    entries = checked.usable()
+    if language is None:
+        return entries
+    added, missing = _filled(entries, language)
+    if added:
+        print(f"voicemaster: {_named(added)}: too few {language} questions in the bank; the shipped ones are used.")
+    if missing:
+        print(
+            f"voicemaster: no {language} questions for {_named(missing)}, not even in the shipped packs: add a pack "
+            "with them (`voicemaster questions import`).",
+            file=sys.stderr,
+        )
         return None
-    return tuple(entry for entry in entries if isinstance(entry, Entry))
+    return entries + tuple(entry for entry in _shipped(language) if _slot(entry) in added)
+
+
+def _slot(entry: Entry) -> tuple[Format, int]:
+    number = (entry.level or 0) if entry.format is Format.MILLIONAIRE else len(entry.options)
+    return (entry.format, number)
+
+
+def _needed() -> dict[tuple[Format, int], int]:
+    """How many questions of each level (Millionaire) and number of options (money drop) one game can ask."""
+    drop = MoneyDropSettings(teams=("a",)).option_counts
+    needed = {(Format.MILLIONAIRE, level): PER_LEVEL for level in range(1, LEVELS + 1)}
+    return needed | {(Format.MONEYDROP, count): 2 * drop.count(count) for count in set(drop)}
+
+
+def _short(entries: tuple[Entry, ...], language: str) -> set[tuple[Format, int]]:
+    have: dict[tuple[Format, int], int] = {}
+    for entry in entries:
+        if entry.language == language:
+            have[_slot(entry)] = have.get(_slot(entry), 0) + 1
+    return {slot for slot, needed in _needed().items() if have.get(slot, 0) < needed}
+
+
+def _filled(entries: tuple[Entry, ...], language: str) -> tuple[set[tuple[Format, int]], set[tuple[Format, int]]]:
+    """The slots the shipped packs fill (if the bank is not them) and those nothing fills."""
+    short = _short(entries, language)
+    if not short:
+        return set(), set()
+    shipped = _shipped(language)
+    missing = _short(shipped, language) & short if paths.QUESTIONS_DIR not in bank_roots(None) else short
+    return (short - missing, missing)
+
+
+def _shipped(language: str) -> tuple[Entry, ...]:
+    if paths.QUESTIONS_DIR in bank_roots(None):
+        return ()
+    return tuple(entry for entry in _checked(paths.QUESTIONS_DIR).usable() if entry.language == language)
+
+
+def _named(slots: set[tuple[Format, int]]) -> str:
+    levels = sorted(number for kind, number in slots if kind is Format.MILLIONAIRE)
+    cards = sorted(number for kind, number in slots if kind is Format.MONEYDROP)
+    named = [f"level {', '.join(map(str, levels))}"] if levels else []
+    named += [f"money-drop cards with {' and '.join(map(str, cards))} options"] if cards else []
+    return " and ".join(named)
 
 
 def bank_roots(path: Path | None) -> list[Path]:
@@ -35,30 +106,45 @@ def bank_roots(path: Path | None) -> list[Path]:
     return [paths.QUESTIONS_DIR, *([users] if users.is_dir() else [])]
 
 
-def _load_bank(path: Path | None, *, check: bool = True) -> tuple[list[Any], list[Any]]:
-    from voicemaster.questions.packs import load, pack_files
-    from voicemaster.questions.validation import validate
+def _checked(path: Path | None, *, leaving: Path | None = None) -> Checked:
+    """The bank's entries and problems, checked (each pack once: `questions/checked.py`); `leaving` is a pack an
+    import is about to replace, not part of the bank it joins."""
+    from voicemaster.questions.packs import pack_files
 
     roots = bank_roots(path)
     for root in roots:
         if not root.exists():
             raise ConfigError(root, "(path)", "no such file or folder")
-    loaded = load(file for root in roots for file in pack_files(root))
-    return list(loaded.entries), [*loaded.problems, *(validate(loaded.entries) if check else ())]
+    files = [file for root in roots for file in pack_files(root)]
+    if leaving is not None:
+        files = [file for file in files if not _same(file, leaving)]
+    return check_files(files, paths.cache_dir() / CACHE_NAME, remember=leaving is None)
+
+
+def _same(file: Path, other: Path) -> bool:
+    try:
+        return file.resolve() == other.resolve()
+    except OSError:
+        return False
 
 
 def validate_packs(args: argparse.Namespace) -> int:
-    entries, problems = _load_bank(args.path)
-    for problem in problems:
+    checked = _checked(args.path)
+    for problem in checked.problems:
         print(problem)
-    print(f"{len(entries)} entries checked, {len(problems)} problem(s).", file=sys.stderr)
-    return 1 if problems else 0
+    print(f"{len(checked.entries)} entries checked, {len(checked.problems)} problem(s).", file=sys.stderr)
+    return 1 if checked.problems else 0
 
 
 def show_stats(args: argparse.Namespace) -> int:
     from voicemaster.questions import stats
+    from voicemaster.questions.packs import load, pack_files
 
-    entries, _ = _load_bank(args.path, check=False)
+    roots = bank_roots(args.path)
+    for root in roots:
+        if not root.exists():
+            raise ConfigError(root, "(path)", "no such file or folder")
+    entries = list(load(file for root in roots for file in pack_files(root)).entries)
     print(json.dumps(stats.counts(entries)) if args.json else stats.report(entries))
     return 0
 
@@ -72,17 +158,34 @@ def _left_out(left_out: list[str]) -> str:
 
 LEFT_OUT_SHOWN = 10
 """Questions left out by an import that are named one by one; the counts by reason cover the rest."""
+PROGRESS_FROM = 2000
+"""An import of this many questions or more shows how far it is."""
+
+
+def _progress(done: int, total: int) -> None:
+    if total < PROGRESS_FROM:
+        return
+    width = 30
+    bar = "#" * (width * done // total)
+    end = "\n" if done >= total else ""
+    if sys.stderr.isatty():
+        print(f"\rchecking questions [{bar:<{width}}] {done}/{total}", end=end, file=sys.stderr, flush=True)
+    elif done >= total or done % 5000 == 0:
+        print(f"checking questions: {done}/{total}", file=sys.stderr, flush=True)
 
 
 def import_pack(args: argparse.Namespace) -> int:
     from voicemaster.questions import importers
 
-    if args.input_format == "opentdb":
-        imported = importers.from_opentdb(args.file, args.lang)
-    else:
-        imported = importers.from_csv(args.file, args.lang, args.license)
     # The pack's name comes from the input's file name: cleaned, so it is a name in the packs folder, not a path.
     out = args.out or paths.user_questions_dir() / args.lang / f"{importers.pack_name(args.file.stem)}.toml"
+    # The bank the pack joins, as `play` will load it, but for the pack it replaces: a question repeating one of
+    # the bank's would make the bank fail validation.
+    bank = _checked(None, leaving=out).usable()
+    if args.input_format == "opentdb":
+        imported = importers.from_opentdb(args.file, args.lang, bank, _progress)
+    else:
+        imported = importers.from_csv(args.file, args.lang, args.license, bank, _progress)
     if not imported.entries:
         raise importers.ImportFailed(
             f"{args.file}: no question could be imported ({_left_out(imported.left_out)}); nothing written"

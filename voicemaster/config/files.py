@@ -6,9 +6,11 @@ voicemaster, so the settings schema above it may use the speech and rules types 
 
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 LANGUAGES = ("de", "en", "fr")
 CURRENCIES = ("EUR", "GBP", "points")
@@ -20,6 +22,54 @@ class ConfigError(ValueError):
         super().__init__(f"{path}: {key}: {problem}")
         self.path = path
         self.key = key
+
+
+SETTINGS_MAX_BYTES = 1_000_000
+"""A settings or phrase file larger than this is refused unread: ours are some kilobytes."""
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a device"),
+    (stat.S_ISBLK, "a disk device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+class FileRefused(OSError):
+    """A file that is not read: not a regular file, or larger than the reader's bound. str() is the reason."""
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """A regular file opened for reading. A FIFO, a device (/dev/zero, /dev/urandom) or a symlink to one is refused
+    without waiting or reading: such a file has no end, or blocks until a writer comes."""
+    # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, for ever.
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(descriptor)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(21, "is a folder", str(path))
+        if not stat.S_ISREG(info.st_mode):
+            kind = next((name for test, name in _KINDS if test(info.st_mode)), "a special file")
+            raise FileRefused(f"not a regular file ({kind}); give the path of the file itself")
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
+
+
+def read_bounded(path: Path, limit: int) -> bytes:
+    """A regular file's bytes (`open_regular`), at most `limit` of them: a larger file is refused."""
+    with open_regular(path) as file:
+        size = os.fstat(file.fileno()).st_size
+        if size > limit:
+            raise FileRefused(f"{_megabytes(size)} is too large (at most {_megabytes(limit)})")
+        data = file.read(limit + 1)  # a file growing while it is read still stops at the bound
+        if len(data) > limit:
+            raise FileRefused(f"grew past {_megabytes(limit)} while it was read")
+        return data
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1e6:.1f} MB" if size < 10_000_000 else f"{size // 1_000_000} MB"
 
 
 def parse_toml(text: str) -> dict[str, Any]:
@@ -35,10 +85,10 @@ def parse_toml(text: str) -> dict[str, Any]:
         raise ValueError("not valid TOML: a number with thousands of digits") from None
 
 
-def read_toml(path: Path) -> dict[str, Any]:
-    """A TOML file's tables; a missing or malformed file is a ConfigError naming it."""
+def read_toml(path: Path, limit: int = SETTINGS_MAX_BYTES) -> dict[str, Any]:
+    """A TOML file's tables; a missing, special, oversized or malformed file is a ConfigError naming it."""
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_bounded(path, limit).decode("utf-8")
         return parse_toml(text)
     except FileNotFoundError:
         raise ConfigError(path, "(file)", "not found") from None
@@ -48,5 +98,7 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(path, "(file)", str(error)) from None
     except IsADirectoryError:
         raise ConfigError(path, "(file)", "is a folder, not a settings file") from None
+    except FileRefused as error:
+        raise ConfigError(path, "(file)", str(error)) from None
     except OSError as error:
         raise ConfigError(path, "(file)", f"cannot be read ({error.strerror})") from None

@@ -7,6 +7,8 @@ Each file is checked on its own first, so an error names the file that has it, t
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ from voicemaster import paths
 from voicemaster.config.files import CURRENCIES, LANGUAGES, ConfigError, read_toml
 from voicemaster.rules import (
     LADDERS,
+    LEVELS,
     VARIANTS,
     AudienceForm,
     DecodeError,
@@ -134,18 +137,21 @@ def _check(path: Path, data: dict[str, Any], known_ladders: set[str]) -> None:
     for key, (value, allowed) in choices.items():
         if key in keys and value not in allowed:
             raise ConfigError(path, f"game.{key}", f"expected one of {', '.join(allowed)}, got {value!r}")
-    if game.rounds < 0:
-        raise ConfigError(path, "game.rounds", "expected 0 or more")
+    for key, number, (low, high, unit) in _numbers(settings):
+        if not low <= number <= high:
+            raise ConfigError(path, key, f"expected {low} to {high}{unit}, got {_shown(number)}")
+    for key, text in _texts(settings):
+        if _CONTROL.search(text) or len(text) > MAX_TEXT:
+            got = "a control character" if _CONTROL.search(text) else f"{len(text)} characters"
+            raise ConfigError(
+                path, key, f"expected a name of at most {MAX_TEXT} characters, no control character; got {got}"
+            )
     if game.ladder and game.ladder not in LADDERS and game.ladder not in known_ladders:
         known = ", ".join([*LADDERS, *sorted(known_ladders)])
         raise ConfigError(path, "game.ladder", f"no ladder {game.ladder!r}; known: {known}")
-    if settings.moneydrop.time_limit_seconds < 0:
-        raise ConfigError(path, "moneydrop.time_limit_seconds", "expected 0 (no limit) or more seconds")
     for language, voice in settings.speech.items():
         if language not in LANGUAGES:
             raise ConfigError(path, f"speech.{language}", f"expected a language of {', '.join(LANGUAGES)}")
-        if not 80 <= voice.rate <= 450 or not 0 <= voice.volume <= 200:
-            raise ConfigError(path, f"speech.{language}", "rate must be 80-450 words a minute, volume 0-200")
         if voice.engine not in SPEECH_ENGINES:
             raise ConfigError(path, f"speech.{language}.engine", f"expected one of {', '.join(SPEECH_ENGINES)}")
     for name, spec in settings.ladders.items():
@@ -155,6 +161,48 @@ def _check(path: Path, data: dict[str, Any], known_ladders: set[str]) -> None:
             settings.ladder(name)
         except InvalidSetup as error:
             raise ConfigError(path, f"ladders.{name}", str(error)) from None
+
+
+RANGES: dict[str, tuple[int, int, str]] = {
+    "game.rounds": (0, 100, " rounds (0: until someone wins or you stop)"),
+    "game.confirm_from_level": (1, LEVELS, ""),
+    "moneydrop.time_limit_seconds": (0, 3600, " seconds (0: no time limit)"),
+    "rate": (80, 450, " words a minute"),
+    "volume": (0, 200, ""),
+    "pitch": (50, 200, " percent of the voice's own pitch"),
+    "amount": (1, 1_000_000_000, ""),
+    "safety_level": (1, LEVELS - 1, " (a level below the top one)"),
+}
+"""Every number in the settings, from its smallest to its largest sensible value."""
+MAX_TEXT = 100
+"""The longest name (a player's, a voice's) the settings take: a name is said aloud and heard."""
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _numbers(settings: Settings) -> Iterator[tuple[str, int, tuple[int, int, str]]]:
+    """Each number of the settings: its key, its value and its range."""
+    yield "game.rounds", settings.game.rounds, RANGES["game.rounds"]
+    yield "game.confirm_from_level", settings.game.confirm_from_level, RANGES["game.confirm_from_level"]
+    yield "moneydrop.time_limit_seconds", settings.moneydrop.time_limit_seconds, RANGES["moneydrop.time_limit_seconds"]
+    for language, voice in settings.speech.items():
+        yield f"speech.{language}.rate", voice.rate, RANGES["rate"]
+        yield f"speech.{language}.volume", voice.volume, RANGES["volume"]
+        yield f"speech.{language}.pitch", voice.pitch, RANGES["pitch"]
+    for name, spec in settings.ladders.items():
+        for index, amount in enumerate(spec.amounts):
+            yield f"ladders.{name}.amounts[{index}]", amount, RANGES["amount"]
+        for index, level in enumerate(spec.safety_levels):
+            yield f"ladders.{name}.safety_levels[{index}]", level, RANGES["safety_level"]
+
+
+def _texts(settings: Settings) -> Iterator[tuple[str, str]]:
+    yield from ((f"game.players[{index}]", name) for index, name in enumerate(settings.game.players))
+    yield from ((f"speech.{language}.name", voice.name) for language, voice in settings.speech.items())
+
+
+def _shown(value: int) -> str:
+    """A number as a message may quote it: 10^21 as such, never a repr of thousands of digits."""
+    return str(value) if abs(value) < 10**12 else f"about 10^{len(str(abs(value))) - 1}"
 
 
 def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from voicemaster.speech.devices.loudspeaker import Speaker
 from voicemaster.speech.devices.microphone import Microphone
 from voicemaster.speech.hearing.pipeline import listen_and_recognize
 from voicemaster.speech.hearing.recognition import Recognizer
+from voicemaster.speech.hearing.voice_activity import SileroVad
 from voicemaster.speech.voice.earcons import earcon
 from voicemaster.speech.voice.speakers import Speakers
 from voicemaster.speech.voice.synthesis import SpeechUnavailable
@@ -68,11 +69,13 @@ def play(
         in_use = Watch()
         speaker = Speaker(present=speaker_present)
         microphone = Microphone(lost=in_use.lost, present=in_use.present)
+        vad = SileroVad()
 
         def hear(listen: Listen, _said: Say | None, speaking: Playback | None) -> Observation:
             while True:
                 microphone.stalled = 0.0
-                hearing = listen_and_recognize(microphone, recognizer, listen.context, listen.timeout_seconds, speaking)
+                context, timeout = listen.context, listen.timeout_seconds
+                hearing = listen_and_recognize(microphone, recognizer, context, timeout, speaking, vad=vad)
                 heard = hearing.heard
                 if heard is not None or max(microphone.stalled, speaker.stalled) < PAUSED_SECONDS:
                     return Silence() if heard is None else heard

@@ -12,15 +12,23 @@ import io
 import json
 import re
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from voicemaster.config.files import FileRefused, read_bounded
 from voicemaster.questions.model import Entry, Format, Problem
 from voicemaster.questions.packs import load_text, shown
-from voicemaster.questions.validation import check_entry, validate
+from voicemaster.questions.spoken import unspoken
+from voicemaster.questions.validation import check_entry, repeats
+from voicemaster.questions.writing import ImportFailed as ImportFailed
+from voicemaster.questions.writing import to_toml
+from voicemaster.questions.writing import write_pack as write_pack
 from voicemaster.rules import LEVELS
 
+PROGRESS_EVERY = 1000
+"""A long import tells how far it is every so many questions."""
 MAX_BYTES = 20_000_000
 """Larger files are refused before reading: a question file that big is almost certainly not one."""
 DIFFICULTY_LEVELS = {"easy": (1, 5), "medium": (6, 10), "hard": (11, 15)}
@@ -28,10 +36,6 @@ CSV_FIELDS = ("level", "category", "question", "correct", "wrong1", "wrong2", "w
 OPENTDB_LICENSE = "CC-BY-SA-4.0"
 SURROGATE = re.compile("[\ud800-\udfff]")
 """JSON may escape half a UTF-16 pair ("\\ud800"); such text cannot be written as UTF-8, nor spoken."""
-
-
-class ImportFailed(ValueError):
-    """The input cannot be imported; nothing was written."""
 
 
 @dataclass
@@ -51,10 +55,9 @@ class Imported:
 
 def read_text(path: Path) -> str:
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise ImportFailed(f"{path}: {size // 1_000_000} MB is too large (at most {MAX_BYTES // 1_000_000} MB)")
-        return path.read_bytes().decode("utf-8-sig")
+        return read_bounded(path, MAX_BYTES).decode("utf-8-sig")
+    except FileRefused as error:
+        raise ImportFailed(f"{path}: {error}") from None
     except FileNotFoundError:
         raise ImportFailed(f"{path}: no such file") from None
     except UnicodeDecodeError as error:
@@ -63,7 +66,12 @@ def read_text(path: Path) -> str:
         raise ImportFailed(f"{path}: cannot be read ({error.strerror or error})") from None
 
 
-def from_opentdb(path: Path, language: str) -> Imported:
+Progress = Callable[[int, int], None]
+"""(questions checked, questions in all): called now and then on a long import."""
+
+
+def from_opentdb(path: Path, language: str, bank: Sequence[Entry] = (), progress: Progress | None = None) -> Imported:
+    """The questions of an Open Trivia DB file that can join `bank` (leaving out repeats of its questions)."""
     text = read_text(path)  # its ImportFailed is a ValueError too, not to be taken for a JSON number's below
     try:
         data = json.loads(text)
@@ -112,7 +120,8 @@ def from_opentdb(path: Path, language: str) -> Imported:
         _add(imported, where, path, language, "opentdb", OPENTDB_LICENSE, level,
              _category(texts["category"]), html.unescape(texts["question"]),
              html.unescape(texts["correct_answer"]), [html.unescape(w) for w in wrong], "")  # fmt: skip
-    return finish(imported)
+        _tell(progress, number + 1, len(results))
+    return finish(imported, bank, progress)
 
 
 def _kind(value: Any) -> str:
@@ -128,33 +137,59 @@ def _category(raw: str) -> str:
     return html.unescape(raw).split(": ")[-1].replace(" & ", ", ")
 
 
-def from_csv(path: Path, language: str, license_id: str = "unknown") -> Imported:
+def from_csv(
+    path: Path, language: str, license_id: str = "unknown", bank: Sequence[Entry] = (), progress: Progress | None = None
+) -> Imported:
+    """The questions of a CSV file that can join `bank`; a row with other than four options is named, not guessed."""
     # newline=None reads old Mac (CR-only) and Windows line endings as well as Unix ones.
-    reader = csv.DictReader(io.StringIO(read_text(path), newline=None))
+    reader = csv.reader(io.StringIO(read_text(path), newline=None))
     imported = Imported()
     source = pack_name(path.stem)
     try:
-        header = tuple(reader.fieldnames or ())
+        last = 0
+        header = tuple(next(reader, ()))
         if header[: len(CSV_FIELDS)] != CSV_FIELDS:
             raise ImportFailed(f"{path}: the header must start with {','.join(CSV_FIELDS)}[,explanation]")
+        rows: list[tuple[int, list[str]]] = []
+        last = reader.line_num
         for row in reader:
-            where = f"line {reader.line_num}"
-            if any(row.get(k) is None for k in CSV_FIELDS):
-                imported.leave_out(where, "too few columns", f"expected {len(CSV_FIELDS)} or more columns")
-                continue
-            level_text = row["level"].strip()
-            level = int(level_text) if level_text.lstrip("-").isdigit() and len(level_text) < 5 else None
-            if level is None:
-                imported.leave_out(where, "level: not a whole number", f"level: {shown(level_text)} is not 1-15")
-                continue
-            wrong = [row["wrong1"], row["wrong2"], row["wrong3"]]
-            _add(imported, where, path, language, source, license_id, level, row["category"], row["question"],
-                 row["correct"], wrong, row.get("explanation") or "")  # fmt: skip
+            if row:
+                rows.append((reader.line_num, row))
+            last = reader.line_num
     except csv.Error as error:
         # The commonest cause by far: a quote opened and never closed, which swallows the rest of the file.
-        where = f"{path}: the record from line {reader.line_num + 1}"
+        where = f"{path}: the record from line {last + 1}"
         raise ImportFailed(f"{where}: not readable CSV ({error}); is a quote left open?") from None
-    return finish(imported)
+    explained = len(header) > len(CSV_FIELDS)
+    for number, (line, row) in enumerate(rows):
+        where = f"line {line}"
+        _tell(progress, number + 1, len(rows))
+        # The right answer and three wrong ones: a fifth would be taken for the explanation, a missing one for a
+        # shifted column, so the count is checked before any column is read by its name.
+        options = len(row) - 3 - (1 if explained and len(row) > len(CSV_FIELDS) else 0)
+        if len(row) < 4 or options != 4:
+            if len(row) < 4:
+                imported.leave_out(where, "too few columns", f"expected 7 or more columns, got {len(row)}")
+            else:
+                detail = f"expected 4 options (correct, wrong1, wrong2, wrong3), got {options}"
+                imported.leave_out(where, "options: not four", detail)
+            continue
+        level_text = row[0].strip()
+        # ASCII digits only: int() takes other scripts' digits and str.isdigit() superscripts, which int() refuses.
+        level = int(level_text) if re.fullmatch(r"[+-]?[0-9]{1,4}", level_text) else None
+        if level is None:
+            detail = f"level: {shown(level_text)} is not a whole number from 1 to {LEVELS} (digits 0-9)"
+            imported.leave_out(where, "level: not a whole number", detail)
+            continue
+        explanation = row[7] if len(row) > len(CSV_FIELDS) else ""
+        _add(imported, where, path, language, source, license_id, level, row[1], row[2], row[3], row[4:7],
+             explanation)  # fmt: skip
+    return finish(imported, bank, progress)
+
+
+def _tell(progress: Progress | None, done: int, total: int) -> None:
+    if progress is not None and (done % PROGRESS_EVERY == 0 or done == total):
+        progress(done, total)
 
 
 def pack_name(stem: str) -> str:
@@ -184,9 +219,11 @@ def _add(
             imported.leave_out(where, f"{name}: not valid Unicode text (a lone surrogate)")
             return
     for name in ("category", "question", "answer"):
-        if not texts[name].strip():
-            imported.leave_out(where, f"{name}: empty")
+        if unspoken(texts[name]):
+            imported.leave_out(where, f"{name}: empty (nothing a listener would hear)")
             return
+    if unspoken(explanation):  # an explanation of spaces or zero-width characters is none
+        explanation = ""
     if not 1 <= level <= LEVELS:
         imported.leave_out(where, f"level: not 1-{LEVELS}", f"level: {level} is not 1-{LEVELS}")
         return
@@ -209,21 +246,30 @@ def _add(
     if problems:
         imported.leave_out(where, _reason(problems[0]), f"{problems[0].field}: {problems[0].message}")
     else:
+        imported.found_at[f"#{len(imported.entries)}"] = where  # by position: a repeated question has a twin id
         imported.entries.append(entry)
-        imported.found_at[entry.id] = where
 
 
-def finish(imported: Imported) -> Imported:
-    """Leave out repeats within the file (same id or near-duplicate question), keeping the first, and whatever the
-    pack loader itself would refuse in the file as it will be written: an import never writes a pack that fails
-    `questions validate`."""
-    repeated = {p.entry for p in validate(imported.entries)}
+def finish(imported: Imported, bank: Sequence[Entry] = (), progress: Progress | None = None) -> Imported:
+    """Leave out repeats (same id or near-duplicate question) of a question in `bank`, the bank the import joins,
+    or earlier in the file, keeping the first; and whatever the pack loader itself would refuse in the file as it
+    will be written: an import never writes a pack that fails `questions validate`, alone or in its bank."""
+    repeated = {repeat.index: repeat for repeat in repeats(imported.entries, bank)}
     result = Imported([], imported.skipped.copy(), list(imported.left_out), dict(imported.found_at))
-    for entry in imported.entries:
-        if entry.id in repeated:
-            result.leave_out(imported.found_at[entry.id], "question: repeats an earlier one")
-        else:
+    for index, entry in enumerate(imported.entries):
+        repeat = repeated.get(index)
+        if repeat is None:
             result.entries.append(entry)
+            continue
+        where = imported.found_at.pop(f"#{index}")
+        if repeat.joined:
+            result.leave_out(where, "question: already in the bank", f"question: {repeat.problem.message}")
+        else:
+            result.leave_out(where, "question: repeats an earlier one", f"question: {repeat.problem.message}")
+    result.found_at = {entry.id: imported.found_at[f"#{i}"] for i, entry in enumerate(imported.entries)
+                       if f"#{i}" in imported.found_at}  # fmt: skip
+    if progress is not None:
+        progress(len(imported.entries), len(imported.entries))
     if result.entries:
         path = result.entries[0].path or Path("import")
         _, problems = load_text(path, to_toml(result.entries))
@@ -240,47 +286,3 @@ def finish(imported: Imported) -> Imported:
 def _reason(problem: Problem) -> str:
     """The kind of problem, without the quoted specifics, so that like problems are counted together."""
     return f"{problem.field}: {problem.message.split(chr(39))[0].strip()}"
-
-
-def to_toml(entries: list[Entry]) -> str:
-    """A pack file in our format (questions/FORMAT.md)."""
-    first = entries[0]
-    lines = [
-        "[pack]",
-        f"language = {_string(first.language)}",
-        'format = "millionaire"',
-        f"source = {_string(first.source)}",
-        f"license = {_string(first.license)}",
-    ]
-    for entry in entries:
-        lines += [
-            "",
-            "[[question]]",
-            f"id = {_string(entry.id)}",
-            f"level = {entry.level}",
-            f"category = {_string(entry.category)}",
-            f"question = {_string(entry.question)}",
-            "options = [" + ", ".join(_string(o) for o in entry.options) + "]",
-            f"answer = {_string(entry.answer)}",
-            f"explanation = {_string(entry.explanation)}",
-        ]
-    return "\n".join(lines) + "\n"
-
-
-def _string(text: Any) -> str:
-    """A TOML basic string; JSON's escapes are a subset TOML accepts."""
-    return json.dumps(str(text), ensure_ascii=False).replace("\x7f", "\\u007f")
-
-
-def write_pack(entries: list[Entry], out: Path) -> None:
-    """Write atomically: a half-written pack would break validation of the whole bank."""
-    if not entries:
-        raise ImportFailed("no question could be imported; nothing written")
-    partial = out.with_name(out.name + ".partial")
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        partial.write_text(to_toml(entries), encoding="utf-8")
-        partial.replace(out)
-    except OSError as error:
-        partial.unlink(missing_ok=True)
-        raise ImportFailed(f"{out}: cannot be written ({error.strerror or error}); nothing written") from None

@@ -7,14 +7,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from voicemaster.config.files import LANGUAGES, parse_toml
+from voicemaster.config.files import LANGUAGES, FileRefused, parse_toml, read_bounded
 from voicemaster.questions.model import Entry, Format, Problem
+from voicemaster.questions.spoken import unspoken
 from voicemaster.rules import LEVELS
 
 PACK_FIELDS = {"language", "format", "source", "license"}
 ENTRY_FIELDS = {"id", "level", "category", "question", "options", "answer", "explanation", "pin_order", "pronounce"}
 ENTRY_TABLE = {Format.MILLIONAIRE: "question", Format.MONEYDROP: "card"}
 OUR_SOURCE = "voicemaster"
+PACK_MAX_BYTES = 20_000_000
+"""A pack larger than this is refused unread (the largest we ship is some 100 kB)."""
 
 
 @dataclass(frozen=True)
@@ -24,7 +27,8 @@ class Loaded:
 
 
 def pack_files(root: Path) -> list[Path]:
-    return [root] if root.is_file() else sorted(root.rglob("*.toml"))
+    """A folder's packs; anything else (a file, a FIFO, a device) is read as one pack, and refused if it is none."""
+    return sorted(root.rglob("*.toml")) if root.is_dir() else [root]
 
 
 def load(paths: Iterable[Path]) -> Loaded:
@@ -39,9 +43,11 @@ def load(paths: Iterable[Path]) -> Loaded:
 
 def load_file(path: Path) -> tuple[list[Entry], list[Problem]]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bounded(path, PACK_MAX_BYTES).decode("utf-8")
     except UnicodeDecodeError as error:
         return [], [Problem(path, None, None, f"not UTF-8 text ({error.reason} at byte {error.start})")]
+    except FileRefused as error:
+        return [], [Problem(path, None, None, str(error))]
     except OSError as error:
         return [], [Problem(path, None, None, f"cannot be read ({error.strerror or error})")]
     return load_text(path, text)
@@ -108,8 +114,15 @@ def _entry(
         value = raw.get(key, "")
         if not isinstance(value, str):
             wrong(key, "expected text")
-        elif not value.strip() and not (key == "explanation" and pack["source"] != OUR_SOURCE):
-            wrong(key, "empty" if key in raw else "missing")
+        elif key not in raw and not (key == "explanation" and pack["source"] != OUR_SOURCE):
+            wrong(key, "missing")
+        elif key == "id" and not value.strip():
+            wrong(key, "empty")
+        elif key != "id" and unspoken(value) and not (value == "" and key == "explanation"):
+            # An explanation may be left out (other people's packs); one that is there is read aloud.
+            wrong(key, "empty (nothing a listener would hear)")
+        elif key == "explanation" and value == "" and pack["source"] == OUR_SOURCE:
+            wrong(key, "empty")
         texts[key] = value if isinstance(value, str) else ""
     options = raw.get("options")
     if not isinstance(options, list) or not all(isinstance(o, str) for o in options):

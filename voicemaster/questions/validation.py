@@ -1,26 +1,37 @@
-"""Checks on loaded entries, each problem named by file, entry and field."""
+"""Checks on loaded entries, each problem named by file, entry and field.
+
+Two questions repeat each other when they have the same id, or ask the same thing: the same right answer and a
+similar text. Only questions with the same answer can be near-duplicates, so the comparison runs within those
+blocks: a bank of 20 000 questions is checked in a second, where comparing every pair took minutes.
+"""
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
-from rapidfuzz import fuzz, process, utils
+from rapidfuzz import fuzz, process
 
 from voicemaster.questions.model import Entry, Format, Problem
 from voicemaster.questions.readability import reading_problems
+from voicemaster.questions.spoken import spoken_form, unspoken
 
 OPTION_COUNTS = {Format.MILLIONAIRE: (4,), Format.MONEYDROP: (2, 3, 4)}
 NEAR_DUPLICATE = 92
 """rapidfuzz token-set ratio from which two questions with the same answer count as the same question: it sees
 through added words ("durch die Stadt Wien") but not through a changed subject ("Zitrone" and "Banane")."""
+MOST_WORDS = {"category": 6, "question": 60, "explanation": 80, "option": 12}
+"""The longest text of each kind that a game reads aloud and a player keeps in mind: the shipped packs' longest
+are 3, 24, 28 and 5 words. An option of 60 words cannot be said back as an answer, nor heard as one."""
+BLOCK = 2000
+"""Questions compared at once within one answer's block: rapidfuzz's cdist holds BLOCK x block-size scores."""
 
 
 def validate(entries: Iterable[Entry]) -> list[Problem]:
     entries = list(entries)
     problems = [p for entry in entries for p in check_entry(entry)]
-    problems += _duplicate_ids(entries)
-    problems += _near_duplicates(entries)
+    problems += [repeat.problem for repeat in repeats(entries)]
     return problems
 
 
@@ -34,16 +45,21 @@ def check_entry(entry: Entry) -> list[Problem]:
     allowed = OPTION_COUNTS[entry.format]
     if len(entry.options) not in allowed:
         wrong("options", f"expected {' or '.join(map(str, allowed))} options, got {len(entry.options)}")
-    folded = Counter(utils.default_process(o) for o in entry.options)
+    folded = Counter(spoken_form(o) for o in entry.options)
     for option, count in folded.items():
         if count > 1:
             wrong("options", f"the option {option!r} appears {count} times")
-    if any(not o.strip() for o in entry.options):
-        wrong("options", "an option is empty")
+    if any(unspoken(o) for o in entry.options):
+        wrong("options", "an option is empty (nothing to read aloud)")
     if entry.answer not in entry.options:
         wrong("answer", f"{entry.answer!r} is not one of the options")
     spoken = {"question": entry.question, "explanation": entry.explanation, "category": entry.category}
     spoken |= {f"options[{i}]": option for i, option in enumerate(entry.options)}
+    for field, text in spoken.items():
+        kind = "option" if field.startswith("options") else field
+        words = len(text.split())
+        if words > MOST_WORDS[kind]:
+            wrong(field, f"too long to read aloud in a game: {words} words (at most {MOST_WORDS[kind]})")
     hinted = {word for word, _ in entry.pronounce}
     for field, text in spoken.items():
         for word in hinted:
@@ -53,35 +69,60 @@ def check_entry(entry: Entry) -> list[Problem]:
     return problems
 
 
-def _duplicate_ids(entries: list[Entry]) -> list[Problem]:
-    seen: dict[str, Entry] = {}
-    problems = []
-    for entry in entries:
-        first = seen.setdefault(entry.id, entry)
-        if first is not entry:
-            assert entry.path is not None
-            problems.append(Problem(entry.path, entry.id, "id", f"already used in {first.path}"))
-    return problems
+@dataclass(frozen=True)
+class Repeat:
+    index: int
+    """Which of the entries checked repeats one before it."""
+    problem: Problem
+    joined: bool
+    """True if what it repeats is in the bank it joins, False if it is earlier among the entries checked."""
 
 
-def _near_duplicates(entries: list[Entry]) -> list[Problem]:
-    """Questions of one language and format that ask the same thing: similar text with the same right answer."""
-    by_language: dict[tuple[str, Format], list[Entry]] = defaultdict(list)
-    for entry in entries:
-        by_language[entry.language, entry.format].append(entry)
-    problems = []
-    for group in by_language.values():
-        texts = [utils.default_process(e.question) for e in group]
-        for i, text in enumerate(texts):
-            matches = process.extract(
-                text, texts[i + 1 :], scorer=fuzz.token_set_ratio, score_cutoff=NEAR_DUPLICATE, limit=None
-            )
-            for _, _, offset in matches:
-                later = group[i + 1 + offset]
-                if utils.default_process(later.answer) != utils.default_process(group[i].answer):
-                    continue
-                assert later.path is not None
-                problems.append(
-                    Problem(later.path, later.id, "question", f"near-duplicate of {group[i].id} ({group[i].path})")
+def repeats(entries: Sequence[Entry], earlier: Sequence[Entry] = ()) -> list[Repeat]:
+    """The entries (by index) that repeat one before them, in `earlier` (the bank they join) or in `entries`
+    itself: the same id, or a near-duplicate question. The first of each is kept; each later one is named."""
+    everything = [*earlier, *entries]
+    found: dict[int, Repeat] = {}
+    seen: dict[str, int] = {}
+    for position, entry in enumerate(everything):
+        first = seen.setdefault(entry.id, position)
+        if first != position and position >= len(earlier):
+            problem = _problem(entry, "id", f"already used in {everything[first].path}")
+            found[position] = Repeat(position - len(earlier), problem, first < len(earlier))
+    blocks: dict[tuple[str, Format, str], list[int]] = defaultdict(list)
+    for position, entry in enumerate(everything):
+        blocks[entry.language, entry.format, spoken_form(entry.answer)].append(position)
+    for block in blocks.values():
+        if len(block) < 2 or block[-1] < len(earlier):
+            continue
+        texts = [spoken_form(everything[p].question) for p in block]
+        for later, first in _similar_pairs(texts):
+            position = block[later]
+            if position >= len(earlier) and position not in found:
+                original = everything[block[first]]
+                problem = _problem(
+                    everything[position], "question", f"near-duplicate of {original.id} ({original.path})"
                 )
-    return problems
+                found[position] = Repeat(position - len(earlier), problem, block[first] < len(earlier))
+    return [found[position] for position in sorted(found)]
+
+
+def _similar_pairs(texts: list[str]) -> list[tuple[int, int]]:
+    """(later, first) for each text that is a near-duplicate of an earlier one, with the first such."""
+    pairs = []
+    for start in range(0, len(texts), BLOCK):
+        rows = texts[start : start + BLOCK]
+        scores = process.cdist(
+            rows, texts[: start + len(rows)], scorer=fuzz.token_set_ratio, score_cutoff=NEAR_DUPLICATE, dtype="uint8"
+        )
+        for offset in range(len(rows)):
+            later = start + offset
+            similar = scores[offset, :later].nonzero()[0]
+            if len(similar):
+                pairs.append((later, int(similar[0])))
+    return pairs
+
+
+def _problem(entry: Entry, field: str, message: str) -> Problem:
+    assert entry.path is not None
+    return Problem(entry.path, entry.id, field, message)

@@ -51,7 +51,9 @@ class Question:
 
 
 @dataclass(frozen=True)
-class Heard:
+class Caption:
+    """What was heard from whom, as the recognizer took it (intent "silence" when nothing was)."""
+
     player: str
     text: str
     intent: str
@@ -79,7 +81,7 @@ class Board:
     """(seconds, game time it started)."""
     clock: float = 0.0
     said: str = ""
-    heard: Heard | None = None
+    heard: Caption | None = None
     listening: str | None = None
     game_over: bool = False
 
@@ -96,10 +98,10 @@ def follow(board: Board, step: Step, questions: Mapping[str, str]) -> Board:
         case "listen":
             return replace(board, listening=data.get("player"))
         case "heard":
-            heard = Heard(str(data.get("player") or ""), str(data.get("text", "")), str(data["intent"]), data["value"])
-            return replace(board, heard=heard, listening=None)
+            who, said = str(data.get("player") or ""), str(data.get("text", ""))
+            return replace(board, heard=Caption(who, said, str(data["intent"]), data["value"]), listening=None)
         case "silence":
-            return replace(board, heard=Heard(str(data.get("player") or ""), "", "silence", None), listening=None)
+            return replace(board, heard=Caption(str(data.get("player") or ""), "", "silence", None), listening=None)
         case "timer":
             return replace(board, timer=(int(data["seconds"]), step.t))
         case "earcon" if data.get("earcon") == "timer_end":

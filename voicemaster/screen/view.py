@@ -44,7 +44,7 @@ def view(board: Board, now: float, *, live: bool) -> dict[str, Any]:
 
 
 def _options(board: Board, question: Question, hidden: tuple[str, ...]) -> list[dict[str, Any]]:
-    locked = dict(board.placement) if board.placement else {}
+    placed = dict(board.placement)
     options = []
     for letter, text in zip(Letter.first(len(question.options)), question.options, strict=True):
         options.append(
@@ -53,7 +53,7 @@ def _options(board: Board, question: Question, hidden: tuple[str, ...]) -> list[
                 "text": text,
                 "removed": letter.value in hidden,
                 "locked_by": [player for player, chosen in board.locked if chosen == letter.value],
-                "bundles": locked.get(letter.value),
+                "bundles": placed.get(letter.value),
                 "correct": (letter is question.correct) if board.revealed else None,
             }
         )

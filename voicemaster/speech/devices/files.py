@@ -6,21 +6,12 @@ from __future__ import annotations
 import collections
 import shutil
 import wave
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices.interfaces import Playback
-from voicemaster.speech.hearing.endpoint import (
-    FRAME_BYTES,
-    Decide,
-    EndpointSettings,
-    SileroVad,
-    Timeline,
-    UtteranceDetector,
-    VoiceActivity,
-)
+from voicemaster.speech.devices.interfaces import FRAME_BYTES, Playback
 from voicemaster.speech.signal import RECOGNITION_RATE, resample
 
 
@@ -122,46 +113,34 @@ class ScriptEnded(LookupError):
 
 
 class FileSource:
-    """Hears the lines of a script, one per `listen`: a WAV file or `Audio` is what the player says, None is a player
+    """Hears the lines of a script, one per listening: a WAV file or `Audio` is what the player says, None is a player
     who stays silent.
 
-    Each line goes through the same end-of-speech detection as the microphone, framed by silence, so a script hears
-    what a player would be heard saying: the utterance trimmed to its speech and cut at the longest length.
+    Each line is delivered as a microphone would hear it, in frames, framed by silence (`LEAD_SECONDS` before it,
+    `TRAIL_SECONDS` after), so that hearing finds the utterance in it as it would in a player's. A silent player's
+    line delivers no frames at all: nobody spoke, and no time need pass to know it.
     """
 
     LEAD_SECONDS = 0.5
     """Silence before each line, as a player takes a moment to answer."""
+    TRAIL_SECONDS = 2.5
+    """Silence after each line: more than any pause that ends an utterance (0.7 s; tests try up to 2 s), with its
+    post-roll. Hearing stops reading at the end of the utterance, so the rest costs nothing."""
 
-    def __init__(
-        self,
-        script: Iterable[Path | Audio | None],
-        settings: EndpointSettings | None = None,
-        vad: VoiceActivity | None = None,
-    ) -> None:
+    def __init__(self, script: Iterable[Path | Audio | None]) -> None:
         self._lines = collections.deque(script)
-        self.settings = settings or EndpointSettings()
-        self._vad = vad
-        self.timeline: Timeline | None = None
-        """How the last line was heard, in seconds from the start of its lead silence; None for a silent line."""
 
-    def listen(self, timeout: float, during: Playback | None = None, decide: Decide | None = None) -> Audio | None:
+    def frames(self, during: Playback | None = None, *, before: float = 0.0) -> Iterator[bytes]:
+        del before  # a line has its own lead of silence
         if during is not None:
             during.wait()  # scripted players answer when the question is over; barge-in is the microphone's
         if not self._lines:
             raise ScriptEnded("the script has no more lines: the game listened more often than it was written for")
         line = self._lines.popleft()
-        self.timeline = None
         if line is None:
-            return None
+            return
         spoken = resample(Audio.read(line) if isinstance(line, Path) else line, RECOGNITION_RATE)
-        if self._vad is None:
-            self._vad = SileroVad()
-        detector = UtteranceDetector(self._vad, self.settings, timeout, decide=decide)
-        trailing = self.settings.silence_seconds + self.settings.post_roll_seconds + 0.1
         lead = bytes(2 * round(self.LEAD_SECONDS * RECOGNITION_RATE))
-        stream = lead + spoken.samples + bytes(2 * round(trailing * RECOGNITION_RATE))
+        stream = lead + spoken.samples + bytes(2 * round(self.TRAIL_SECONDS * RECOGNITION_RATE))
         for offset in range(0, len(stream) - FRAME_BYTES + 1, FRAME_BYTES):
-            if detector.push(stream[offset : offset + FRAME_BYTES]).finished:
-                break
-        self.timeline = detector.timeline()
-        return detector.utterance()
+            yield stream[offset : offset + FRAME_BYTES]

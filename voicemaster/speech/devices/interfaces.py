@@ -2,10 +2,9 @@
 
 - `AudioOut.play(audio)` starts playing and returns a `Playback`: it tells when the sound has ended and stops it at
   once when the player talks over it (barge-in).
-- `AudioIn.listen(timeout, during, decide)` returns one utterance at 16 kHz, or None when nobody spoke within
-  `timeout` seconds after the program stopped speaking. Passed the `Playback` of the program's own speech, it listens
-  during it too: its echo is ignored, a player speaking up over it stops it and is heard. Passed `decide`, it ends the
-  utterance at a short pause when `decide` finds what was heard so far complete (see `speech.hearing`).
+- `AudioIn.frames(during, before=...)` delivers what the microphone hears as 32 ms frames at 16 kHz, for as long as
+  the caller reads them. Where an utterance begins and ends, and what it means, is hearing's business
+  (`speech.hearing.pipeline`): a device only records.
 
 `Speaker` (`loudspeaker.py`) and `Microphone` (`microphone.py`) use sounddevice (`portaudio.py`, which also lists
 the devices there are); `FileSink` and `FileSource` (`files.py`) do the same with WAV files and no clock, for tests
@@ -16,10 +15,16 @@ a message that says what to install or plug in.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Protocol
 
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.hearing.endpoint import Decide
+from voicemaster.speech.signal import RECOGNITION_RATE
+
+FRAME_SAMPLES = 512
+"""One frame: 32 ms at 16 kHz, the window the voice-activity model (Silero) is trained on."""
+FRAME_BYTES = 2 * FRAME_SAMPLES
+FRAME_SECONDS = FRAME_SAMPLES / RECOGNITION_RATE
 
 STALL_SECONDS = 1.0
 """A running stream that delivers or takes no audio for this long has lost its device."""
@@ -65,4 +70,9 @@ class AudioOut(Protocol):
 
 
 class AudioIn(Protocol):
-    def listen(self, timeout: float, during: Playback | None = None, decide: Decide | None = None) -> Audio | None: ...
+    def frames(self, during: Playback | None = None, *, before: float = 0.0) -> Iterator[bytes]:
+        """What is heard from now on, in frames of `FRAME_BYTES` (16-bit mono at 16 kHz), preceded by up to `before`
+        seconds heard just before the call (speech that began a moment early). Ends when the caller stops reading,
+        or when there is nothing more to hear (a script's line is over). `during` is the program's own speech, if
+        it is playing: a microphone hears it too; a scripted player waits for it to end."""
+        ...

@@ -1,4 +1,5 @@
-"""The microphone: listens through a sounddevice (PortAudio) input at 16 kHz mono (`devices.AudioIn`).
+"""The microphone: records through a sounddevice (PortAudio) input at 16 kHz mono and delivers 32 ms frames
+(`devices.AudioIn`); hearing (`speech.hearing.pipeline`) finds the utterance in them.
 
 A microphone unplugged while the sound server has another source breaks nothing (the server moves the stream, which
 then hears silence): given `lost` (`speech.capture.Watch`), `Microphone` asks whether it is still there as it listens.
@@ -18,26 +19,16 @@ from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import Any, Self
 
-from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import (
+    FRAME_BYTES,
+    FRAME_SAMPLES,
+    FRAME_SECONDS,
     STALL_SECONDS,
-    AudioUnavailable,
     MicrophoneLost,
     MicrophoneUnavailable,
     Playback,
 )
 from voicemaster.speech.devices.portaudio import NO_DEVICE_HINT, sounddevice, unavailable
-from voicemaster.speech.hearing.endpoint import (
-    FRAME_BYTES,
-    FRAME_SAMPLES,
-    FRAME_SECONDS,
-    Decide,
-    EndpointSettings,
-    SileroVad,
-    UtteranceDetector,
-    VoiceActivity,
-    VoiceActivityUnavailable,
-)
 from voicemaster.speech.signal import RECOGNITION_RATE
 
 STUCK_LOOKS = 10
@@ -50,59 +41,41 @@ One look runs `pactl` twice (a few milliseconds); the frames wait in the stream'
 
 
 class Microphone:
-    """Listens through a sounddevice input at 16 kHz mono (None: the system default).
+    """Records through a sounddevice input at 16 kHz mono (None: the system default).
 
-    The stream opens at the first `listen` (or `open`, or entering a `with` block) and stays open until `close`, so
+    The stream opens at the first `frames` (or `open`, or entering a `with` block) and stays open until `close`, so
     that speech which began just before listening started (the pre-roll) is still there.
     """
 
     def __init__(
         self,
         device: int | str | None = None,
-        settings: EndpointSettings | None = None,
-        vad: VoiceActivity | None = None,
         lost: Callable[[], str | None] | None = None,
         present: Callable[[], bool | None] | None = None,
     ) -> None:
         """`lost` names the microphone if it has gone (see `speech.capture.Watch`); None never asks. `present` tells
         whether it is there (True), gone (False) or cannot be told (None) when its stream stalls."""
         self.device = device
-        self.settings = settings or EndpointSettings()
-        self._vad = vad
         self._lost = lost
         self._present = present
         self.stalled = 0.0
         """The longest stall listening came through since it was last reset (seconds; the caller resets it)."""
         self._last_arrival: float | None = None
         self._stream: Any = None
-        # Between two `listen` calls nobody reads: keep a few seconds, enough for any pre-roll, and no more.
+        # Between two listenings nobody reads: keep a few seconds, enough for any pre-roll, and no more.
         self._frames: collections.deque[bytes] = collections.deque(maxlen=round(10 / FRAME_SECONDS))
         self._arrived = threading.Condition()
         self._ended = False
-        self._last: Audio | None = None
 
-    @property
-    def last(self) -> Audio | None:
-        """The last utterance heard, for tests and logs."""
-        return self._last
-
-    def listen(self, timeout: float, during: Playback | None = None, decide: Decide | None = None) -> Audio | None:
-        program = during.audio if during is not None else None
-        detector = UtteranceDetector(self._voice_activity(), self.settings, timeout, program, decide)
+    def frames(self, during: Playback | None = None, *, before: float = 0.0) -> Iterator[bytes]:
+        del during  # the program's own voice reaches a microphone as any sound does
         self.open()
         next_look = time.monotonic()
-        for frame in self._live_frames():
+        for frame in self._live_frames(before):
             if self._lost is not None and time.monotonic() >= next_look:
                 self._check_present(self._lost)
                 next_look = time.monotonic() + PRESENCE_SECONDS
-            program_at = during.position() if during is not None and not during.done() else None
-            state = detector.push(frame, program_at)
-            if detector.barged_in and during is not None:
-                during.stop()
-            if state.finished:
-                break
-        self._last = detector.utterance()
-        return self._last
+            yield frame
 
     def _check_present(self, lost: Callable[[], str | None]) -> None:
         name = lost()
@@ -131,14 +104,6 @@ class Microphone:
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
         self.close()
-
-    def _voice_activity(self) -> VoiceActivity:
-        if self._vad is None:
-            try:
-                self._vad = SileroVad()
-            except VoiceActivityUnavailable as error:
-                raise AudioUnavailable(str(error)) from None
-        return self._vad
 
     def open(self) -> None:
         """Start hearing; raises `AudioUnavailable` if there is no microphone."""
@@ -182,9 +147,9 @@ class Microphone:
             self._ended = True
             self._arrived.notify()
 
-    def _live_frames(self) -> Iterator[bytes]:
-        """The pre-roll kept from before, then frames as they arrive, cut to exactly one VAD frame each."""
-        pre_roll = round(self.settings.pre_roll_seconds / FRAME_SECONDS)
+    def _live_frames(self, before: float) -> Iterator[bytes]:
+        """The pre-roll kept from before, then frames as they arrive, cut to exactly one frame each."""
+        pre_roll = round(before / FRAME_SECONDS)
         with self._arrived:
             kept = list(self._frames)[-pre_roll:] if pre_roll else []
             self._frames.clear()
@@ -208,18 +173,22 @@ class Microphone:
                 ended = self._ended
             # The stream ended, or gave no sound for a second where it should every 32 ms: an unplug (a device can
             # vanish leaving the stream hanging), or a stall. Its presence tells; without it, the time does.
-            present = None if ended or self._present is None else self._present()
-            if present and looks < STUCK_LOOKS:
+            present = False if ended or self._present is None else self._present()
+            # Cannot be told (a sound server too loaded to answer in time): a stall too, until it has lasted.
+            if present is not False and looks < STUCK_LOOKS:
                 looks += 1
                 self.stalled = max(self.stalled, time.monotonic() - quiet_since)
                 continue
             if present and not reopened:  # there, but its stream stuck: a new one
                 reopened, looks = True, 0
                 self.close()
-                self.open()
+                try:
+                    self.open()
+                except MicrophoneUnavailable:
+                    raise MicrophoneLost(f"The microphone stopped delivering sound: {NO_DEVICE_HINT}.") from None
                 continue
             if present is False and self._lost is not None:
                 self._check_present(self._lost)  # said by its name, if the watch knows it
-            # Closing lets the next `listen` try again, perhaps on a new device.
+            # Closing lets the next listening try again, perhaps on a new device.
             self.close()
             raise MicrophoneLost(f"The microphone stopped delivering sound (was it unplugged?): {NO_DEVICE_HINT}.")

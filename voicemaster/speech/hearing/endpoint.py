@@ -4,40 +4,31 @@ Three layers, each testable alone:
 - `Segmenter` is pure and clock-free: it is told how many seconds passed and whether they held speech (after Home
   Assistant's `VoiceCommandSegmenter.process(seconds, is_speech)`), and says whether the utterance has begun or ended.
 - `EchoGate` says how loud the microphone may hear our own voice, from the sound we are playing.
-- `UtteranceDetector` feeds 32 ms microphone frames through a `VoiceActivity` model, the echo gate and the segmenter,
-  and keeps the audio: a little before speech begins, up to shortly after it ends. At a short pause it may ask the
-  caller (`decide`) whether what was heard so far is already a complete answer, and then end the utterance there,
-  once the pause has lasted as long as the caller took to decide.
-`SileroVad` wraps the Silero voice-activity model that faster-whisper ships (onnxruntime), behind `VoiceActivity`.
+- `Endpointer` feeds 32 ms microphone frames through a `VoiceActivity` model, the echo gate and the segmenter,
+  keeps the audio (a little before speech begins, up to shortly after it ends), and answers each frame with what
+  happened, as a value: `BargedIn`, `Paused(audio)`, `Resumed`, `Ended(audio)`, or None. What to do at a pause
+  (read the utterance so far, perhaps end it there) is the pipeline's call (`speech.hearing.pipeline`).
+Whether a frame holds speech is `voice_activity.VoiceActivity`'s call (the Silero model).
 """
 
 from __future__ import annotations
 
-import importlib.util
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from pathlib import Path
-from typing import Any, Protocol
 
 import numpy as np
 
-from voicemaster.hints import python_extra
 from voicemaster.speech.audio import Audio
+from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SAMPLES, FRAME_SECONDS
+from voicemaster.speech.hearing.voice_activity import VoiceActivity
 from voicemaster.speech.signal import RECOGNITION_RATE
-
-FRAME_SAMPLES = 512
-"""One frame: 32 ms at 16 kHz, the window the Silero model is trained on."""
-FRAME_BYTES = 2 * FRAME_SAMPLES
-FRAME_SECONDS = FRAME_SAMPLES / RECOGNITION_RATE
 
 SYLLABLE_SECONDS = 0.25
 """Over our own voice, only a player's loudest sounds (vowels) rise above the echo. Speech right after such a sound is
 the rest of the player's syllable, so it counts too: otherwise "Stopp!" would be three loud frames, too few to count.
 """
 
-_EPSILON = 1e-9
+EPSILON = 1e-9
 """Durations are sums of float frame lengths: 0.7 s must end after 0.1 s seven times, not an eighth."""
 
 
@@ -54,7 +45,7 @@ class Endpoint(StrEnum):
     ENDED = "ended"
     """Speech, then a pause long enough: the utterance is complete."""
     ENDED_EARLY = "ended early"
-    """Speech, then a short pause, and what was heard so far already was a complete answer (the caller decided): the
+    """Speech, then a short pause, and what was heard so far already was a complete answer (hearing decided): the
     utterance ended without waiting out the whole pause."""
     CUT = "cut"
     """The utterance reached the longest we take and was cut there; it is kept."""
@@ -160,15 +151,15 @@ class Segmenter:
             self._speech += seconds
             self._quiet = 0.0
             self.end = self.now
-            if self._speech >= settings.speech_seconds - _EPSILON:
+            if self._speech >= settings.speech_seconds - EPSILON:
                 self.state, self.start = Endpoint.SPEAKING, self.candidate
                 self._check_length()
             return
         self._quiet += seconds
-        if self._quiet >= settings.reset_seconds - _EPSILON:
+        if self._quiet >= settings.reset_seconds - EPSILON:
             self.candidate, self._speech = None, 0.0
         # Speech being counted is not cut off by the timeout; a click that came to nothing is forgotten above.
-        if self.candidate is None and self._waited >= self.timeout - _EPSILON:
+        if self.candidate is None and self._waited >= self.timeout - EPSILON:
             self.state = Endpoint.SILENCE
 
     def _speak(self, seconds: float, is_speech: bool) -> None:
@@ -178,10 +169,10 @@ class Segmenter:
             self.state = Endpoint.SPEAKING
         else:
             self._quiet += seconds
-            if self._quiet >= self.settings.silence_seconds - _EPSILON:
+            if self._quiet >= self.settings.silence_seconds - EPSILON:
                 self.state = Endpoint.ENDED
                 return
-            if self._quiet >= self.settings.early_silence_seconds - _EPSILON:
+            if self._quiet >= self.settings.early_silence_seconds - EPSILON:
                 self.state = Endpoint.PAUSED
         self._check_length()
 
@@ -194,7 +185,7 @@ class Segmenter:
 
     def _check_length(self) -> None:
         assert self.start is not None
-        if self.now - self.start >= self.settings.max_seconds - _EPSILON:
+        if self.now - self.start >= self.settings.max_seconds - EPSILON:
             self.state, self.end = Endpoint.CUT, self.now
 
 
@@ -228,33 +219,17 @@ class EchoGate:
         return loudest * settings.echo_coupling * settings.barge_in_margin
 
 
-Decide = Callable[[Audio], bool]
-"""Asked at a short pause with the utterance so far: True if it already is complete. It runs in the listening loop:
-the microphone keeps recording meanwhile, and the frames that arrived while it ran are checked afterwards. If they
-hold no speech the utterance ends there; if the player went on, the answer was not complete after all."""
-
-
 @dataclass(frozen=True)
 class Timeline:
-    """How one listening went, in seconds since it began: what `voicemaster bench latency` measures from."""
+    """How one listening went, in seconds of audio since it began: what `voicemaster bench latency` measures from."""
 
     state: Endpoint
     speech_end: float | None
     """Where the last speech ended, as the voice-activity model heard it; None if nobody spoke."""
     stopped: float
     """Where listening stopped: the utterance ended, was cut, or nobody spoke in time."""
-    asked: tuple[float, ...]
-    """Where `decide` was asked whether the utterance so far was complete, one for each pause."""
-
-
-class VoiceActivity(Protocol):
-    def probability(self, frame: bytes) -> float:
-        """How likely one frame (512 samples of 16-bit mono at 16 kHz) is speech, 0-1."""
-        ...
-
-    def reset(self) -> None:
-        """Forget the frames seen so far: the next frame starts a new recording."""
-        ...
+    pauses: tuple[float, ...]
+    """Where each short pause was reached (`Paused`): each a moment to read the utterance so far."""
 
 
 def rms(frame: bytes) -> float:
@@ -262,41 +237,60 @@ def rms(frame: bytes) -> float:
     return float(np.sqrt(np.mean(samples**2))) if len(samples) else 0.0
 
 
-class UtteranceDetector:
+# --- what a frame can bring: small values, after wyoming's events ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BargedIn:
+    """The player is speaking while the program still plays its own voice: stop it at once."""
+
+
+@dataclass(frozen=True)
+class Paused:
+    """The player has paused for `early_silence_seconds`: what was heard so far may already be a complete answer."""
+
+    audio: Audio
+    """The utterance so far, pre- and post-roll included."""
+    at: float
+    """Seconds of audio since listening began."""
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """Speech again after a pause: what was heard at the pause was not the whole utterance."""
+
+
+@dataclass(frozen=True)
+class Ended:
+    """Listening is over."""
+
+    audio: Audio | None
+    """The utterance; None if nobody spoke in time. If nothing was said after the last pause, exactly the audio of
+    that `Paused`, so that a reading made there stands for the whole."""
+    state: Endpoint
+    """How it ended: `ENDED`, `ENDED_EARLY`, `CUT` or `SILENCE`."""
+
+
+Event = BargedIn | Paused | Resumed | Ended
+
+
+class Endpointer:
     """Turns a stream of 32 ms frames at 16 kHz into one utterance, or none.
 
     Push every frame with where the program is in its own speech (`program_at`, seconds into what it plays; None
     when it is silent). While the program is audible, its echo is gated out; if the player speaks up over it anyway,
-    `barged_in` becomes true and the caller should stop the program at once. Once the player has begun, only the
+    the frame brings `BargedIn` and the caller should stop the program. Once the player has begun, only the
     voice-activity model decides: by then the program has been stopped.
-
-    Given `decide`, the detector asks it once at each short pause whether the utterance so far is complete. If so,
-    and the player stays silent for as long as `decide` took (the frames that queued up meanwhile), the utterance
-    ends there (`ENDED_EARLY`); otherwise listening goes on as if it had not asked. Either way, an utterance that
-    ends with nothing said after the last question is the audio `decide` was given, so that its reading stands.
     """
 
-    def __init__(
-        self,
-        vad: VoiceActivity,
-        settings: EndpointSettings,
-        timeout: float,
-        program: Audio | None = None,
-        decide: Decide | None = None,
-        clock: Callable[[], float] = time.perf_counter,
-    ) -> None:
+    def __init__(self, vad: VoiceActivity, settings: EndpointSettings, timeout: float, program: Audio | None = None):
         vad.reset()
         self.segmenter = Segmenter(settings, timeout)
-        self.barged_in = False
         self._vad = vad
-        self._decide = decide
-        self._asked: list[float] = []
-        self._clock = clock
-        self._asked_audio: Audio | None = None
-        """What `decide` was last given, while nothing has been said since."""
-        self._confirming: float | None = None
-        """Seconds of silence still needed before an utterance `decide` found complete ends."""
         self._settings = settings
+        self._pauses: list[float] = []
+        self._paused_audio: Audio | None = None
+        """What the last `Paused` carried, while nothing has been said since."""
         self._gate = EchoGate(program, settings) if program is not None else None
         self._heard_at: float | None = None
         self._since_program = 0.0
@@ -309,12 +303,18 @@ class UtteranceDetector:
     def state(self) -> Endpoint:
         return self.segmenter.state
 
-    def push(self, frame: bytes, program_at: float | None = None) -> Endpoint:
+    @property
+    def now(self) -> float:
+        """Seconds of audio pushed so far."""
+        return self.segmenter.now
+
+    def push(self, frame: bytes, program_at: float | None = None) -> Event | None:
+        """One more frame: what it brought, or None when nothing changed that the caller must act on."""
         if len(frame) != FRAME_BYTES:
             raise ValueError(f"a frame is {FRAME_SAMPLES} samples of 16-bit audio, got {len(frame)} bytes")
         segmenter = self.segmenter
         if segmenter.state.finished:
-            return segmenter.state
+            return self.ended()
         self._audio += frame
         speech = self._vad.probability(frame) >= self._settings.threshold
         echo_possible = self._follow_program(program_at)
@@ -323,31 +323,37 @@ class UtteranceDetector:
             if rms(frame) > self._gate.threshold(self._heard_at):
                 self._above_echo_at = segmenter.now
             speech = self._above_echo_at is not None and segmenter.now - self._above_echo_at <= SYLLABLE_SECONDS
-        paused_before, end_before = segmenter.state is Endpoint.PAUSED, segmenter.end
+        before, end_before = segmenter.state, segmenter.end
         state = segmenter.process(FRAME_SECONDS, speech, program_speaking=echo_possible)
-        if segmenter.end != end_before:  # more speech: what was read at the last pause is not the whole utterance
-            self._asked_audio = self._confirming = None
-        if state is Endpoint.PAUSED and not paused_before and self._decide is not None:
-            state = self._ask(self._decide)
-        elif state is Endpoint.PAUSED and self._confirming is not None:
-            self._confirming -= FRAME_SECONDS
-            if self._confirming <= _EPSILON:
-                state = segmenter.end_early()
-        if state is not Endpoint.WAITING and program_at is not None:
-            self.barged_in = True
+        if segmenter.end != end_before:  # more speech: what was heard at the last pause is not the whole utterance
+            self._paused_audio = None
         if state is Endpoint.WAITING:
             self._forget_old_audio()
-        return state
+            return None
+        if state.finished:
+            return self.ended()
+        if state is Endpoint.PAUSED and before is not Endpoint.PAUSED:
+            return self._pause()
+        if state is Endpoint.SPEAKING and before is Endpoint.PAUSED:
+            return Resumed()
+        return BargedIn() if program_at is not None else None
 
-    def _ask(self, decide: Decide) -> Endpoint:
+    def _pause(self) -> Paused:
         utterance = self.utterance()
         assert utterance is not None  # a pause comes only after the player has begun
-        self._asked.append(self.segmenter.now)
-        self._asked_audio = utterance
-        started = self._clock()
-        if decide(utterance):
-            self._confirming = self._clock() - started
-        return self.segmenter.state
+        self._pauses.append(self.segmenter.now)
+        self._paused_audio = utterance
+        return Paused(utterance, self.segmenter.now)
+
+    def end_early(self) -> Ended:
+        """The utterance is complete at this pause (hearing read it and understood it): it ends here, as the audio
+        of that `Paused`, without waiting out the whole pause."""
+        self.segmenter.end_early()
+        return self.ended()
+
+    def ended(self) -> Ended:
+        """The utterance as it stands, with how listening stands (`SPEAKING` if it stopped before an end)."""
+        return Ended(self.utterance(), self.segmenter.state)
 
     def _follow_program(self, program_at: float | None) -> bool:
         """Whether our own voice may be in this frame: while the program plays, and for the echo tail after."""
@@ -357,7 +363,7 @@ class UtteranceDetector:
             self._heard_at, self._since_program = program_at, 0.0
         elif self._heard_at is not None:
             self._since_program += FRAME_SECONDS
-            if self._since_program > self._settings.echo_tail_seconds + _EPSILON:
+            if self._since_program > self._settings.echo_tail_seconds + EPSILON:
                 self._heard_at = None
         return self._heard_at is not None
 
@@ -376,8 +382,8 @@ class UtteranceDetector:
         segmenter, settings = self.segmenter, self._settings
         if segmenter.start is None or segmenter.end is None:
             return None
-        if segmenter.state.finished and self._asked_audio is not None:
-            return self._asked_audio
+        if segmenter.state.finished and self._paused_audio is not None:
+            return self._paused_audio
         first = round((segmenter.start - settings.pre_roll_seconds) * RECOGNITION_RATE)
         last = round(min(segmenter.now, segmenter.end + settings.post_roll_seconds) * RECOGNITION_RATE)
         first, last = max(first - self._dropped, 0), last - self._dropped
@@ -386,64 +392,4 @@ class UtteranceDetector:
     def timeline(self) -> Timeline:
         segmenter = self.segmenter
         speech_end = segmenter.end if segmenter.start is not None else None
-        return Timeline(segmenter.state, speech_end, segmenter.now, tuple(self._asked))
-
-
-class VoiceActivityUnavailable(RuntimeError):
-    """The voice-activity model or its runtime is missing; the message says what to install."""
-
-
-class SileroVad:
-    """The Silero voice-activity model (v6, ONNX) that faster-whisper ships, run frame by frame on onnxruntime.
-
-    Streaming one frame at a time with the recurrent state and the previous frame's last 64 samples as context gives
-    exactly the probabilities of faster-whisper's batch call; one frame takes well under a millisecond.
-    """
-
-    CONTEXT = 64
-
-    def __init__(self, model: Path | None = None) -> None:
-        try:
-            import onnxruntime
-        except ImportError:
-            raise VoiceActivityUnavailable(f"Detecting speech needs onnxruntime: {python_extra('whisper')}.") from None
-        path = model or bundled_silero_model()
-        options = onnxruntime.SessionOptions()
-        # One thread: a frame is tiny, and the recognizer wants the cores.
-        options.inter_op_num_threads = 1
-        options.intra_op_num_threads = 1
-        options.log_severity_level = 3
-        try:
-            self._session: Any = onnxruntime.InferenceSession(
-                str(path), sess_options=options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as error:  # onnxruntime raises its own untyped errors for a missing or broken file
-            raise VoiceActivityUnavailable(f"The voice-activity model {path} could not be loaded: {error}") from None
-        self.reset()
-
-    def reset(self) -> None:
-        self._h = np.zeros((1, 1, 128), dtype=np.float32)
-        self._c = np.zeros((1, 1, 128), dtype=np.float32)
-        self._context = np.zeros(self.CONTEXT, dtype=np.float32)
-
-    def probability(self, frame: bytes) -> float:
-        samples = np.frombuffer(frame, dtype="<i2").astype(np.float32) / 32768.0
-        if len(samples) != FRAME_SAMPLES:
-            raise ValueError(f"the Silero model takes frames of {FRAME_SAMPLES} samples, got {len(samples)}")
-        window = np.concatenate([self._context, samples])[np.newaxis, :]
-        speech, self._h, self._c = self._session.run(None, {"input": window, "h": self._h, "c": self._c})
-        self._context = samples[-self.CONTEXT :]
-        return float(np.asarray(speech).ravel()[0])
-
-
-def bundled_silero_model() -> Path:
-    """faster-whisper's copy of the model, found without importing faster-whisper (that loads CTranslate2)."""
-    spec = importlib.util.find_spec("faster_whisper")
-    if spec is None or not spec.submodule_search_locations:
-        raise VoiceActivityUnavailable(
-            f"Detecting speech uses the Silero model that faster-whisper ships: {python_extra('whisper')}."
-        )
-    path = Path(next(iter(spec.submodule_search_locations))) / "assets" / "silero_vad_v6.onnx"
-    if not path.is_file():
-        raise VoiceActivityUnavailable(f"{path} is missing: reinstall faster-whisper (1.1 or newer).")
-    return path
+        return Timeline(segmenter.state, speech_end, segmenter.now, tuple(self._pauses))

@@ -1,20 +1,41 @@
-"""Listening and recognizing as one step, so that a complete answer need not wait out the pause after it.
+"""Listening as one pipeline, top to bottom: audio frames -> endpointer -> recognizer -> decision.
 
-At a short pause (`EndpointSettings.early_silence_seconds`) the recognizer hears the utterance so far. If it
-understands it and the player stays silent while it does, listening stops there and that reading is what was heard:
-the recognizers already refuse what they are unsure of (an unclear or merely similar reading is `unknown`), so a
-reading they accept is a complete, confident answer. Otherwise listening goes on as before, to the full pause or to
-more speech, and the whole utterance is recognized. "Antwort B" is answered some 0.4 s sooner (about 0.27 s after
-the last sound); "Ich nehme ... Antwort B" is still heard out whole.
+1. **Frames**: the device (`AudioIn.frames`) records, 32 ms at a time; it knows nothing of utterances.
+2. **Endpointer** (`endpoint.Endpointer`): each frame in, a value out: `BargedIn` (stop the program's voice),
+   `Paused(audio)` (a short pause: the utterance so far), `Resumed` (more speech after it), `Ended(audio)`.
+3. **Recognizer** (`recognition.Recognizer`): `prepare` while the question is read, then `recognize` at each short
+   pause, and once more at the end when something was said after the last one.
+4. **Decision**: a reading at a pause that is understood, and safe to act on at once, ends the utterance there,
+   once the pause has lasted as long as the reading took (the frames that queued meanwhile): "Antwort B" is
+   answered some 0.4 s sooner (about 0.27 s after the last sound), "Ich nehme ... Antwort B" is still heard out.
+   The recognizers already refuse what they are unsure of, so a reading they accept is a complete, confident answer.
+
+Stages are named and run in this one function, as Home Assistant's `assist_pipeline` runs its stages in one run.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import AudioIn, Playback
-from voicemaster.speech.hearing.recognition import Context, Heard, Recognizer
+from voicemaster.speech.hearing.endpoint import (
+    EPSILON,
+    BargedIn,
+    Ended,
+    Endpoint,
+    Endpointer,
+    EndpointSettings,
+    Paused,
+    Resumed,
+    Timeline,
+)
+from voicemaster.speech.hearing.recognition import Context, Heard, Intent, Recognizer
+from voicemaster.speech.hearing.voice_activity import VoiceActivity
+
+DEFAULT_SETTINGS = EndpointSettings()
 
 
 @dataclass(frozen=True)
@@ -23,9 +44,11 @@ class Hearing:
     """The utterance as heard; None if nobody spoke."""
     recognitions: tuple[Heard, ...]
     """Every reading the recognizer made, in order: one at each short pause, then one of the whole utterance unless
-    it ended at a pause or nothing more was said after the last one. The last is what was heard."""
+    nothing was said after the last pause. The last is what was heard."""
     early: bool
     """Whether a reading at a short pause ended the utterance."""
+    timeline: Timeline
+    """Where, in the audio, the speech ended, the pauses came and listening stopped."""
 
     @property
     def heard(self) -> Heard | None:
@@ -35,7 +58,7 @@ class Hearing:
 def ends_early(heard: Heard) -> bool:
     """Understood, and safe to act on at once. A yes locks an answer, so it waits out the whole pause: "Ja ...
     nein, warte!" must not lock at the "Ja"."""
-    return heard.intent not in ("unknown", "yes")
+    return heard.intent not in (Intent.UNKNOWN, Intent.YES)
 
 
 def listen_and_recognize(
@@ -45,29 +68,48 @@ def listen_and_recognize(
     timeout: float,
     during: Playback | None = None,
     *,
-    early: bool = True,
+    vad: VoiceActivity,
+    settings: EndpointSettings = DEFAULT_SETTINGS,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> Hearing:
-    """One utterance heard and understood; with `early` False it always waits out the full pause (the baseline that
-    `voicemaster bench latency` compares with)."""
+    """One utterance heard and understood. Listening ends at the end of speech, at a short pause whose reading is
+    complete, or `timeout` seconds after the program stopped speaking if nobody spoke; with `settings` whose short
+    pause is the whole pause, nothing is read before the end (the baseline `bench latency` compares with)."""
+    # What the recognizer can work out from the context alone is done while the player still thinks.
+    recognizer.prepare(context)
+    endpointer = Endpointer(vad, settings, timeout, during.audio if during is not None else None)
     readings: list[tuple[Audio, Heard]] = []
-    # What the recognizer can work out from the context alone (Whisper's phrase trie) is done while the player
-    # still thinks, not after they speak.
-    prepare = getattr(recognizer, "prepare", None)
-    if prepare is not None:
-        prepare(context)
-
-    def complete(so_far: Audio) -> bool:
-        readings.append((so_far, recognizer.recognize(so_far, context)))
-        return ends_early(readings[-1][1])
-
-    audio = source.listen(timeout, during, complete if early else None)
-    if audio is None:
-        return Hearing(None, (), early=False)
+    complete_at: float | None = None
+    """Where, in the audio, a pause whose reading was complete will have lasted as long as the reading took."""
+    ended: Ended | None = None
+    for frame in source.frames(during, before=settings.pre_roll_seconds):
+        event = endpointer.push(frame, _program_at(during))
+        if isinstance(event, BargedIn) and during is not None:
+            during.stop()
+        elif isinstance(event, Paused):
+            started = clock()
+            readings.append((event.audio, recognizer.recognize(event.audio, context)))
+            complete_at = event.at + (clock() - started) if ends_early(readings[-1][1]) else None
+        elif isinstance(event, Resumed):
+            complete_at = None
+        elif isinstance(event, Ended):
+            ended = event
+            break
+        if complete_at is not None and endpointer.now >= complete_at - EPSILON:
+            ended = endpointer.end_early()
+            break
+    ended = ended or endpointer.ended()  # a script's line ran out before the end of speech
+    if ended.audio is None:
+        return Hearing(None, (), early=False, timeline=endpointer.timeline())
     recognitions = [heard for _, heard in readings]
-    # `complete` saying yes ends the utterance on the spot, so the audio returned is the audio it read; and when
-    # nothing was said after the last pause, the whole utterance is what was read there, and reading it again would
-    # only make the player wait.
-    if not readings or readings[-1][0] != audio:
-        recognitions.append(recognizer.recognize(audio, context))
-    ended_early = bool(readings) and ends_early(readings[-1][1])
-    return Hearing(audio, tuple(recognitions), ended_early)
+    # When nothing was said after the last pause, the utterance is what was read there: reading it again would only
+    # make the player wait.
+    if not readings or readings[-1][0] != ended.audio:
+        recognitions.append(recognizer.recognize(ended.audio, context))
+    early = ended.state is Endpoint.ENDED_EARLY
+    return Hearing(ended.audio, tuple(recognitions), early, endpointer.timeline())
+
+
+def _program_at(during: Playback | None) -> float | None:
+    """Where the program is in its own speech, or None when it is silent."""
+    return during.position() if during is not None and not during.done() else None

@@ -89,7 +89,14 @@ class Heard:
 
 
 class Recognizer(Protocol):
-    def recognize(self, audio: Audio, context: Context) -> Heard: ...
+    def prepare(self, context: Context) -> None:
+        """Work out ahead what the context alone decides (a grammar, a phrase trie), while the question is read, so
+        that hearing the answer need not; harmless to call again."""
+        ...
+
+    def recognize(self, audio: Audio, context: Context) -> Heard:
+        """What `audio` means in `context`; `unknown` when that is not clear."""
+        ...
 
 
 class RecognizerUnavailable(RuntimeError):

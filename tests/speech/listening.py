@@ -1,0 +1,42 @@
+"""Hearing where an utterance begins and ends, without what it means: for the tests of the devices and the endpointer.
+
+The pipeline is the one the game runs (`listen_and_recognize`); its recognizer here understands nothing, so no pause
+ends an utterance early and no model is loaded: the test stays about what the devices deliver.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.devices.interfaces import AudioIn, Playback
+from voicemaster.speech.hearing.pipeline import Hearing, listen_and_recognize
+from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Intent
+from voicemaster.speech.hearing.voice_activity import SileroVad
+
+ANYTHING = Context(ContextName.ANSWER, "de")
+
+
+class UnderstandsNothing:
+    """A recognizer that refuses every utterance, at once."""
+
+    def prepare(self, context: Context) -> None:
+        del context
+
+    def recognize(self, audio: Audio, context: Context) -> Heard:
+        del audio, context
+        return Heard(Intent.UNKNOWN, None, "", 0.0)
+
+
+@cache
+def silero() -> SileroVad:
+    return SileroVad()
+
+
+def hear(source: AudioIn, timeout: float, during: Playback | None = None) -> Hearing:
+    return listen_and_recognize(source, UnderstandsNothing(), ANYTHING, timeout, during, vad=silero())
+
+
+def listen(source: AudioIn, timeout: float, during: Playback | None = None) -> Audio | None:
+    """The utterance the source delivered, or None if nobody spoke within `timeout` seconds."""
+    return hear(source, timeout, during).audio

@@ -1,0 +1,137 @@
+"""The bank as a game and `questions validate` see it: every pack loaded and checked, each check done once.
+
+Checking an entry (options, reading problems) depends on that entry alone, so its result is remembered by the
+content hash of its pack; repeats depend on the whole bank, so theirs are remembered by the hashes of all its packs.
+Both live in one small JSON file in the user's cache folder, keyed also by the checking code's own hash, so that a
+changed check never answers from an old result. A cache that cannot be read or written is only slower.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from voicemaster.config.files import FileRefused, read_bounded
+from voicemaster.questions.model import Entry, Problem
+from voicemaster.questions.packs import PACK_MAX_BYTES, load_text
+from voicemaster.questions.validation import check_entry, repeats
+
+CACHE_NAME = "questions-checked.json"
+KEPT_PACKS, KEPT_BANKS = 400, 8
+"""The cache holds the checks of this many packs and banks at most (the newest), some hundred kilobytes."""
+_CHECKING_CODE = ("checked.py", "validation.py", "readability.py", "spoken.py", "packs.py", "model.py")
+
+
+@dataclass(frozen=True)
+class Checked:
+    entries: tuple[Entry, ...]
+    """Every entry that loaded, in file order, the unusable ones too."""
+    problems: tuple[Problem, ...]
+    unusable: frozenset[int]
+    """Entries (by index) with a problem of their own or repeating one before them: a game leaves them out."""
+
+    def usable(self) -> tuple[Entry, ...]:
+        return tuple(entry for index, entry in enumerate(self.entries) if index not in self.unusable)
+
+
+def check_files(files: Sequence[Path], cache: Path | None = None, *, remember: bool = True) -> Checked:
+    """The files' entries, checked; with results from `cache` where it has them, and (if `remember`) new ones kept
+    there: an import that may yet fail writes nothing, not even to the cache."""
+    cached = _Cache(cache)
+    entries: list[Entry] = []
+    problems: list[Problem] = []
+    unusable: set[int] = set()
+    digests = []
+    for path in files:
+        digest, found, wrong = _load(path)
+        digests.append(digest)
+        problems += wrong
+        remembered = cached.packs.get(digest) if digest else None
+        if remembered is None:
+            remembered = [[i, p.field, p.message] for i, e in enumerate(found) for p in check_entry(e)]
+            if digest:
+                cached.packs[digest] = remembered
+        for index, field, message in remembered:
+            problems.append(Problem(path, found[index].id, field, message))
+            unusable.add(len(entries) + index)
+        entries += found
+    bank_key = hashlib.sha256("\n".join(f"{d}:{p}" for d, p in zip(digests, files, strict=True)).encode()).hexdigest()
+    repeated = cached.banks.get(bank_key) if all(digests) else None
+    if repeated is None:
+        repeated = [[r.index, r.problem.field, r.problem.message] for r in repeats(entries)]
+        cached.banks[bank_key] = repeated
+    for index, field, message in repeated:
+        entry = entries[index]
+        assert entry.path is not None
+        problems.append(Problem(entry.path, entry.id, field, message))
+        unusable.add(index)
+    if remember:
+        cached.save()
+    return Checked(tuple(entries), tuple(problems), frozenset(unusable))
+
+
+def _load(path: Path) -> tuple[str, list[Entry], list[Problem]]:
+    """A pack's content hash ("" if unread), entries and problems."""
+    try:
+        data = read_bounded(path, PACK_MAX_BYTES)
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return "", [], [Problem(path, None, None, f"not UTF-8 text ({error.reason} at byte {error.start})")]
+    except FileRefused as error:
+        return "", [], [Problem(path, None, None, str(error))]
+    except OSError as error:
+        return "", [], [Problem(path, None, None, f"cannot be read ({error.strerror or error})")]
+    found, wrong = load_text(path, text)
+    return hashlib.sha256(_CODE_HASH + data).hexdigest(), found, wrong
+
+
+def _code_hash() -> bytes:
+    here = Path(__file__).parent
+    digest = hashlib.sha256()
+    for name in _CHECKING_CODE:
+        with contextlib.suppress(OSError):
+            digest.update((here / name).read_bytes())
+    return digest.digest()
+
+
+_CODE_HASH = _code_hash()
+Remembered = list[list[Any]]
+
+
+class _Cache:
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.packs: dict[str, Remembered] = {}
+        self.banks: dict[str, Remembered] = {}
+        self._before: tuple[int, int] = (0, 0)
+        if path is None:
+            return
+        try:
+            data = json.loads(read_bounded(path, 20_000_000))
+            self.packs, self.banks = dict(data["packs"]), dict(data["banks"])
+        except (OSError, ValueError, KeyError, TypeError):
+            self.packs, self.banks = {}, {}
+        self._before = (len(self.packs), len(self.banks))
+
+    def save(self) -> None:
+        if self.path is None or self._before == (len(self.packs), len(self.banks)):
+            return
+        packs = dict(list(self.packs.items())[-KEPT_PACKS:])
+        banks = dict(list(self.banks.items())[-KEPT_BANKS:])
+        with contextlib.suppress(OSError):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle, name = tempfile.mkstemp(prefix=".checked.", suffix=".partial", dir=self.path.parent)
+            try:
+                with os.fdopen(handle, "w", encoding="utf-8") as file:
+                    json.dump({"packs": packs, "banks": banks}, file, ensure_ascii=False)
+                os.replace(name, self.path)
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(name)
