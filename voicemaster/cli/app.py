@@ -110,7 +110,7 @@ def _parser() -> argparse.ArgumentParser:
     say.add_argument("text")
     say.add_argument("--lang", default=None, choices=LANGUAGES, help="default: from config")
     say.add_argument("--out", type=Path, help="write this WAV file instead of playing through the speaker")
-    say.add_argument("--voice", metavar="ENGINE:NAME", help="e.g. kokoro:bm_george or espeak:en-us; default: config")
+    say.add_argument("--voice", metavar="ENGINE:NAME", help="e.g. pico:de-DE or kokoro:bm_george; default: config")
     say.set_defaults(run=_say)
 
     voices = commands.add_parser("voices", help="the voices the quizmaster can speak with, per language")
@@ -173,8 +173,9 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--limit", type=int, default=None, help="asr, latency: an even sample of this many clips")
     bench.add_argument(
         "--corpora",
-        default="espeak,kokoro,real",
-        help="asr: corpora, comma-separated: espeak, kokoro, real (recordings of people; --limit leaves it whole)",
+        default="espeak,kokoro,real,options",
+        help="asr: corpora, comma-separated: espeak, kokoro, real (recordings of people; --limit leaves it whole), "
+        "options (option words said by people among options of their kind; --limit samples them)",
     )
     bench.add_argument(
         "--questions", type=int, default=3, help="voice: questions in each timed game (played in real time)"

@@ -119,7 +119,7 @@ class WhisperRecognizer:
             spell=tokens.decode,
         )
         text = tokens.decode(scores.free_tokens)
-        self.last = weigh(scores.phrases, choices, scores.free, scores.no_speech)
+        self.last = weigh(scores.phrases, choices, scores.free, scores.no_speech, reading=text, hear=phrases)
         if context.name in (ContextName.NUMBER, ContextName.CONFIRM):
             # A placement (or, read back in the confirm context, its correction) is open-ended: its words decide,
             # and the quizmaster says it back before it counts. The free reading first, as it owes nothing to a
