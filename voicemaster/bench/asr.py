@@ -21,7 +21,14 @@ from voicemaster.config.files import LANGUAGES
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.intents import Understanding, understand
 from voicemaster.speech.hearing.phrases import load as load_phrases
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Recognizer, RecognizerUnavailable
+from voicemaster.speech.hearing.recognition import (
+    Context,
+    ContextName,
+    Heard,
+    Intent,
+    Recognizer,
+    RecognizerUnavailable,
+)
 from voicemaster.speech.hearing.whisper.decision import MARGINS, Evidence, decide
 from voicemaster.speech.hearing.whisper.strategies import Tuning
 
@@ -341,9 +348,9 @@ def summarize(outcomes: Sequence[tuple[Sample, Heard]]) -> dict[str, Any]:
             language: {condition: _share(marks) for condition, marks in sorted(row.items())}
             for language, row in sorted(cells.items())
         },
-        "asked_again": _share([heard.intent == "unknown" for _, heard in commands]),
+        "asked_again": _share([heard.intent == Intent.UNKNOWN for _, heard in commands]),
         "false_accepts_by_context": {
-            context: sum(1 for clip, heard in talk if clip.context == context and heard.intent != "unknown")
+            context: sum(1 for clip, heard in talk if clip.context == context and heard.intent != Intent.UNKNOWN)
             for context in sorted({clip.context.value for clip, _ in talk})
         },
         "decode_ms": percentiles(times),
@@ -380,7 +387,7 @@ def by_source(outcomes: Sequence[tuple[Sample, Heard]]) -> dict[str, Any]:
             commands = [heard for sample, heard in members if sample.intent != "unknown"]
             found[group][kind] = {
                 **tally,
-                "asked_again": sum(1 for heard in commands if heard.intent == "unknown"),
+                "asked_again": sum(1 for heard in commands if heard.intent == Intent.UNKNOWN),
             }
     return found
 
@@ -398,7 +405,7 @@ def refused_though_read(outcomes: Sequence[tuple[Sample, Heard]]) -> dict[str, A
 
     refused = []
     for sample, heard in outcomes:
-        if sample.intent == "unknown" or heard.intent != "unknown":
+        if sample.intent == "unknown" or heard.intent != Intent.UNKNOWN:
             continue
         said, read = normalize(sample.text, sample.language), normalize(heard.text, sample.language)
         if said and read and Levenshtein.normalized_similarity(said, read) >= READ_NEARLY:
