@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages: Python with venv, build tools for wheels that compile, eSpeak-NG for speech (and its library,
+# Debian packages: Python with venv, build tools for wheels that compile (ttspico, SVOX Pico's German voice, is built
+# from its C sources on install), eSpeak-NG for speech (and its library,
 # which pyttsx3 loads itself), PortAudio for the microphone and speaker, PulseAudio for virtual devices (the tests,
 # and machines without a sound server), Chromium for the screen's browser tests (and npm, which fetches their
 # accessibility checker, where no Node.js is installed).

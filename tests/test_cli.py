@@ -57,9 +57,14 @@ def test_a_demo_with_too_many_or_too_few_players_says_how_many_it_takes(game: st
     ("settings", "language", "said"),
     [
         (
-            b'[speech.de]\nname = "xx-nobody"\n',
+            b'[speech.de]\nengine = "espeak"\nname = "xx-nobody"\n',
             "de",
             "mine.toml: speech.de.name: eSpeak-NG has no voice 'xx-nobody'",
+        ),
+        (  # German speaks Pico by default: a name alone is one of its voices, and the message says how to pick eSpeak
+            b'[speech.de]\nname = "de+m3"\n',
+            "de",
+            "mine.toml: speech.de.name: Pico has no voice 'de+m3'; its de voices: de-DE",
         ),
         (
             b'[speech.en]\nengine = "kokoro"\nname = "zz_nobody"\n',
@@ -68,7 +73,7 @@ def test_a_demo_with_too_many_or_too_few_players_says_how_many_it_takes(game: st
         ),
         (b'[game]\nlanguage = "de"\n# caf\xe9 in Latin-1\n', "de", "mine.toml: (file): not UTF-8 text"),
     ],
-    ids=["espeak-voice", "kokoro-voice", "latin-1"],
+    ids=["espeak-voice", "pico-voice", "kokoro-voice", "latin-1"],
 )
 def test_a_config_with_an_unknown_voice_or_not_in_utf8_names_the_file_and_field(
     tmp_path: Path, settings: bytes, language: str, said: str

@@ -30,7 +30,13 @@ def test_bench_asr_reports_each_corpus_and_the_curve_its_margins_were_set_from(t
     assert set(real["by_source"]) == {"klettres de"}  # German is KLettres' alone
     cell = real["by_source"]["klettres de"]
     assert cell["all"]["utterances"] == real["utterances"] and {"letter", "word", "yes"} <= set(cell)
+    # Option words among options of their kind: the table per language and source, and the curve with its choice.
+    options = whisper["options"]
+    assert sum(cell["n"] for cell in options["option_cells"]["de"].values()) == options["utterances"] > 0
+    assert all(cell["wrong"] == 0 for cell in options["option_cells"]["de"].values())
+    assert options["option_curve"]["de"] and "option_chosen" in options
     text = report(figures)
+    assert "taken for another option" in text and "chosen:" in text
     assert (
         "real recordings (klettres-data, Asterisk's" in text
         and "real recordings per source and language" in text

@@ -67,7 +67,7 @@ def test_a_replay_that_disagrees_with_a_stored_state_is_caught(tmp_path: Path) -
 
 
 def test_fuzzed_inputs_through_the_commands_find_no_traceback_in_the_question_tools() -> None:
-    figures = faults_fuzz.fuzz(150, seed=11)
+    figures = faults_fuzz.fuzz(150, seed=11, command=main)
     assert figures["inputs"] == 150
     question_tools = {kind: n for kind, n in figures["tracebacks_by_kind"].items() if kind.split(":")[0] in
                       ("pack", "opentdb", "csv")}  # fmt: skip
@@ -77,12 +77,12 @@ def test_fuzzed_inputs_through_the_commands_find_no_traceback_in_the_question_to
 
 
 def test_a_traceback_and_a_file_left_behind_are_counted(monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(_kind: str, content: bytes, folder: Path) -> tuple[int, str, Path | None]:
+    def broken(_kind: str, content: bytes, folder: Path, _main: object) -> tuple[int, str, Path | None]:
         (folder / "left-behind.toml.partial").write_bytes(content[:10])
         raise AttributeError("'str' object has no attribute 'get'")
 
     monkeypatch.setattr(faults_fuzz, "_one", broken)
-    figures = faults_fuzz.fuzz(3, seed=1)
+    figures = faults_fuzz.fuzz(3, seed=1, command=main)
     assert figures["tracebacks"] == 3 and figures["written_on_failure"] == 3
 
 

@@ -232,7 +232,7 @@ def run_cli(pulse: Pulse, *args: str) -> subprocess.CompletedProcess[str]:
 def test_say_without_a_file_speaks_through_the_speaker(pulse: Pulse, espeak: Espeak) -> None:
     text = "Herzlichen Glückwunsch!"
     with pulse.record_speaker() as recording:
-        shown = run_cli(pulse, "say", text, "--lang", "de")
+        shown = run_cli(pulse, "say", text, "--lang", "de", "--voice", "espeak:de")
     assert shown.returncode == 0, shown.stderr
     assert matches(recording.audio, espeak.render(text, "de")) > 0.99
 

@@ -98,12 +98,23 @@ def test_the_driver_writes_a_later_say_into_its_last_file(tmp_path: Path) -> Non
     """Why `say()` is never called, and every sentence gets a new file that is removed once read: the eSpeak driver
     keeps its last `save_to_file` target, and `say()` writes there (instead of playing through aplay)."""
     first = tmp_path / "first.wav"
+    # `runAndWait()` may return before eSpeak's thread has written the file and printed (NOTES-audio.md): each step
+    # waits, boundedly, for the driver's "Audio saved" line, as counted on standard output, so that a loaded machine
+    # (eSpeak's thread late) is not taken for a driver that did not do it.
     script = (
-        "import pyttsx3, sys\n"
+        "import io, os, pyttsx3, sys, time\n"
+        "shown, out = io.StringIO(), sys.stdout\n"
+        "sys.stdout = shown\n"
+        "def saved(times):\n"
+        "    deadline = time.monotonic() + 60\n"
+        "    while shown.getvalue().count('Audio saved to') < times and time.monotonic() < deadline:\n"
+        "        time.sleep(0.01)\n"
         "engine = pyttsx3.init()\n"
-        "engine.save_to_file('Yes.', sys.argv[1]); engine.runAndWait()\n"
-        "print('size', __import__('os').path.getsize(sys.argv[1]))\n"
+        "engine.save_to_file('Yes.', sys.argv[1]); engine.runAndWait(); saved(1)\n"
+        "size = os.path.getsize(sys.argv[1])\n"
         "engine.say('A much longer sentence that was meant for the speaker, not for a file.'); engine.runAndWait()\n"
+        "saved(2)\n"
+        "out.write(shown.getvalue() + f'size {size}\\n')\n"
     )
     shown = subprocess.run([sys.executable, "-c", script, str(first)], capture_output=True, text=True, check=True)
     assert shown.stdout.count(f"Audio saved to {first}") == 2  # and printed on standard output, twice

@@ -1,5 +1,5 @@
-"""The quizmaster's voices: Kokoro for English and French, eSpeak-NG for German and as the fallback, rendered for real
-and checked by ear (Whisper base hears the sentence back)."""
+"""The quizmaster's voices: Kokoro for English and French, Pico for German (tests/speech/test_pico.py), eSpeak-NG as
+the fallback, rendered for real and checked by ear (Whisper base hears the sentence back)."""
 
 from __future__ import annotations
 
@@ -45,13 +45,14 @@ def test_kokoro_speaks_so_that_whisper_hears_the_sentence_back(
     assert heard in text.lower(), text
 
 
-def test_auto_speaks_english_and_french_with_kokoro_and_german_with_espeak() -> None:
+def test_auto_speaks_english_and_french_with_kokoro_and_german_with_pico() -> None:
     assert resolved(Voice(), "en") == Voice("bf_emma", engine="kokoro")
     assert resolved(Voice(), "fr") == Voice("ff_siwis", engine="kokoro")
-    assert resolved(Voice(), "de") == Voice("", engine="espeak")
+    assert resolved(Voice(), "de") == Voice("de-DE", engine="pico")
     assert resolved(Voice("en-us"), "en").engine == "espeak"  # a name alone picks the engine that has it
+    assert resolved(Voice("en-US"), "en").engine == "pico"
     german = Speakers({"de": Voice()}).render("Ist das deine endgültige Entscheidung?", "de")
-    assert german.rate == 22_050  # eSpeak-NG's
+    assert german.rate == 16_000  # Pico's
 
 
 def test_a_line_is_rendered_once_and_read_from_the_cache_after() -> None:
@@ -111,7 +112,7 @@ def test_the_demo_players_speak_in_voices_other_than_the_quizmasters() -> None:
     assert len(english) >= 3 and all(voice.engine == "kokoro" for voice in english)
     assert "bf_emma" not in {voice.name for voice in english}
     assert "ff_siwis" not in {voice.name for voice in player_voices("fr", Voice())}
-    assert all(voice.engine == "espeak" for voice in player_voices("de", Voice()))
+    assert all(voice.engine == "pico" for voice in player_voices("de", Voice()))
 
 
 def test_voices_lists_each_voice_as_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -119,7 +120,7 @@ def test_voices_lists_each_voice_as_json(capsys: pytest.CaptureFixture[str]) -> 
     listed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert {tuple(sorted(entry)) for entry in listed} == {("default", "engine", "installed", "language", "voice")}
     defaults = {(entry["language"], entry["engine"], entry["voice"]) for entry in listed if entry["default"]}
-    assert defaults == {("de", "espeak", "de"), ("en", "kokoro", "bf_emma"), ("fr", "kokoro", "ff_siwis")}
+    assert defaults == {("de", "pico", "de-DE"), ("en", "kokoro", "bf_emma"), ("fr", "kokoro", "ff_siwis")}
     assert {"af_heart", "bm_george"} <= {entry["voice"] for entry in listed if entry["engine"] == "kokoro"}
 
 

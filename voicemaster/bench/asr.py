@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from voicemaster.bench import kokoro_corpus, real_speech, whisper_variants
+from voicemaster.bench import asr_options, kokoro_corpus, real_speech, whisper_variants
 from voicemaster.bench.corpus import Clip, Noise, Utterance, UtteranceSet, generate, load, utterances
 from voicemaster.config.files import LANGUAGES
 from voicemaster.speech.audio import Audio
@@ -154,7 +154,17 @@ def real_samples(languages: Sequence[str]) -> tuple[list[Sample], str | None]:
     ], None
 
 
-CORPORA = ("espeak", "kokoro", "real")
+CORPORA = ("espeak", "kokoro", "real", "options")
+
+
+def option_samples(corpus: Path, languages: Sequence[str], limit: int | None) -> tuple[list[Sample], str]:
+    """Option words said by people among four options of their kind (`bench.option_words`), the source as the
+    condition; `limit` takes an even sample of the cells."""
+    clips, missing = asr_options.clips(corpus, languages, limit)
+    return [
+        Sample(c.path, c.language, ContextName.ANSWER, c.options, (), c.said, "answer", c.value, c.source)
+        for c in clips
+    ], missing
 
 
 def run(
@@ -169,7 +179,8 @@ def run(
     clips = select_clips(corpus, languages, limit) if "espeak" in corpora else ()
     real, real_missing = real_samples(languages) if "real" in corpora else ([], None)
     natural, natural_missing = kokoro_samples(corpus, languages, limit) if "kokoro" in corpora else ([], None)
-    measured = {"espeak": espeak_samples(corpus, clips), "kokoro": natural, "real": real}
+    worded, worded_missing = option_samples(corpus, languages, limit) if "options" in corpora else ([], "")
+    measured = {"espeak": espeak_samples(corpus, clips), "kokoro": natural, "real": real, "options": worded}
     results = {
         name: _measure(ENGINE_SETUPS[name], {which: measured[which] for which in CORPORA if which in corpora})
         for name in engines
@@ -184,6 +195,8 @@ def run(
         "real_missing": real_missing,
         "kokoro_clips": len(natural),
         "kokoro_missing": natural_missing,
+        "option_clips": len(worded),
+        "option_missing": worded_missing,
         "engines": results,
         "written": written,
     }
@@ -288,6 +301,13 @@ def _measure(setup: EngineSetup, corpora: dict[str, list[Sample]]) -> dict[str, 
                 if evidence is not None:
                     weighed.append(Weighed(sample, context, evidence, heard))
         found[name] = {**summarize(outcomes), "not_installed": missing, "margins": margin_curve(outcomes, weighed)}
+        if name == "options":
+            points = asr_options.curve(weighed)
+            found[name] |= {
+                "option_cells": asr_options.cells(outcomes),
+                "option_curve": points,
+                "option_chosen": asr_options.chosen(points),
+            }
     return found
 
 

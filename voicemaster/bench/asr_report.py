@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from voicemaster.bench import asr_options
 from voicemaster.speech.hearing.whisper.decision import MARGINS
 
 
@@ -22,6 +23,8 @@ def report(figures: dict[str, Any]) -> str:
         )
     if figures.get("kokoro_missing"):
         lines.append(f"Kokoro voices: not measured: {figures['kokoro_missing']}")
+    if figures.get("option_missing"):
+        lines.append(f"option words: not all measured: {figures['option_missing']}")
     if figures["real_missing"]:
         lines.append(f"real recordings: not measured: {figures['real_missing']}")
     for name, result in figures["engines"].items():
@@ -31,6 +34,8 @@ def report(figures: dict[str, Any]) -> str:
                 lines += _report_corpus(result[corpus], label)
         if "real" in result and result["real"]["utterances"]:
             lines += _report_sources(result["real"])
+        if "options" in result and result["options"]["utterances"]:
+            lines += asr_options.report(result["options"])
     return "\n".join(line for line in lines if line)
 
 
@@ -38,6 +43,7 @@ CORPORA = {
     "espeak": "eSpeak-NG corpus",
     "kokoro": "Kokoro voices (the demo's players; English and French)",
     "real": "real recordings (klettres-data, Asterisk's Allison, June and Armelle)",
+    "options": "option words said by people, each among four of its kind (klettres, its telephone copy, Asterisk)",
 }
 
 

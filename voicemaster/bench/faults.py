@@ -45,7 +45,9 @@ def run(games: int = GAMES, inputs: int = INPUTS, seed: int = SEED) -> dict[str,
 
 def fuzz_in_child(inputs: int, seed: int) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    command = [sys.executable, "-m", "voicemaster.bench.faults_fuzz", str(inputs), str(seed)]
+    # Through the real entry (`voicemaster bench fuzz`), which gives the fuzzer the command line to run.
+    command = [sys.executable, "-m", "voicemaster", "bench", "fuzz", "--inputs", str(inputs), "--seed", str(seed)]
+    command.append("--json")
     done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
     if done.returncode != 0:
         # The fuzzer itself failed: that is a figure too, not a reason to lose the others.
@@ -64,18 +66,7 @@ def report(figures: dict[str, Any]) -> str:
             f"{per.get('after_pack_change', 0)} resumed with their question gone from the bank)"
         )
         lines += [f"      {count} x {problem}" for problem, count in per["problems"].items()]
-    if fuzz.get("error"):
-        lines.append(f"fuzzed input: the fuzzer failed: {fuzz['error']}")
-    else:
-        slowest = fuzz["slowest"] or {}
-        lines += [
-            f"fuzzed input: {fuzz['inputs']} inputs, {fuzz['tracebacks']} tracebacks, "
-            f"{fuzz['written_on_failure']} wrote files on failure, {fuzz['invalid_packs_written']} invalid packs "
-            f"written, {fuzz['hung']} hung (bound {fuzz['hang_bound_seconds']} s); slowest "
-            f"{slowest.get('seconds')} s ({slowest.get('kind')}: {', '.join(slowest.get('mutations', []))}); "
-            f"peak memory {fuzz['peak_memory_mb']} MB",
-        ]
-        lines += [f"      {count} x {kind}" for kind, count in fuzz["tracebacks_by_kind"].items()]
+    lines += fuzz_report(fuzz)
     lines.append(
         f"faults (each command limited to {faults['time_limit_seconds']} s): {faults['games_lost']} games lost, "
         f"{faults['hung']} hung, {faults['tracebacks']} tracebacks"
@@ -86,3 +77,20 @@ def report(figures: dict[str, Any]) -> str:
         kind = "traceback: " if outcome["traceback"] else ""
         lines.append(f"  {outcome['fault']:24} {outcome['command']}: {state}{lost}; {kind}{outcome['message'][:100]}")
     return "\n".join(lines)
+
+
+def fuzz_report(fuzz: dict[str, Any]) -> list[str]:
+    """The lines of the fuzzed input's figures."""
+    if fuzz.get("error"):
+        return [f"fuzzed input: the fuzzer failed: {fuzz['error']}"]
+    lines: list[str] = []
+    slowest = fuzz["slowest"] or {}
+    lines += [
+        f"fuzzed input: {fuzz['inputs']} inputs, {fuzz['tracebacks']} tracebacks, "
+        f"{fuzz['written_on_failure']} wrote files on failure, {fuzz['invalid_packs_written']} invalid packs "
+        f"written, {fuzz['hung']} hung (bound {fuzz['hang_bound_seconds']} s); slowest "
+        f"{slowest.get('seconds')} s ({slowest.get('kind')}: {', '.join(slowest.get('mutations', []))}); "
+        f"peak memory {fuzz['peak_memory_mb']} MB",
+    ]
+    lines += [f"      {count} x {kind}" for kind, count in fuzz["tracebacks_by_kind"].items()]
+    return lines

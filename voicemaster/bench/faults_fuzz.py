@@ -39,6 +39,10 @@ from voicemaster import paths
 from voicemaster.bench.faults_mutate import mutate
 from voicemaster.config.files import LANGUAGES, ConfigError
 
+Command = Callable[[list[str]], int]
+"""The command line's `main`, given by the command that runs the fuzzer (`voicemaster bench fuzz`): a bench imports
+nothing above it."""
+
 KINDS = ("pack", "opentdb", "csv", "config", "phrases", "wav")
 WEIGHTS = (25, 20, 20, 15, 10, 10)
 HUNG_SECONDS = 30
@@ -139,10 +143,8 @@ def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
     return {str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns) for p in root.rglob("*") if p.is_file()}
 
 
-def _command(argv: list[str]) -> tuple[int, str]:
+def _command(main: Command, argv: list[str]) -> tuple[int, str]:
     """The real command line, in this process: its exit code and what it printed on stderr."""
-    from voicemaster.cli.app import main
-
     err = io.StringIO()
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
         try:
@@ -179,22 +181,22 @@ def _wav(path: Path) -> tuple[int, str]:
     return 0, ""
 
 
-def _one(kind: str, content: bytes, folder: Path) -> tuple[int, str, Path | None]:
+def _one(kind: str, content: bytes, folder: Path, main: Command) -> tuple[int, str, Path | None]:
     """Runs one input; (exit code, stderr, the pack an import wrote or None)."""
     if kind == "pack":
         target = folder / "pack.toml"
         target.write_bytes(content)
-        return (*_command(["questions", "validate", str(target)]), None)
+        return (*_command(main, ["questions", "validate", str(target)]), None)
     if kind in ("opentdb", "csv"):
         target = folder / f"import.{'json' if kind == 'opentdb' else 'csv'}"
         target.write_bytes(content)
-        code, err = _command(["questions", "import", str(target), "--format", kind, "--lang", "en"])
+        code, err = _command(main, ["questions", "import", str(target), "--format", kind, "--lang", "en"])
         return code, err, paths.user_questions_dir() / "en" / "import.toml"
     if kind == "config":
         target = folder / "config.toml"
         target.write_bytes(content)
         argv = ["--config", str(target), "demo", "--text", "--players", "2", "--rounds", "1", "--seed", "5"]
-        return (*_command(argv), None)
+        return (*_command(main, argv), None)
     if kind == "phrases":
         for language in LANGUAGES:
             shutil.copytree(paths.PHRASES_DIR / language, folder / "phrases" / language)
@@ -227,7 +229,7 @@ def make_input(number: int, seed: int, bases: dict[str, bytes]) -> tuple[str, by
     return kind, content, mutations
 
 
-def fuzz_one(number: int, seed: int, bases: dict[str, bytes], root: Path) -> Result:
+def fuzz_one(number: int, seed: int, bases: dict[str, bytes], root: Path, main: Command) -> Result:
     kind, content, mutations = make_input(number, seed, bases)
     folder = root / f"input-{number}"
     user = root / f"user-{number}"
@@ -241,7 +243,7 @@ def fuzz_one(number: int, seed: int, bases: dict[str, bytes], root: Path) -> Res
         before = _snapshot(user)
         signal.setitimer(signal.ITIMER_REAL, HUNG_SECONDS)
         try:
-            code, err, written = _one(kind, content, folder)
+            code, err, written = _one(kind, content, folder, main)
         except _Hung:
             hung = True
         except Exception as error:
@@ -275,8 +277,11 @@ def _pack_problems(pack: Path) -> list[Any]:
     return [*problems, *validate(entries)]
 
 
-def fuzz(inputs: int, seed: int = 17, progress: Callable[[int], None] | None = None) -> dict[str, Any]:
-    """`inputs` mutated inputs; the figures, with the first few tracebacks and their inputs for a reproducer."""
+def fuzz(
+    inputs: int, seed: int = 17, progress: Callable[[int], None] | None = None, *, command: Command
+) -> dict[str, Any]:
+    """`inputs` mutated inputs through `command` (the command line's `main`); the figures, with the first few
+    tracebacks and their inputs for a reproducer."""
     previous = signal.signal(signal.SIGALRM, _on_alarm)
     bases = _bases()
     results: list[Result] = []
@@ -284,7 +289,7 @@ def fuzz(inputs: int, seed: int = 17, progress: Callable[[int], None] | None = N
     try:
         with tempfile.TemporaryDirectory(prefix="vm-fuzz-") as folder:
             for number in range(inputs):
-                results.append(fuzz_one(number, seed, bases, Path(folder)))
+                results.append(fuzz_one(number, seed, bases, Path(folder), command))
                 if progress is not None:
                     progress(number)
     finally:
@@ -329,7 +334,3 @@ def peak_memory_mb() -> float:
     except (OSError, StopIteration, ValueError):
         maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         return round(maxrss * (1 if sys.platform == "darwin" else 1024) / 1e6, 1)
-
-
-if __name__ == "__main__":
-    print(json.dumps(fuzz(int(sys.argv[1]), int(sys.argv[2])), ensure_ascii=False))

@@ -34,7 +34,7 @@ from voicemaster.rules import GameSettings, new_game, variant
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import Playback
 from voicemaster.speech.hearing.recognition import ContextName, Heard, Intent
-from voicemaster.speech.voice import kokoro, pyttsx3_engine
+from voicemaster.speech.voice import kokoro, pico, pyttsx3_engine
 from voicemaster.speech.voice.speakers import Engines, Speakers, engine_for
 from voicemaster.speech.voice.synthesis import SpeechUnavailable, Voice
 
@@ -47,6 +47,8 @@ THINK_SECONDS = 2.0
 def engines_for(language: str) -> list[str]:
     """The engines installed for this language."""
     engines = ["kokoro"] if kokoro.speaks(language) else []
+    if pico.speaks(language):
+        engines.append("pico")
     if shutil.which("espeak-ng"):
         engines.append("espeak")
     try:

@@ -30,6 +30,13 @@ def run(args: argparse.Namespace) -> int:
         figures = faults.run(max(0, 100 if args.games is None else args.games), max(0, args.inputs))
         print(json.dumps(figures, ensure_ascii=False) if args.json else faults.report(figures))
         return 0
+    if args.what == "fuzz":
+        from voicemaster.bench import faults, faults_fuzz
+        from voicemaster.cli.app import main  # the commands the fuzzer feeds its files to
+
+        figures = faults_fuzz.fuzz(max(0, args.inputs), args.seed, command=main)
+        print(json.dumps(figures, ensure_ascii=False) if args.json else "\n".join(faults.fuzz_report(figures)))
+        return 0
     if args.what == "screen":
         from voicemaster.bench import screen
 

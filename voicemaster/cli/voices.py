@@ -11,7 +11,7 @@ from pathlib import Path
 
 from voicemaster.config.files import LANGUAGES, ConfigError, read_toml
 from voicemaster.config.settings import Settings
-from voicemaster.speech.voice import kokoro, pyttsx3_engine
+from voicemaster.speech.voice import kokoro, pico, pyttsx3_engine
 from voicemaster.speech.voice.speakers import Speakers, resolved
 from voicemaster.speech.voice.synthesis import ESPEAK_VOICES, SPEECH_ENGINES, Espeak, SpeechUnavailable, Voice
 
@@ -29,9 +29,10 @@ class Listed:
 
 
 def listed(settings: Settings) -> list[Listed]:
-    """Every voice of every engine for the game's languages: Kokoro's, eSpeak-NG's own for the language, and those
-    pyttsx3 reaches (the system's; on Linux eSpeak-NG's again, through its library)."""
+    """Every voice of every engine for the game's languages: Kokoro's, Pico's, eSpeak-NG's own for the language, and
+    those pyttsx3 reaches (the system's; on Linux eSpeak-NG's again, through its library)."""
     kokoro_installed = kokoro.installed() is not None
+    pico_installed = pico.installed()
     espeak = _espeak_voices()
     system = _pyttsx3_voices()
     entries = []
@@ -43,6 +44,9 @@ def listed(settings: Settings) -> list[Listed]:
             entries.append(
                 Listed(language, "kokoro", name, kokoro_installed, (chosen.engine, chosen.name) == ("kokoro", name))
             )
+        for name in pico.voice_names(language):
+            is_default = (chosen.engine, chosen.name) == ("pico", name)
+            entries.append(Listed(language, "pico", name, pico_installed, is_default))
         for name, speaks in espeak.get(language, [(ESPEAK_VOICES[language], False)]):
             entries.append(Listed(language, "espeak", name, speaks, (chosen.engine, chosen.name) == ("espeak", name)))
         if system is None:
@@ -104,6 +108,8 @@ def voices(args: argparse.Namespace, settings: Settings) -> int:
             print(f"{entry.language}  {entry.engine:7} {entry.voice or '-':14} {marks}")
     if not args.json and kokoro.installed() is None:
         print("Kokoro's natural English and French voices: run `voicemaster models setup` to install them.")
+    if not args.json and not pico.installed():
+        print(pico.missing_message())
     if not args.json and _pyttsx3_voices() is None:
         print(f"The system's voices through pyttsx3: run `{pyttsx3_engine.INSTALL}.")
     return 0
@@ -120,6 +126,8 @@ def chosen_voice(spec: str | None, language: str, settings: Settings) -> Voice:
         raise SpeechUnavailable(f"--voice {spec!r}: expected ENGINE:NAME with an engine of {known}")
     if engine == "kokoro" and name and name not in kokoro.KOKORO_VOICES:
         raise SpeechUnavailable(f"Kokoro has no voice {name!r}; `voicemaster voices` lists those there are.")
+    if engine == "pico" and name and name not in pico.PICO_VOICES:
+        raise SpeechUnavailable(f"Pico has no voice {name!r}; `voicemaster voices` lists those there are.")
     if engine == "pyttsx3":  # asked for by name: a missing library or voice is said, not spoken over in eSpeak-NG
         pyttsx3_engine.shared().voice_id(name, language)
     return replace(configured, engine=engine, name=name)
@@ -132,6 +140,13 @@ def check_voice(settings: Settings, language: str, files: list[Path]) -> None:
     if voice.engine == "kokoro" and voice.name and voice.name not in kokoro.KOKORO_VOICES:
         known = ", ".join(kokoro.voice_names(language)) or "none"
         problem = f"Kokoro has no voice {voice.name!r}; its {language} voices: {known} (see `voicemaster voices`)"
+        raise ConfigError(_setting_file(files, language), f"speech.{language}.name", problem)
+    if voice.engine == "pico" and voice.name and voice.name not in pico.PICO_VOICES:
+        known = ", ".join(pico.voice_names(language)) or "none"
+        problem = (
+            f"Pico has no voice {voice.name!r}; its {language} voices: {known} (see `voicemaster voices`; for an "
+            'eSpeak-NG voice, set engine = "espeak")'
+        )
         raise ConfigError(_setting_file(files, language), f"speech.{language}.name", problem)
     if voice.engine == "espeak" and voice.name and shutil.which("espeak-ng"):
         try:

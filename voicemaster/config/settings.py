@@ -169,6 +169,7 @@ RANGES: dict[str, tuple[int, int, str]] = {
     "moneydrop.time_limit_seconds": (0, 3600, " seconds (0: no time limit)"),
     "rate": (80, 450, " words a minute"),
     "volume": (0, 200, ""),
+    "pitch": (50, 200, " percent of the voice's own pitch"),
     "amount": (1, 1_000_000_000, ""),
     "safety_level": (1, LEVELS - 1, " (a level below the top one)"),
 }
@@ -186,6 +187,7 @@ def _numbers(settings: Settings) -> Iterator[tuple[str, int, tuple[int, int, str
     for language, voice in settings.speech.items():
         yield f"speech.{language}.rate", voice.rate, RANGES["rate"]
         yield f"speech.{language}.volume", voice.volume, RANGES["volume"]
+        yield f"speech.{language}.pitch", voice.pitch, RANGES["pitch"]
     for name, spec in settings.ladders.items():
         for index, amount in enumerate(spec.amounts):
             yield f"ladders.{name}.amounts[{index}]", amount, RANGES["amount"]

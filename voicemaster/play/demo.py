@@ -28,7 +28,7 @@ from voicemaster.speech.devices.interfaces import Playback
 from voicemaster.speech.hearing import phrases
 from voicemaster.speech.hearing.intents import understand
 from voicemaster.speech.hearing.recognition import Intent, Recognizer
-from voicemaster.speech.voice import kokoro
+from voicemaster.speech.voice import kokoro, pico
 from voicemaster.speech.voice.earcons import earcon
 from voicemaster.speech.voice.speakers import Engines, Speakers, resolved
 from voicemaster.speech.voice.synthesis import Voice
@@ -45,13 +45,16 @@ class DemoStuck(RuntimeError):
 def player_voices(language: str, quizmaster: Voice) -> list[Voice]:
     """The simulated players' voices, each player their own, none the quizmaster's, so a listener tells them apart:
     Kokoro's natural voices where they are installed (French borrows the English voices that Whisper heard
-    say "oui" and "non" in French, as Kokoro has one French voice), else eSpeak-NG variants. The ear is measured
-    on the most human speech there is."""
+    say "oui" and "non" in French, as Kokoro has one French voice), else SVOX Pico's (German: one voice made several
+    people by pitch and rate), else eSpeak-NG variants. The ear is measured on the most human speech there is."""
     host = resolved(quizmaster, language)
     if host.engine == "kokoro" or (language in PLAYER_KOKORO_VOICES and kokoro.installed() is not None):
         names = [name for name in PLAYER_KOKORO_VOICES.get(language, ()) if name != host.name]
         if names:
             return [Voice(name, rate=150, engine="kokoro") for name in names]
+    if pico.speaks(language):
+        names = pico.voice_names(language)
+        return [Voice(names[n % len(names)], rate, pitch=pitch, engine="pico") for n, (pitch, rate) in enumerate(PICO)]
     return [Voice(name, rate=150, engine="espeak") for name in PLAYER_ESPEAK_VOICES[language]]
 
 
@@ -59,6 +62,9 @@ PLAYER_KOKORO_VOICES = {
     "en": ("am_michael", "af_heart", "bm_george", "af_bella", "bm_lewis", "bf_isabella"),
     "fr": ("ff_siwis", "af_heart", "af_bella", "am_michael"),
 }
+PICO = ((80, 136), (125, 184), (125, 136), (80, 184))
+"""(pitch %, words a minute) of each player speaking Pico: a deeper and a higher voice, at 85 % and 115 % of the
+quizmaster's rate; never the quizmaster's own pitch (100 %)."""
 PLAYER_ESPEAK_VOICES = {"de": ("de+m3", "de+f2", "de+m5"), "en": ("en-us", "en-us+f2"), "fr": ("fr+m3", "fr+f2")}
 
 

@@ -93,6 +93,7 @@ class Store:
         self._created = not os.path.lexists(self.path)
         lock_path = self.path.with_suffix(".lock")
         self._lock_created = exclusive and not os.path.lexists(lock_path)
+        self._folder_created = not os.path.lexists(self.path.parent)
         make_folder(self.path.parent)
         self._lock = take_lock(lock_path) if exclusive else None
         try:
@@ -273,7 +274,7 @@ class Store:
             self._notify(notice)
 
     def close(self) -> None:
-        """Closes the file; one this store created and left empty goes, with the lock file it created."""
+        """Closes the file; one this store created and left empty goes, with the lock file and folder it created."""
         unused = self._created and self._looked() == self._fingerprint and self._empty()
         self._db.close()
         if unused:
@@ -281,6 +282,8 @@ class Store:
                 self.path.unlink()
                 if self._lock_created:
                     self.path.with_suffix(".lock").unlink()
+                if self._folder_created:
+                    self.path.parent.rmdir()  # only if empty: nothing of anyone else's goes
         self._release()
 
     def _empty(self) -> bool:

@@ -160,8 +160,10 @@ class _SpeakerPlayback:
         drain = float(self._stream.latency) if self._cursor >= len(self._data) else 0.0
         quiet = time.monotonic() - self._last_fill
         if quiet > STALL_SECONDS + drain:
-            if self._present is not None and self._looks < STUCK_LOOKS and self._present():
-                self._looks += 1  # still there: a stall, given another while to go on
+            # Still there, or it cannot be told (a server too loaded to answer in time): a stall, given another
+            # while to go on, until it has lasted.
+            if self._present is not None and self._looks < STUCK_LOOKS and self._present() is not False:
+                self._looks += 1
                 self.stalled = max(self.stalled, quiet)
                 self._last_fill = time.monotonic()
                 return

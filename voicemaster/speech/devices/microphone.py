@@ -173,15 +173,19 @@ class Microphone:
                 ended = self._ended
             # The stream ended, or gave no sound for a second where it should every 32 ms: an unplug (a device can
             # vanish leaving the stream hanging), or a stall. Its presence tells; without it, the time does.
-            present = None if ended or self._present is None else self._present()
-            if present and looks < STUCK_LOOKS:
+            present = False if ended or self._present is None else self._present()
+            # Cannot be told (a sound server too loaded to answer in time): a stall too, until it has lasted.
+            if present is not False and looks < STUCK_LOOKS:
                 looks += 1
                 self.stalled = max(self.stalled, time.monotonic() - quiet_since)
                 continue
             if present and not reopened:  # there, but its stream stuck: a new one
                 reopened, looks = True, 0
                 self.close()
-                self.open()
+                try:
+                    self.open()
+                except MicrophoneUnavailable:
+                    raise MicrophoneLost(f"The microphone stopped delivering sound: {NO_DEVICE_HINT}.") from None
                 continue
             if present is False and self._lost is not None:
                 self._check_present(self._lost)  # said by its name, if the watch knows it

@@ -24,9 +24,11 @@ from voicemaster.speech.hearing.phrases import (
     CONTEXTS_KEPT,
     JOKERS,
     HearPhrases,
+    carrier_words,
     grammar,
     join_thousands,
     normalize,
+    option_forms,
     strip_filler,
 )
 from voicemaster.speech.hearing.recognition import Context, ContextName, Intent
@@ -177,10 +179,8 @@ def _one_meaning(named: Named) -> tuple[Intent, str | None] | None:
     return next(iter(meanings)) if len(meanings) == 1 else None
 
 
-@cache
 def _carriers(phrases: HearPhrases) -> frozenset[str]:
-    words = phrases.words
-    return words.carrier | words.negation | {word for filler in phrases.filler for word in filler.split()}
+    return carrier_words(phrases)
 
 
 @lru_cache(maxsize=CONTEXTS_KEPT)
@@ -191,9 +191,8 @@ def _spans(context: Context, phrases: HearPhrases) -> tuple[tuple[tuple[str, ...
     if context.name is ContextName.ANSWER:
         letters = Letter.first(len(context.options) or 4)
         found += [(form, Intent.ANSWER, letter.value) for letter in letters for form in phrases.letters[letter]]
-        found += [
-            (option, Intent.ANSWER, letter.value) for letter, option in zip(letters, context.options, strict=False)
-        ]
+        named = zip(letters, option_forms(context.options, phrases), strict=False)
+        found += [(form, Intent.ANSWER, letter.value) for letter, forms in named for form in forms]
         found += [(word, Intent.ANSWER, letter.value) for letter, word in _option_words(context, phrases)]
         found += [(last, Intent.ANSWER, letters[-1].value) for last in phrases.words.last]
         found += [(text, Intent.JOKER, joker) for joker in JOKERS for text in keywords[joker]]

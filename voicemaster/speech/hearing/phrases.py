@@ -76,6 +76,19 @@ class Words:
 KEYWORD_INTENTS = (*JOKERS, *COMMANDS, "no")
 
 
+@dataclass(frozen=True)
+class OptionForms:
+    """How players name an option beyond its text, per language: "der Ball" and "Ball", "l'arbre" for "arbre"."""
+
+    articles: tuple[str, ...]
+    """Put before any option of a word or two."""
+    before_vowel: tuple[str, ...]
+    """Put before an option that starts with a vowel or h: English "an", French "l'" (elided: no space after it)."""
+    before_consonant: tuple[str, ...]
+    plural: tuple[str, ...]
+    """Put before an option that looks plural (ends in s or x): French "les", "des"."""
+
+
 @dataclass(frozen=True, eq=False)  # compared by identity: loaded once per language, and a key for the grammar cache
 class HearPhrases:
     language: str
@@ -91,6 +104,14 @@ class HearPhrases:
     name: tuple[str, ...]
     placement: PlacementWords
     words: Words
+    option_forms: OptionForms
+
+
+@cache
+def carrier_words(phrases: HearPhrases) -> frozenset[str]:
+    """Every word that may stand around a meaning without changing it (normalized): carriers, negations, fillers."""
+    words = phrases.words
+    return words.carrier | words.negation | {word for filler in phrases.filler for word in filler.split()}
 
 
 def join_thousands(text: str) -> str:
@@ -147,8 +168,9 @@ def _grammar(context: Context, phrases: HearPhrases) -> tuple[Phrase, ...]:
         for letter in letters:
             for form in phrases.letters[letter]:
                 found += [(t.replace("{letter}", form), Intent.ANSWER, letter.value) for t in phrases.answer_letter]
-        for letter, option in zip(letters, context.options, strict=False):
-            found += [(t.replace("{option}", option), Intent.ANSWER, letter.value) for t in phrases.answer_option]
+        for letter, forms in zip(letters, option_forms(context.options, phrases), strict=False):
+            templates = phrases.answer_option
+            found += [(t.replace("{option}", form), Intent.ANSWER, letter.value) for t in templates for form in forms]
         for joker, said in phrases.jokers.items():
             found += [(text, Intent.JOKER, joker) for text in said]
     elif context.name is ContextName.CONFIRM:
@@ -170,6 +192,76 @@ def _grammar(context: Context, phrases: HearPhrases) -> tuple[Phrase, ...]:
     return tuple(sorted(unique, key=lambda phrase: (phrase.intent, phrase.value or "", phrase.text, phrase.written)))
 
 
+SHORT_OPTION_WORDS = 2
+"""An option of at most this many words takes an article: "der Ball", "the Eiffel Tower"; a longer one is a title or
+a sentence, said as it is."""
+NAMING_WORD_LETTERS = 4
+"""A word of a longer option this long or longer may name it alone ("Mozart"); a shorter one ("van", "de") names
+nothing."""
+VOWELS = "aeiouyàâäéèêëîïôöùûüœæh"
+
+
+def option_forms(options: tuple[str, ...], phrases: HearPhrases) -> tuple[tuple[str, ...], ...]:
+    """Per option, every way a player names it, its own text first: with and without an article ("der Ball", "un âne",
+    "l'arbre"), and a long option by its first or last word alone ("Mozart" for "Wolfgang Amadeus Mozart"). A form
+    that two options share names neither ("Johann" of "Johann Sebastian Bach" and "Johann Strauss")."""
+    return _option_forms(options, phrases)
+
+
+@lru_cache(maxsize=CONTEXTS_KEPT)
+def _option_forms(options: tuple[str, ...], phrases: HearPhrases) -> tuple[tuple[str, ...], ...]:
+    each = [_forms(option, phrases) for option in options]
+    said = [{normalize(form, phrases.language) for form in forms} for forms in each]
+    shared = {text for index, own in enumerate(said) for other in said[index + 1 :] for text in own & other}
+    return tuple(
+        tuple(
+            form
+            for position, form in enumerate(forms)
+            if position == 0 or normalize(form, phrases.language) not in shared
+        )
+        for forms in each
+    )
+
+
+def _forms(option: str, phrases: HearPhrases) -> tuple[str, ...]:
+    rules = phrases.option_forms
+    every = (*rules.articles, *rules.before_vowel, *rules.before_consonant, *rules.plural)
+    words = option.split()
+    bare = option
+    # "Der Zauberberg" is "Zauberberg" too, "L'Étranger" "Étranger".
+    for article in sorted(every, key=len, reverse=True):
+        elided = article.endswith("'")
+        if elided and option.lower().startswith(article) and len(option) > len(article):
+            bare = option[len(article) :]
+            break
+        if not elided and len(words) > 1 and words[0].lower() == article:
+            bare = " ".join(words[1:])
+            break
+    forms = [option, bare]
+    bare_words = bare.split()
+    if any(character.isdigit() for character in bare):
+        return _unique(forms)
+    if bare == option and len(bare_words) <= SHORT_OPTION_WORDS:  # one with its own article takes no other
+        vowel = bare[:1].lower() in VOWELS
+        plural = bare.lower().endswith(("s", "x")) and len(bare) > NAMING_WORD_LETTERS
+        articles = [*rules.articles, *(rules.before_vowel if vowel else rules.before_consonant)]
+        articles += list(rules.plural) if plural else []
+        forms += [f"{article}{bare}" if article.endswith("'") else f"{article} {bare}" for article in articles]
+    if len(bare_words) > 1:
+        carriers = {*phrases.words.carrier, *(normalize(article, phrases.language) for article in every)}
+        for word in (bare_words[0], bare_words[-1]):
+            if len(spoken(word)) >= NAMING_WORD_LETTERS and normalize(word, phrases.language) not in carriers:
+                forms.append(word)
+    return _unique(forms)
+
+
+def _unique(forms: list[str]) -> tuple[str, ...]:
+    seen: dict[str, str] = {}
+    for form in forms:
+        seen.setdefault(spoken(form), form)
+    return tuple(seen.values())
+
+
 def load(language: str, folder: Path = PHRASES_DIR) -> HearPhrases:
     """One language's phrases; a malformed file names the file and the key."""
     return _load(language, folder)
@@ -181,7 +273,7 @@ def _load(language: str, folder: Path) -> HearPhrases:
     table = _Table(path, read_toml(path))
     letters = table.table("letters")
     number = table.table("number")
-    words, keywords = table.table("words"), table.table("keywords")
+    words, keywords, forms = table.table("words"), table.table("keywords"), table.table("option_forms")
 
     def normalized(texts: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(normalize(text, language) for text in texts)
@@ -215,6 +307,12 @@ def _load(language: str, folder: Path) -> HearPhrases:
             spelling=tuple(tuple(text.split()) for text in normalized(words.texts("spelling"))),
             keywords={intent: normalized(keywords.texts(intent)) for intent in KEYWORD_INTENTS},
         ),
+        option_forms=OptionForms(
+            articles=forms.texts("articles"),
+            before_vowel=forms.texts("before_vowel", empty=True),
+            before_consonant=forms.texts("before_consonant", empty=True),
+            plural=forms.texts("plural", empty=True),
+        ),
     )
 
 
@@ -241,10 +339,15 @@ class _Table:
             raise ConfigError(self.path, self.prefix + key, "expected a non-empty string")
         return value
 
-    def texts(self, key: str, placeholder: str | None = None) -> tuple[str, ...]:
+    def texts(self, key: str, placeholder: str | None = None, *, empty: bool = False) -> tuple[str, ...]:
         value = self._get(key)
-        if not isinstance(value, list) or not value or not all(isinstance(v, str) and v.strip() for v in value):
-            raise ConfigError(self.path, self.prefix + key, "expected a non-empty list of non-empty strings")
+        if (
+            not isinstance(value, list)
+            or not (value or empty)
+            or not all(isinstance(v, str) and v.strip() for v in value)
+        ):
+            wanted = "a list" if empty else "a non-empty list"
+            raise ConfigError(self.path, self.prefix + key, f"expected {wanted} of non-empty strings")
         for index, text in enumerate(value):
             if placeholder and placeholder not in text:
                 raise ConfigError(self.path, f"{self.prefix}{key}[{index}]", f"{text!r} lacks {placeholder}")

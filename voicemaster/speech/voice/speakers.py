@@ -1,9 +1,10 @@
 """Which engine speaks each language: the configured one, or with `auto` the most natural one installed.
 
-auto: Kokoro where it is installed and has a voice for the language (English, French), else eSpeak-NG where its
-program is installed (Linux), else pyttsx3 (the system's voice on Windows and macOS). A voice name alone picks the
-engine that has it ("bf_emma" is Kokoro's, "en-us" eSpeak-NG's). When the chosen engine cannot speak (its model or
-library is missing) the quizmaster falls back to eSpeak-NG and says why once, rather than staying silent.
+auto: Kokoro where it is installed and has a voice for the language (English, French), else SVOX Pico where it is
+installed (German; English and French without Kokoro), else eSpeak-NG where its program is installed (Linux), else
+pyttsx3 (the system's voice on Windows and macOS). A voice name alone picks the engine that has it ("bf_emma" is
+Kokoro's, "de-DE" Pico's, "en-us" eSpeak-NG's). When the chosen engine cannot speak (its model or library is missing)
+the quizmaster falls back to eSpeak-NG and says why once, rather than staying silent.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.voice import kokoro, pyttsx3_engine
+from voicemaster.speech.voice import kokoro, pico, pyttsx3_engine
 from voicemaster.speech.voice.render_ahead import Priority, RenderQueue
 from voicemaster.speech.voice.synthesis import Espeak, SpeechUnavailable, Voice
 
@@ -29,6 +30,8 @@ def engine_for(voice: Voice, language: str) -> str:
         return voice.engine
     if voice.name in kokoro.KOKORO_VOICES or (not voice.name and kokoro.speaks(language)):
         return "kokoro"
+    if voice.name in pico.PICO_VOICES or (not voice.name and pico.speaks(language)):
+        return "pico"
     return "espeak" if shutil.which("espeak-ng") else "pyttsx3"
 
 
@@ -38,41 +41,50 @@ def resolved(voice: Voice, language: str) -> Voice:
     name = voice.name
     if not name and engine == "kokoro":
         name = kokoro.DEFAULT_VOICE.get(language, "")
+    if not name and engine == "pico":
+        name = pico.DEFAULT_VOICE.get(language, "")
     return replace(voice, engine=engine, name=name)
 
 
 @dataclass
 class Engines:
-    """What the speakers of one game share: Kokoro, loaded once when first needed (about a second) and rendering on
-    one thread ahead of the game, the engines that failed, and the voices as resolved."""
+    """What the speakers of one game share: Kokoro and Pico, loaded once when first needed (Kokoro in about a second)
+    and rendering on one thread ahead of the game, the engines that failed, and the voices as resolved."""
 
     warnings: TextIO | None = None
     """Where a fallback is explained; None: standard error."""
     kokoro: kokoro.Kokoro | None = None
+    pico: pico.Pico | None = None
     failed: set[str] = field(default_factory=set)
     voices: dict[tuple[Voice, str], Voice] = field(default_factory=dict)
     """Each voice setting as resolved, once a game: resolving `auto` reads the model manifest and the disk."""
     lines: RenderQueue = field(init=False)
 
     def __post_init__(self) -> None:
-        self.lines = RenderQueue(self._render_kokoro, lambda text, voice: rendered_path(text, voice).exists())
+        self.lines = RenderQueue(self._render_kept, lambda text, voice: rendered_path(text, voice).exists())
 
     def resolve(self, voice: Voice, language: str) -> Voice:
         if (voice, language) not in self.voices:
             self.voices[voice, language] = resolved(voice, language)
         return self.voices[voice, language]
 
-    def _render_kokoro(self, text: str, voice: Voice) -> Audio:
-        """A line rendered once, in any game, is read from disk: Kokoro takes about as long as the speech lasts."""
+    def _render_kept(self, text: str, voice: Voice) -> Audio:
+        """A line rendered once, in any game, is read from disk: Kokoro takes about as long as the speech lasts (Pico
+        a thirtieth of it, which still adds up over a game on a busy machine)."""
         path = rendered_path(text, voice)
         if path.exists():
             try:
                 return Audio.read(path)
             except ValueError:  # a file cut short by a crash: render it again
                 path.unlink(missing_ok=True)
-        if self.kokoro is None:
-            self.kokoro = kokoro.Kokoro()
-        audio = self.kokoro.speak(text, voice)
+        if voice.engine == "pico":
+            if self.pico is None:
+                self.pico = pico.Pico()
+            audio = self.pico.speak(text, voice)
+        else:
+            if self.kokoro is None:
+                self.kokoro = kokoro.Kokoro()
+            audio = self.kokoro.speak(text, voice)
         kokoro.write_whole(path, audio.write)
         return audio
 
@@ -92,7 +104,7 @@ class Speakers:
 
     def render(self, text: str, language: str) -> Audio:
         voice = self.engines.resolve(self.voices[language], language)
-        if voice.engine in ("kokoro", "pyttsx3") and voice.engine not in self.engines.failed:
+        if voice.engine in ("kokoro", "pico", "pyttsx3") and voice.engine not in self.engines.failed:
             try:
                 if voice.engine == "pyttsx3":  # as fast as eSpeak-NG, or the system's voice: nothing to cache
                     return pyttsx3_engine.shared().render(text, voice, language)
@@ -110,11 +122,13 @@ class Speakers:
         """Have these lines rendered in the background, to be ready when they are said. eSpeak-NG needs no head
         start: it renders a line in 10-20 ms."""
         voice = self.engines.resolve(self.voices[language], language)
-        if voice.engine == "kokoro" and voice.engine not in self.engines.failed:
+        if voice.engine in KEPT and voice.engine not in self.engines.failed:
             wanted = dict.fromkeys(sentence for text in texts for sentence in sentences(text))
             self.engines.lines.ahead([(sentence, voice) for sentence in wanted], priority)
 
 
+KEPT = ("kokoro", "pico")
+"""The engines whose lines are rendered ahead, one sentence at a time, and kept on disk."""
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-ZÀ-ÖØ-Þ«\"„])")
 
 
@@ -126,6 +140,10 @@ def sentences(text: str) -> list[str]:
 
 def rendered_path(text: str, voice: Voice) -> Path:
     """Where a line rendered in this voice is kept: keyed by everything that changes its sound."""
-    key = "\x1f".join([kokoro.ENGINE_VERSION, voice.engine, voice.name, str(voice.rate), str(voice.volume), text])
+    version = pico.ENGINE_VERSION if voice.engine == "pico" else kokoro.ENGINE_VERSION
+    parts = [version, voice.engine, voice.name, str(voice.rate), str(voice.volume), text]
+    if voice.pitch != 100:  # keys of lines at the voice's own pitch stay as they were before there was a pitch
+        parts.insert(5, f"pitch {voice.pitch}")
+    key = "\x1f".join(parts)
     digest = hashlib.sha256(key.encode()).hexdigest()
     return kokoro.cache_dir() / "speech" / digest[:2] / f"{digest}.wav"

@@ -24,17 +24,20 @@ class SpeechUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class Voice:
-    """How one language is spoken: a voice of an engine, words per minute, and volume 0-200."""
+    """How one language is spoken: a voice of an engine, words per minute, volume 0-200 and pitch."""
 
     name: str = ""
     """The engine's name for the voice; empty: the engine's own voice for the language."""
     rate: int = 160
     volume: int = 100
     engine: str = "auto"
-    """auto | kokoro | espeak | pyttsx3 (`speech/voice/speakers.py` resolves auto)."""
+    """auto | kokoro | pico | espeak | pyttsx3 (`speech/voice/speakers.py` resolves auto)."""
+    pitch: int = 100
+    """Percent of the voice's own pitch, as Pico takes it (50-200): the demo's German players are one Pico voice
+    made several people by their pitch and rate. Kokoro, eSpeak-NG and pyttsx3 speak at their voice's pitch."""
 
 
-SPEECH_ENGINES = ("auto", "kokoro", "espeak", "pyttsx3")
+SPEECH_ENGINES = ("auto", "kokoro", "pico", "espeak", "pyttsx3")
 DEFAULT_VOICES = {"de": Voice(), "en": Voice(), "fr": Voice()}
 ESPEAK_VOICES = {"de": "de", "en": "en-gb", "fr": "fr"}
 """eSpeak-NG's voice where the voice names none."""

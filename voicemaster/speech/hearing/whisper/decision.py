@@ -9,6 +9,12 @@
 And whatever the margins: a free reading whose words clearly mean something else leaves the meaning in doubt, so
 "Ja. Nein, warte." is never a yes.
 
+Where the free reading's words name nothing, its letters still testify:
+- A pick the free reading contradicts (it is spelled nearer a phrase of another meaning: "Gas." for the options
+  Käse and Gras), or resembles not at all ("Hukano" for "Satellit"), needs the larger `Margins.doubted`.
+- A phrase of many more syllables than the free reading ("Wolfgang Amadeus Mozart" for a two-syllable "Mozart") is
+  not what was said.
+
 The margins are set from measured data: `voicemaster bench asr` prints the curve they were chosen from.
 """
 
@@ -16,11 +22,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from rapidfuzz.distance import Levenshtein
 
 from voicemaster.speech.hearing.intents import Understanding
-from voicemaster.speech.hearing.phrases import Phrase, spoken
+from voicemaster.speech.hearing.phrases import CONTEXTS_KEPT, HearPhrases, Phrase, carrier_words, normalize, spoken
 from voicemaster.speech.hearing.recognition import Heard, Intent
 
 Meaning = tuple[Intent, str | None]
@@ -40,12 +49,30 @@ class Margins:
     """How many times as long (in letters, plus `LONGER_SLACK`) the free reading may be as the best phrase. The
     scores alone favour a short phrase: "Oui." may be likelier to the decoder than a long garbled reading of "Cinq
     liasses sur la D, le reste sur la A", though the audio plainly holds more than a "oui"."""
+    doubted: float = 6.0
+    """The meaning margin a pick needs when the free reading's spelling doubts it (`testimony`): spelled nearer a
+    phrase of another meaning of its kind, or like none of its own."""
 
 
 LONGER_SLACK = 4
 """Letters a free reading may have beyond `Margins.longer` times the phrase's: "Ja, genau." for "ja genau"."""
 
 MARGINS = Margins(meaning=1.0, free=6.0)
+
+NEAR = 0.5
+"""A free reading is spelled like a phrase when at most this share of its letters differ (normalized edit distance):
+"gas" is like "gras" (0.25), "oh" like no letter's name."""
+NEARER = 0.1
+"""How much nearer (in that share) a phrase of another meaning must be to contradict the pick."""
+UNLIKE = 0.75
+"""Beyond this distance from every phrase of the pick, the free reading resembles it not at all."""
+SPELLED_FROM = 3
+"""A best phrase of fewer letters (a letter's name: "b", "zeh") says too little for a reading to be unlike it: a real
+"A" is read "Oh?" as often as "A."."""
+SYLLABLES_RATIO, SYLLABLES_SLACK = 2, 2
+"""A phrase may have at most this many times the free reading's syllables, plus the slack: "die erste Antwort" for
+"Erste." passes, "Wolfgang Amadeus Mozart" for "Mozart." does not."""
+VOWEL_GROUPS = re.compile(r"[aeiouyàâäéèêëîïôöùûüœæ]+")
 
 ACTING_AT_ONCE = {"yes": (3.0, 4.0), "joker": (2.0, 4.0)}
 """A yes locks an answer and a joker is used the moment it is heard: when the decoder's own words name nothing, the
@@ -71,6 +98,12 @@ class Evidence:
     """Each meaning's best score."""
     no_speech: float = 0.0
     """The model's probability that nothing was said at all."""
+    distances: Mapping[Meaning, float] = field(default_factory=dict)
+    """How far the free reading is spelled from each meaning's nearest phrase, carrier words aside: the share of
+    letters that differ, 0-1 (`spelled_from`). Empty: no testimony."""
+    spelling: int = 0
+    """The letters of the best phrase, carrier words aside: a letter's name ("B") has too few to compare a reading
+    with."""
 
     @property
     def meaning_margin(self) -> float:
@@ -88,17 +121,53 @@ class Evidence:
         return 1.0 / sum(math.exp(score - self.score) for score in self.shares.values())
 
 
-def weigh(scores: dict[int, float], phrases: Sequence[Phrase], free: float, no_speech: float) -> Evidence:
-    best: dict[Meaning, tuple[float, str]] = {}
+def weigh(
+    scores: dict[int, float],
+    phrases: Sequence[Phrase],
+    free: float,
+    no_speech: float,
+    *,
+    reading: str = "",
+    hear: HearPhrases | None = None,
+) -> Evidence:
+    """The evidence of the phrase scores; with the free reading's words and the language's phrases, also how its
+    spelling testifies (without them, it does not)."""
+    best: dict[Meaning, tuple[float, int]] = {}
     for index, score in scores.items():
         key = (phrases[index].intent, phrases[index].value)
-        if score > best.get(key, (-math.inf, ""))[0]:
-            best[key] = (score, phrases[index].written)
+        if score > best.get(key, (-math.inf, 0))[0]:
+            best[key] = (score, index)
+    distances = spelled_from(reading, tuple(phrases), hear) if hear is not None and reading else {}
     if not best:
-        return Evidence(None, "", -math.inf, -math.inf, free, {}, no_speech)
+        return Evidence(None, "", -math.inf, -math.inf, free, {}, no_speech, distances)
     ranked = sorted(best.items(), key=lambda item: -item[1][0])
-    (meaning, (score, written)), rival = ranked[0], (ranked[1][1][0] if len(ranked) > 1 else -math.inf)
-    return Evidence(meaning, written, score, rival, free, {key: value for key, (value, _) in best.items()}, no_speech)
+    (meaning, (score, index)), rival = ranked[0], (ranked[1][1][0] if len(ranked) > 1 else -math.inf)
+    shares = {key: value for key, (value, _) in best.items()}
+    spelling = len(_core(phrases[index].text, hear)) if hear is not None else 0
+    return Evidence(meaning, phrases[index].written, score, rival, free, shares, no_speech, distances, spelling)
+
+
+def spelled_from(reading: str, phrases: tuple[Phrase, ...], hear: HearPhrases) -> dict[Meaning, float]:
+    """How far the free reading is spelled from each meaning's nearest phrase, both without their carrier words ("ich
+    nehme", "the"): the share of letters that differ, 0-1."""
+    said = _core(normalize(reading, hear.language), hear)
+    distances: dict[Meaning, float] = {}
+    for core, meaning in _cores(phrases, hear):
+        distance = Levenshtein.normalized_distance(said, core)
+        if distance < distances.get(meaning, 2.0):
+            distances[meaning] = distance
+    return distances
+
+
+@lru_cache(maxsize=CONTEXTS_KEPT)
+def _cores(phrases: tuple[Phrase, ...], hear: HearPhrases) -> tuple[tuple[str, Meaning], ...]:
+    return tuple(sorted({(_core(phrase.text, hear), (phrase.intent, phrase.value)) for phrase in phrases}))
+
+
+def _core(text: str, hear: HearPhrases) -> str:
+    """The words of a normalized text that are not carrier words, or the whole text if all of them are ("a")."""
+    kept = [word for word in text.split() if word not in carrier_words(hear)]
+    return " ".join(kept) if kept else text
 
 
 def decide(evidence: Evidence, free_reading: Understanding, text: str, margins: Margins = MARGINS) -> Heard:
@@ -121,8 +190,34 @@ def _clear(evidence: Evidence, free_reading: Understanding, text: str, margins: 
     intent = evidence.meaning[0] if evidence.meaning else ""
     if _longer(text, evidence.phrase, margins.longer):
         return False
+    if _syllables(evidence.phrase) > SYLLABLES_RATIO * _syllables(text) + SYLLABLES_SLACK:
+        return False
     meaning, free = ACTING_AT_ONCE.get(intent, (margins.meaning, margins.free))
+    if testimony(evidence):
+        meaning = max(meaning, margins.doubted)
     return evidence.meaning_margin >= meaning and evidence.free_gap <= free
+
+
+def testimony(evidence: Evidence) -> str:
+    """What the free reading's spelling says of the pick: "contradicted" (nearer another meaning's phrase), "unlike"
+    (like none of the pick's phrases, when the pick is spelled out enough to tell), or "" (no objection)."""
+    if evidence.meaning is None or evidence.meaning not in evidence.distances:
+        return ""
+    own = evidence.distances[evidence.meaning]
+    # Only what stands beside the pick can contradict it: a reading near the stem of a command ("tue" for "tun" of
+    # "was kann ich tun") is no testimony against an answer; a command said is understood by its words.
+    intent = evidence.meaning[0]
+    rivals = [
+        far for (kind, value), far in evidence.distances.items() if kind == intent and value != evidence.meaning[1]
+    ]
+    other = min(rivals, default=1.0)
+    if other <= NEAR and other + NEARER <= own:
+        return "contradicted"
+    return "unlike" if own > UNLIKE and evidence.spelling >= SPELLED_FROM else ""
+
+
+def _syllables(text: str) -> int:
+    return len(VOWEL_GROUPS.findall(spoken(text)))
 
 
 def _words(text: str) -> bool:

@@ -83,7 +83,9 @@ class Listened:
         )
 
     def prompt_tokens(self, prompt: str | None) -> tuple[int, ...]:
-        return () if prompt is None else (self.tokens.special.previous, *self.tokens.encode(" " + prompt))
+        if prompt is None:
+            return ()
+        return (self.tokens.special.previous, *self.tokens.encode(" " + prompt))[:MAX_PROMPT_TOKENS]
 
 
 class Strategy(Protocol):
@@ -106,7 +108,9 @@ class ByGrammar:
         """What the scores say, and the free reading's text."""
         choices = grammar(context, listened.phrases)
         scores = listened.score(choices, self.prompt(context, listened.phrases))
-        return weigh(scores.phrases, choices, scores.free, scores.no_speech), listened.tokens.decode(scores.free_tokens)
+        text = listened.tokens.decode(scores.free_tokens)
+        found = weigh(scores.phrases, choices, scores.free, scores.no_speech, reading=text, hear=listened.phrases)
+        return found, text
 
     def hear(self, listened: Listened, context: Context) -> Heard:
         evidence, text = self.evidence(listened, context)
@@ -176,8 +180,13 @@ def budget_for(seconds: float) -> int:
 
 
 TOKENS_FIXED, TOKENS_PER_SECOND = 4, 6
+MAX_PROMPT_TOKENS = 223
+"""Whisper's decoder sees 448 positions; like Whisper itself, a prompt keeps at most half of them (less one)."""
+MAX_PHRASE_TOKENS = 200
+"""A phrase is scored on its first so many tokens: with the prompt and the start they stay inside the 448 positions
+(a 60-word option, a 5 000-character name would pass them and crash the decoder)."""
 
 
 @lru_cache(maxsize=32)
 def trie(tokens: Tokens, choices: tuple[Phrase, ...]) -> TokenTrie:
-    return build([phrase.written for phrase in choices], tokens.encode)
+    return build([phrase.written for phrase in choices], lambda spelling: tokens.encode(spelling)[:MAX_PHRASE_TOKENS])

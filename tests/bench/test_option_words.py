@@ -1,0 +1,92 @@
+"""Option words said by people, each among four options of its kind: the held-out set is drawn the same everywhere,
+and Whisper, hearing real recordings among those distractors, never takes one for another option."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from voicemaster.bench import option_words
+from voicemaster.bench.option_words import OptionClip, Word
+from voicemaster.bench.real_speech import RealSpeechUnavailable
+from voicemaster.models.verify import require_model
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.hearing.recognition import Context, ContextName, Intent
+from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
+from voicemaster.speech.signal import to_float
+
+WORDS = [
+    Word(Path(f"{text}.wav"), "en", "test", "someone", text, text, kind)
+    for kind, texts in (("word", "Car Dog Fix Gas Gem Hot"), ("month", "January February March April May"))
+    for text in texts.split()
+]
+
+
+def test_each_word_stands_among_three_others_of_its_kind_at_a_drawn_place() -> None:
+    clips = option_words.placed(WORDS)
+    assert len(clips) == len(WORDS)
+    for clip in clips:
+        kind = next(word.kind for word in WORDS if word.said == clip.said)
+        assert len(set(clip.options)) == 4 and clip.option == clip.said
+        assert {word.kind for word in WORDS if word.option in clip.options} == {kind}
+    assert len({clip.value for clip in clips}) > 1  # not always at the same place
+    assert option_words.placed(WORDS) == clips  # drawn with a seed: the same set everywhere
+
+
+def test_a_word_with_too_few_of_its_kind_is_left_out() -> None:
+    lone = Word(Path("x.wav"), "en", "test", "someone", "Monday", "Monday", "weekday")
+    assert all(clip.said != "Monday" for clip in option_words.placed([*WORDS, lone]))
+
+
+def test_the_telephone_copy_is_8_khz_and_telephone_band() -> None:
+    rate = 16_000
+    time = np.arange(rate) / rate
+    tones = 0.2 * np.sin(2 * np.pi * 1000 * time) + 0.2 * np.sin(2 * np.pi * 6000 * time)
+    audio = Audio(np.round(tones * 32767).astype("<i2").tobytes(), rate)
+    copy = option_words.telephone(audio)
+    assert copy.rate == option_words.TELEPHONE_RATE
+    spectrum = np.abs(np.fft.rfft(to_float(copy)))
+    frequencies = np.fft.rfftfreq(len(to_float(copy)), 1 / copy.rate)
+    assert spectrum[np.argmin(np.abs(frequencies - 1000))] > 100 * np.median(spectrum)  # the speech band kept
+    assert frequencies.max() <= 4000  # what lies above 4 kHz cannot pass at all
+
+
+def _real_clips(limit: int) -> tuple[OptionClip, ...]:
+    try:
+        real, _ = option_words.real_words(("de", "en", "fr"))
+    except RealSpeechUnavailable as error:  # pragma: no cover - set-up installs the set
+        pytest.fail(str(error))
+    return option_words.sample(option_words.placed(real), limit)
+
+
+SAMPLE = _real_clips(6)
+"""One of each language and source: the whole set, with its telephone copies, runs under `make test-slow`."""
+
+
+@pytest.fixture(scope="module")
+def recognizer() -> WhisperRecognizer:
+    return WhisperRecognizer(require_model("whisper", "de"))
+
+
+@pytest.mark.parametrize("clip", SAMPLE, ids=[f"{clip.language}-{clip.source}-{clip.said}" for clip in SAMPLE])
+def test_a_real_option_word_is_never_taken_for_another_option(clip: OptionClip, recognizer: WhisperRecognizer) -> None:
+    heard = recognizer.recognize(Audio.read(clip.path), Context(ContextName.ANSWER, clip.language, clip.options))
+    assert (heard.intent, heard.value) in {(Intent.ANSWER, clip.value), (Intent.UNKNOWN, None)}, heard
+
+
+@pytest.mark.slow
+def test_every_real_option_word_and_its_telephone_copy_is_understood_or_asked_again(
+    recognizer: WhisperRecognizer, tmp_path: Path
+) -> None:
+    real, _ = option_words.real_words(("de", "en", "fr"))
+    clips = option_words.placed([*real, *option_words.telephoned(real, tmp_path)])
+    wrong, understood = [], 0
+    for clip in clips:
+        heard = recognizer.recognize(Audio.read(clip.path), Context(ContextName.ANSWER, clip.language, clip.options))
+        understood += (heard.intent, heard.value) == (Intent.ANSWER, clip.value)
+        if heard.intent != Intent.UNKNOWN and heard.value != clip.value:
+            wrong.append((clip.said, clip.options, heard.text))
+    assert not wrong
+    assert understood >= 0.75 * len(clips)

@@ -1,0 +1,49 @@
+"""The decision's objections from the free reading's letters, on phrase scores as the search would give them: a pick
+the free reading contradicts, one it resembles not at all, one of far more syllables than was said."""
+
+from __future__ import annotations
+
+from voicemaster.speech.hearing.intents import understand
+from voicemaster.speech.hearing.phrases import grammar, load
+from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
+from voicemaster.speech.hearing.whisper.decision import MARGINS, decide, weigh
+
+OPTIONS = ("Käse", "Gras", "Wolfgang Amadeus Mozart", "Satellit")
+
+
+def _decided(scores: dict[str, float], text: str, free: float = -2.0) -> Heard:
+    """The decision on these phrase scores (the rest unscored, as pruned) and this free reading."""
+    context = Context(ContextName.ANSWER, "de", OPTIONS)
+    phrases = load("de")
+    choices = grammar(context, phrases)
+    index = {phrase.written: number for number, phrase in enumerate(choices)}
+    evidence = weigh(
+        {index[written]: score for written, score in scores.items()}, choices, free, 0.0, reading=text, hear=phrases
+    )
+    return decide(evidence, understand(text, context, phrases), text)
+
+
+def test_a_pick_the_free_reading_spells_like_another_option_is_asked_again() -> None:
+    # "Gras" said, the scores lean to "Käse", the decoder's own words are "Gas.": nearer Gras than Käse.
+    margin = MARGINS.meaning + 0.5
+    assert _decided({"Käse": -3.0, "Gras": -3.0 - margin}, "Gas.").intent == "unknown"
+    # The same scores with a reading like the pick are the pick.
+    assert (_decided({"Käse": -3.0, "Gras": -3.0 - margin}, "Kese.").value) == "A"
+
+
+def test_a_contradicted_pick_needs_the_larger_margin() -> None:
+    margin = MARGINS.doubted + 0.5
+    assert _decided({"Käse": -3.0, "Gras": -3.0 - margin}, "Gas.").value == "A"
+
+
+def test_a_pick_the_free_reading_resembles_not_at_all_needs_the_larger_margin() -> None:
+    # "Hukano": like no phrase of Satellit.
+    assert _decided({"Satellit": -3.0, "Käse": -3.0 - MARGINS.meaning - 0.5}, "Hukano.").intent == "unknown"
+    assert _decided({"Satellit": -3.0, "Käse": -3.0 - MARGINS.doubted - 0.5}, "Hukano.").value == "D"
+
+
+def test_a_phrase_of_many_more_syllables_than_was_said_is_not_what_was_said() -> None:
+    # Two syllables read; a seven-syllable option cannot be them, whatever its score.
+    scores = {"Wolfgang Amadeus Mozart": -3.0, "Käse": -30.0}
+    assert _decided(scores, "Motzer.").intent == "unknown"
+    assert _decided(scores, "Wolfgang Amadeus Motzer.").value == "C"
