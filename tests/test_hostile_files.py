@@ -87,3 +87,49 @@ def test_what_goes_into_the_recognizers_prompt_and_grammar_is_bounded(
     heard = whisper("de").recognize(said, Context(ContextName(context_name), "de", options, names))
     # Nothing the player did not say: B, or asked again.
     assert heard.intent in {"answer", "unknown"} and heard.value in {"B", None}, heard
+
+
+def _extensible(samples: bytes, rate: int, bits: int = 16, channels: int = 1) -> bytes:
+    """A WAVE_FORMAT_EXTENSIBLE file, as SAPI5 and many editors write even for 16-bit mono: the PCM sub-format GUID."""
+    import struct
+
+    block = channels * bits // 8
+    guid = struct.pack("<H", 1) + bytes.fromhex("000000001000800000aa00389b71")
+    fmt = struct.pack("<HHIIHHHHI", 0xFFFE, channels, rate, rate * block, block, bits, 22, bits, 4) + guid
+    body = b"WAVE" + b"fmt " + struct.pack("<I", len(fmt)) + fmt + b"data" + struct.pack("<I", len(samples)) + samples
+    return b"RIFF" + struct.pack("<I", len(body)) + body
+
+
+def test_a_16_bit_mono_extensible_wav_is_heard(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from voicemaster.speech.voice.synthesis import DEFAULT_VOICES, Espeak
+
+    said = Espeak(DEFAULT_VOICES).render("Antwort B", "de")
+    recording = tmp_path / "extensible.wav"
+    recording.write_bytes(_extensible(said.samples, said.rate))
+    code = main(["hear", str(recording), "--lang", "de", "--context", "answer", "--options", "Berlin|Paris|Rom|Wien"])
+    shown = capsys.readouterr()
+    assert code == 0, shown.err
+    assert f"{recording}: answer B" in shown.out
+
+
+@pytest.mark.parametrize("rate", [2_147_483_647, 0, 1])
+def test_a_wav_claiming_an_absurd_rate_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str], rate: int) -> None:
+    recording = tmp_path / "clip.wav"
+    Audio(bytes(3200), 16000).write(recording)
+    data = bytearray(recording.read_bytes())
+    data[24:28] = rate.to_bytes(4, "little")
+    recording.write_bytes(bytes(data))
+    code = main(["hear", str(recording), "--lang", "de", "--context", "answer"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and str(recording) in err and f"claims {rate} samples a second" in err, err
+
+
+def test_a_fifo_given_to_hear_is_refused_not_waited_on(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+
+    fifo = tmp_path / "clip.wav"
+    os.mkfifo(fifo)
+    code = main(["hear", str(fifo), "--lang", "de", "--context", "answer"])
+    err = capsys.readouterr().err
+    assert code == 2 and str(fifo) in err and "not a regular file (a FIFO)" in err, err

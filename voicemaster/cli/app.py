@@ -363,16 +363,16 @@ HEAR_SECONDS = 30
 
 
 def _hear(args: argparse.Namespace) -> int:
-    from voicemaster.speech.audio import Audio
     from voicemaster.speech.hearing.engines import open_recognizer
     from voicemaster.speech.hearing.recognition import Context
+    from voicemaster.speech.sound_file import read_recording
 
     language = args.lang or settings_for(args).game.language
     options = tuple(text.strip() for text in args.options.split("|") if text.strip())
     names = tuple(text.strip() for text in args.names.split("|") if text.strip())
     context = Context(ContextName(args.context), language, options, names)
     try:
-        heads = [Audio.read_head(path, HEAR_SECONDS) for path in args.files]
+        heads = [read_recording(path, HEAR_SECONDS) for path in args.files]
     except (OSError, ValueError) as error:
         print(f"voicemaster: cannot read a recording: {error}", file=sys.stderr)
         return 2

@@ -10,7 +10,7 @@ import os
 import stat
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 LANGUAGES = ("de", "en", "fr")
 CURRENCIES = ("EUR", "GBP", "points")
@@ -38,9 +38,9 @@ class FileRefused(OSError):
     """A file that is not read: not a regular file, or larger than the reader's bound. str() is the reason."""
 
 
-def read_bounded(path: Path, limit: int) -> bytes:
-    """A regular file's bytes, at most `limit` of them. A FIFO, a device (/dev/zero, /dev/urandom) or a symlink to
-    one is refused without waiting or reading: such a file has no end, or blocks until a writer comes."""
+def open_regular(path: Path) -> BinaryIO:
+    """A regular file opened for reading. A FIFO, a device (/dev/zero, /dev/urandom) or a symlink to one is refused
+    without waiting or reading: such a file has no end, or blocks until a writer comes."""
     # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, for ever.
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
@@ -50,20 +50,22 @@ def read_bounded(path: Path, limit: int) -> bytes:
         if not stat.S_ISREG(info.st_mode):
             kind = next((name for test, name in _KINDS if test(info.st_mode)), "a special file")
             raise FileRefused(f"not a regular file ({kind}); give the path of the file itself")
-        if info.st_size > limit:
-            raise FileRefused(f"{_megabytes(info.st_size)} is too large (at most {_megabytes(limit)})")
-        chunks, size = [], 0
-        while size <= limit:  # a file growing while it is read still stops at the bound
-            chunk = os.read(descriptor, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if size > limit:
-            raise FileRefused(f"grew past {_megabytes(limit)} while it was read")
-        return b"".join(chunks)
-    finally:
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
         os.close(descriptor)
+        raise
+
+
+def read_bounded(path: Path, limit: int) -> bytes:
+    """A regular file's bytes (`open_regular`), at most `limit` of them: a larger file is refused."""
+    with open_regular(path) as file:
+        size = os.fstat(file.fileno()).st_size
+        if size > limit:
+            raise FileRefused(f"{_megabytes(size)} is too large (at most {_megabytes(limit)})")
+        data = file.read(limit + 1)  # a file growing while it is read still stops at the bound
+        if len(data) > limit:
+            raise FileRefused(f"grew past {_megabytes(limit)} while it was read")
+        return data
 
 
 def _megabytes(size: int) -> str:

@@ -9,16 +9,22 @@ only when it holds every byte its header announces, and the rate can be overridd
 from __future__ import annotations
 
 import math
+import os
 import struct
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from voicemaster.config.files import FileRefused, open_regular
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.signal import from_float
 
 WAVE_PCM, WAVE_FLOAT, WAVE_EXTENSIBLE = 1, 3, 0xFFFE
+RATES = (4_000, 384_000)
+"""The sample rates a recording may have: a header claiming 2 147 483 647 Hz is damaged, not a recording."""
+HEAD_BYTES = 1 << 16
+"""Where a WAV's format chunk and the start of its data must be found; only the samples wanted are read after."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,68 @@ class Sound:
             values /= 2 ** (8 * self.width - 1)
         mono = values.reshape(-1, self.channels).mean(axis=1)
         return from_float(mono, rate or self.rate)
+
+
+def read_recording(path: Path, seconds: float | None = None) -> tuple[Audio, float]:
+    """A recording someone gives `hear`: its first `seconds` (all for None) as 16-bit mono at its own rate, and how
+    long the whole recording is. Any PCM or float WAV, WAVE_FORMAT_EXTENSIBLE too, is read; only what is kept is
+    read from disk; a file cut off mid-sample is read up to its last whole sample. A ValueError names the file."""
+    try:
+        with open_regular(path) as file:
+            head = file.read(HEAD_BYTES)
+            sound_format, start, declared = _recording_format(head)
+            size = os.fstat(file.fileno()).st_size
+            channels, width = sound_format.channels, sound_format.width
+            # A size of 0 (a streaming writer's) or past the end: the samples are what the file holds.
+            available = min(declared, size - start) if declared else size - start
+            frames = max(0, available) // (channels * width)
+            wanted = frames if seconds is None else min(frames, int(seconds * sound_format.rate))
+            file.seek(start)
+            samples = file.read(wanted * channels * width)
+    except FileRefused as error:
+        raise ValueError(f"{path}: {error}") from None
+    except _NotAWave as error:
+        raise ValueError(f"{path}: not a WAV file ({error})") from None
+    sound = Sound(samples, sound_format.rate, channels, width, sound_format.floating, unsigned=width == 1)
+    if channels == 1 and width == 2 and not sound.floating:
+        audio = Audio(samples[: len(samples) // 2 * 2], sound.rate)  # already what we use: no arithmetic
+    else:
+        audio = sound.to_audio()
+    return audio, frames / sound.rate
+
+
+class _NotAWave(ValueError):
+    pass
+
+
+def _recording_format(head: bytes) -> tuple[Sound, int, int]:
+    """The format (a Sound without samples), where the samples start and their declared size."""
+    if head[:4] != b"RIFF" or head[8:12] != b"WAVE":
+        raise _NotAWave("no RIFF/WAVE header")
+    chunks = _chunks(head, "<")
+    if b"fmt " not in chunks:
+        raise _NotAWave("no format chunk at its start")
+    if b"data" not in chunks:
+        raise _NotAWave("no data chunk")
+    start, size = chunks[b"fmt "]
+    if size < 16 or len(head) < start + 16:
+        raise _NotAWave("its format chunk is cut off")
+    tag, channels, rate, _, _, bits = struct.unpack("<HHIIHH", head[start : start + 16])
+    if tag == WAVE_EXTENSIBLE:
+        if size < 26 or len(head) < start + 26:
+            raise _NotAWave("its extensible format chunk is cut off")
+        (tag,) = struct.unpack("<H", head[start + 24 : start + 26])  # the sub-format GUID's first two bytes
+    if tag not in (WAVE_PCM, WAVE_FLOAT):
+        raise _NotAWave(f"format {tag}, not PCM or float samples")
+    if not 1 <= channels <= 32:
+        raise _NotAWave(f"{channels} channels")
+    if bits not in ((32, 64) if tag == WAVE_FLOAT else (8, 16, 24, 32)):
+        raise _NotAWave(f"{bits}-bit samples")
+    low, high = RATES
+    if not low <= rate <= high:
+        raise _NotAWave(f"its header claims {rate} samples a second; a recording has {low} to {high}")
+    data, declared = chunks[b"data"]
+    return Sound(b"", rate, channels, bits // 8, floating=tag == WAVE_FLOAT), data, declared
 
 
 def read_complete(path: Path) -> Sound | None:
