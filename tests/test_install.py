@@ -29,6 +29,8 @@ from voicemaster import paths
 from voicemaster.bench import real_speech
 from voicemaster.models import manifest, verify
 
+pytestmark = pytest.mark.model  # set-up in a fresh home installs the models
+
 CHECKOUT = Path(__file__).resolve().parent.parent
 BIN = "Scripts" if sys.platform == "win32" else "bin"
 

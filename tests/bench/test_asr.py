@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from voicemaster.bench import asr, corpus
 from voicemaster.bench.asr_report import report
 from voicemaster.speech.audio import Audio
@@ -12,6 +14,8 @@ from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
 from voicemaster.speech.hearing.whisper.decision import MARGINS
 
 
+@pytest.mark.model
+@pytest.mark.audio
 def test_bench_asr_reports_each_corpus_and_the_curve_its_margins_were_set_from(tmp_path: Path) -> None:
     corpus.generate(tmp_path, languages=("de",), size="small")
     figures = asr.run(tmp_path, ["whisper"], languages=("de",), limit=6)
@@ -68,6 +72,8 @@ def test_an_utterance_read_right_but_refused_is_counted_as_the_grammars_fault() 
     assert [item["said"] for item in refused["utterances"]] == ["I'll take answer B.", "I'd go with answer B"]
 
 
+@pytest.mark.model
+@pytest.mark.audio
 def test_the_demo_players_kokoro_voices_make_a_corpus_the_ear_is_measured_on(tmp_path: Path) -> None:
     samples, missing = asr.kokoro_samples(tmp_path, ("en", "de"), limit=4)
     assert missing is None and len(samples) == 4  # German has no Kokoro voice: its players are not in this corpus

@@ -13,6 +13,8 @@ from voicemaster.bench import corpus
 from voicemaster.bench.memory import MeasurementFailed, peak_memory_mb
 from voicemaster.cli import app as cli
 
+pytestmark = pytest.mark.model  # recognizers decode the corpus
+
 
 @pytest.fixture(scope="module")
 def german(tmp_path_factory: pytest.TempPathFactory) -> Path:

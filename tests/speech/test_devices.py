@@ -28,6 +28,8 @@ from voicemaster.speech.signal import resample
 from voicemaster.speech.voice import voices
 from voicemaster.speech.voice.synthesis import Espeak, Voice
 
+pytestmark = pytest.mark.audio  # sound played, written and heard back
+
 # --- the file sink: the session recording ------------------------------------------------------------------------
 
 

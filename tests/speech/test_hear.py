@@ -12,6 +12,8 @@ from voicemaster.speech.audio import Audio
 from voicemaster.speech.signal import to_float
 from voicemaster.speech.voice.synthesis import DEFAULT_VOICES, Espeak
 
+pytestmark = pytest.mark.model  # `voicemaster hear` decodes recordings
+
 
 def _record(folder: Path, name: str, text: str, language: str) -> Path:
     path = folder / f"{name}.wav"

@@ -65,3 +65,10 @@ def test_short_words_and_numbers_take_no_article_or_name_of_their_own() -> None:
     # "van" is too short to name Beethoven alone; "Beethoven" does.
     beethoven = _forms("de", ("Ludwig van Beethoven", "Franz Schubert", "Richard Wagner", "Joseph Haydn"))
     assert "van" not in beethoven["Ludwig van Beethoven"] and "Beethoven" in beethoven["Ludwig van Beethoven"]
+
+
+def test_an_option_whose_text_is_another_letters_name_names_neither() -> None:
+    # "De" as option B is also how a German says D: said alone, it is asked again, never taken for either.
+    context = Context(ContextName.ANSWER, "de", ("Affe", "De", "Haus", "Bus"))
+    assert understand("De", context, load("de")).intent == "unknown"
+    assert understand("Haus", context, load("de")).value == "C"

@@ -22,6 +22,8 @@ from voicemaster.speech.voice.render_ahead import Priority
 from voicemaster.speech.voice.speakers import Engines, Speakers, rendered_path, resolved
 from voicemaster.speech.voice.synthesis import Voice
 
+pytestmark = pytest.mark.audio  # Pico renders speech
+
 GERMAN = Voice("de-DE", engine="pico")
 OPTIONS = ("Berlin", "Paris", "Rom", "Wien")
 

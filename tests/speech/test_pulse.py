@@ -34,6 +34,8 @@ from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.signal import resample
 from voicemaster.speech.voice.synthesis import Espeak
 
+pytestmark = pytest.mark.audio  # a PulseAudio daemon of its own, played and recorded
+
 SETTINGS = EndpointSettings()
 
 

@@ -24,6 +24,8 @@ from voicemaster.speech.voice.pyttsx3_engine import Pyttsx3Speech, shared
 from voicemaster.speech.voice.speakers import Speakers, resolved
 from voicemaster.speech.voice.synthesis import Espeak, SpeechUnavailable, Voice
 
+pytestmark = pytest.mark.audio  # pyttsx3 renders speech
+
 ESPEAK_RATE = 22_050
 
 

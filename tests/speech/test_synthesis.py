@@ -13,6 +13,8 @@ from voicemaster.config.settings import default_paths, load_settings
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.voice.synthesis import Espeak, SpeechUnavailable, Voice
 
+pytestmark = pytest.mark.audio  # eSpeak-NG renders speech
+
 SENTENCES = {
     "de": "Ist das deine endgültige Entscheidung?",
     "en": "Is that your final answer?",

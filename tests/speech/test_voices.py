@@ -22,6 +22,8 @@ from voicemaster.speech.voice.render_ahead import Priority
 from voicemaster.speech.voice.speakers import Engines, Speakers, rendered_path, resolved
 from voicemaster.speech.voice.synthesis import Voice
 
+pytestmark = [pytest.mark.model, pytest.mark.audio]  # Kokoro renders speech
+
 
 @pytest.fixture(autouse=True)
 def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -22,6 +22,8 @@ from voicemaster.speech.hearing.recognition import RecognizerUnavailable
 from voicemaster.speech.hearing.vosk_engine import UNKNOWN, VoskEngine
 from voicemaster.speech.voice.synthesis import Espeak, Voice
 
+pytestmark = pytest.mark.model  # the Vosk engine loads a model
+
 MODEL_DIR = korean_vosk.model_dir()
 
 # What the Korean words mean, which also names the test cases (pytest would show them as \uXXXX escapes).

@@ -19,6 +19,8 @@ from voicemaster.speech.hearing.whisper.search import FreeReading
 from voicemaster.speech.hearing.whisper.tokens import Special, complete_tokenizer
 from voicemaster.speech.voice.synthesis import DEFAULT_VOICES, Espeak
 
+pytestmark = pytest.mark.model  # Whisper and its tokenizer, loaded
+
 OPTIONS = {
     "de": ("Berlin", "Paris", "Rom", "Wien"),
     "en": ("London", "Paris", "Rome", "Vienna"),

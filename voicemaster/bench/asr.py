@@ -15,15 +15,22 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from voicemaster.bench import asr_options, kokoro_corpus, real_speech
+from voicemaster.bench import asr_options, kokoro_corpus, real_speech, whisper_variants
 from voicemaster.bench.corpus import Clip, Noise, Utterance, UtteranceSet, generate, load, utterances
 from voicemaster.config.files import LANGUAGES
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.intents import Understanding, understand
 from voicemaster.speech.hearing.phrases import load as load_phrases
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Recognizer, RecognizerUnavailable
+from voicemaster.speech.hearing.recognition import (
+    Context,
+    ContextName,
+    Heard,
+    Intent,
+    Recognizer,
+    RecognizerUnavailable,
+)
 from voicemaster.speech.hearing.whisper.decision import MARGINS, Evidence, decide
-from voicemaster.speech.hearing.whisper.recognizer import Tuning
+from voicemaster.speech.hearing.whisper.strategies import Tuning
 
 
 @dataclass(frozen=True)
@@ -32,20 +39,6 @@ class EngineSetup:
     describe: str
     open: Callable[[str], Recognizer]
     """Opens the recognizer for a language; raises RecognizerUnavailable when its model is missing."""
-
-
-def _whisper(tuning: Tuning) -> Callable[[str], Recognizer]:
-    def open_whisper(language: str) -> Recognizer:
-        from voicemaster.models.manifest import ModelMissing
-        from voicemaster.models.verify import require_model
-        from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
-
-        try:
-            return WhisperRecognizer(require_model("whisper", language), tuning)
-        except ModelMissing as error:
-            raise RecognizerUnavailable(str(error)) from None
-
-    return open_whisper
 
 
 def _vosk(language: str) -> Recognizer:
@@ -61,27 +54,27 @@ ENGINE_SETUPS = {
             "whisper",
             "Whisper base deciding by the grammar: every phrase of the context scored (after no text and after "
             "the context's examples), two margins",
-            _whisper(Tuning()),
+            whisper_variants.whisper(Tuning()),
         ),
         EngineSetup(
             "whisper-unprompted",
             "the same with each phrase scored after no text only, not also after the context's examples",
-            _whisper(Tuning(prompted=False)),
+            whisper_variants.whisper(Tuning(), prompted=False),
         ),
         EngineSetup(
             "whisper-2.5s",
             "the same with a 2.5 s window instead of 5 s (half the encoder's time)",
-            _whisper(Tuning(window_seconds=2.5)),
+            whisper_variants.whisper(Tuning(window_seconds=2.5)),
         ),
         EngineSetup(
             "whisper-narrow",
             "the same with half the search: at most 12 prefixes a token, dropped 6 (not 8) below the best phrase",
-            _whisper(Tuning(beam=12, prune=6.0)),
+            whisper_variants.whisper(Tuning(beam=12, prune=6.0)),
         ),
         EngineSetup(
             "whisper-words",
             "Whisper base's free reading, understood by its words alone (the baseline)",
-            _whisper(Tuning(by_grammar=False)),
+            whisper_variants.whisper(Tuning(), whisper_variants.words_only),
         ),
         EngineSetup("vosk", "Vosk small model with a grammar per context", _vosk),
     )
@@ -304,8 +297,8 @@ def _measure(setup: EngineSetup, corpora: dict[str, list[Sample]]) -> dict[str, 
                 context = Context(sample.context, sample.language, sample.options, sample.names)
                 heard = recognizer.recognize(Audio.read(sample.path), context)
                 outcomes.append((sample, heard))
-                evidence = getattr(recognizer, "last", None)
-                if isinstance(evidence, Evidence):
+                evidence = recognizer.last if isinstance(recognizer, whisper_variants.WhisperVariant) else None
+                if evidence is not None:
                     weighed.append(Weighed(sample, context, evidence, heard))
         found[name] = {**summarize(outcomes), "not_installed": missing, "margins": margin_curve(outcomes, weighed)}
         if name == "options":
@@ -375,9 +368,9 @@ def summarize(outcomes: Sequence[tuple[Sample, Heard]]) -> dict[str, Any]:
             language: {condition: _share(marks) for condition, marks in sorted(row.items())}
             for language, row in sorted(cells.items())
         },
-        "asked_again": _share([heard.intent == "unknown" for _, heard in commands]),
+        "asked_again": _share([heard.intent == Intent.UNKNOWN for _, heard in commands]),
         "false_accepts_by_context": {
-            context: sum(1 for clip, heard in talk if clip.context == context and heard.intent != "unknown")
+            context: sum(1 for clip, heard in talk if clip.context == context and heard.intent != Intent.UNKNOWN)
             for context in sorted({clip.context.value for clip, _ in talk})
         },
         "decode_ms": percentiles(times),
@@ -414,7 +407,7 @@ def by_source(outcomes: Sequence[tuple[Sample, Heard]]) -> dict[str, Any]:
             commands = [heard for sample, heard in members if sample.intent != "unknown"]
             found[group][kind] = {
                 **tally,
-                "asked_again": sum(1 for heard in commands if heard.intent == "unknown"),
+                "asked_again": sum(1 for heard in commands if heard.intent == Intent.UNKNOWN),
             }
     return found
 
@@ -432,7 +425,7 @@ def refused_though_read(outcomes: Sequence[tuple[Sample, Heard]]) -> dict[str, A
 
     refused = []
     for sample, heard in outcomes:
-        if sample.intent == "unknown" or heard.intent != "unknown":
+        if sample.intent == "unknown" or heard.intent != Intent.UNKNOWN:
             continue
         said, read = normalize(sample.text, sample.language), normalize(heard.text, sample.language)
         if said and read and Levenshtein.normalized_similarity(said, read) >= READ_NEARLY:

@@ -30,7 +30,7 @@ import time
 import wave
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -43,13 +43,17 @@ Command = Callable[[list[str]], int]
 """The command line's `main`, given by the command that runs the fuzzer (`voicemaster bench fuzz`): a bench imports
 nothing above it."""
 
-KINDS = ("pack", "opentdb", "csv", "config", "phrases", "wav")
-WEIGHTS = (25, 20, 20, 15, 10, 10)
+KINDS = ("pack", "opentdb", "csv", "config", "phrases", "wav", "special")
+WEIGHTS = (25, 20, 20, 15, 10, 10, 4)
+SPECIALS = ("zero", "urandom", "fifo", "link-to-fifo")
+"""What a user may give where a file belongs (issue 25): a device without end, a FIFO without writer, a link to one."""
+SPECIAL_COMMANDS = ("pack", "csv", "opentdb", "config", "wav", "out")
 HUNG_SECONDS = 30
 """An input still being handled after this long counts as a hang (and is stopped)."""
 BUG_LINE = "this is a bug"
 """What the command line's top-level handler says of an unexpected error (issue 17)."""
 INPUT_NAMES = {"pack.toml", "import.json", "import.csv", "config.toml", "clip.wav"}
+SPECIAL_INPUTS = {"fifo"}
 USER_VARIABLES = ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")
 
 
@@ -77,6 +81,9 @@ def _bases() -> dict[str, bytes]:
 
     packs = pack_files(paths.QUESTIONS_DIR)
     english = list(load(p for p in packs if "/en/millionaire/" in p.as_posix()).entries)[::15][:12]
+    # Our questions with another option called right: an import joins the bank that holds the real ones, where a
+    # repeat of one of its questions is left out (issue 25); the mutation `bank_duplicate` adds such repeats.
+    english = [replace(e, answer=next(o for o in e.options if o != e.answer)) for e in english]
     results = [
         {"category": e.category, "type": "multiple", "difficulty": ("easy", "medium", "hard")[(e.level or 1) // 6],
          "question": e.question, "correct_answer": e.answer,
@@ -128,6 +135,8 @@ def _user_folders(root: Path) -> Iterator[None]:
     saved = {name: os.environ.get(name) for name in (*USER_VARIABLES, paths.QUESTIONS_ENVIRONMENT)}
     for name in USER_VARIABLES:
         os.environ[name] = str(root / name.lower())
+    # One cache for the whole run, as a user's cache outlives a command: the shipped packs are checked once.
+    os.environ["XDG_CACHE_HOME"] = str(root.parent / "cache")
     os.environ.pop(paths.QUESTIONS_ENVIRONMENT, None)
     try:
         yield
@@ -170,19 +179,53 @@ def _phrases(folder: Path) -> tuple[int, str]:
 def _wav(path: Path) -> tuple[int, str]:
     """What `hear` does with a file before a model hears it: cli._hear reads it (and reports what it cannot read);
     the recognizer then resamples it to 16 kHz."""
-    from voicemaster.speech.audio import Audio
     from voicemaster.speech.signal import resample
+    from voicemaster.speech.sound_file import read_recording
 
     try:
-        audio = Audio.read(path)
+        audio, _ = read_recording(path, 30)
     except (OSError, ValueError) as error:
         return 2, f"voicemaster: cannot read a recording: {error}\n"
     resample(audio)
     return 0, ""
 
 
+def _special(content: bytes, folder: Path, main: Command) -> tuple[int, str, Path | None]:
+    """A special file where a file belongs: given as a pack, an import, a settings file, a recording, or as the
+    pack an import writes (`--out`, which must never be replaced)."""
+    special, command = content.decode().split(":")
+    target = folder / {"pack": "pack.toml", "csv": "import.csv", "opentdb": "import.json", "config": "config.toml",
+                       "wav": "clip.wav", "out": "out.toml"}[command]  # fmt: skip
+    if special in ("fifo", "link-to-fifo"):
+        fifo = folder / "fifo"
+        os.mkfifo(fifo)
+        if special == "fifo":
+            fifo.rename(target)
+        else:
+            target.symlink_to(fifo)
+    else:
+        target.symlink_to(f"/dev/{special}")
+    if command == "out":
+        source = folder / "import.csv"
+        source.write_bytes(_bases()["csv"])
+        code, err = _command(main, ["questions", "import", str(source), "--format", "csv", "--out", str(target)])
+        # Replacing the special file is the defect: counted as a failure that wrote a file (out.toml).
+        return (3 if target.is_file() and not target.is_symlink() else code), err, None
+    if command == "wav":
+        return (*_wav(target), None)
+    argv = {
+        "pack": ["questions", "validate", str(target)],
+        "csv": ["questions", "import", str(target), "--format", "csv", "--lang", "en"],
+        "opentdb": ["questions", "import", str(target), "--format", "opentdb", "--lang", "en"],
+        "config": ["--config", str(target), "demo", "--text", "--players", "2", "--rounds", "1", "--seed", "5"],
+    }[command]
+    return (*_command(main, argv), None)
+
+
 def _one(kind: str, content: bytes, folder: Path, main: Command) -> tuple[int, str, Path | None]:
     """Runs one input; (exit code, stderr, the pack an import wrote or None)."""
+    if kind == "special":
+        return _special(content, folder, main)
     if kind == "pack":
         target = folder / "pack.toml"
         target.write_bytes(content)
@@ -216,6 +259,9 @@ def make_input(number: int, seed: int, bases: dict[str, bytes]) -> tuple[str, by
     """Input `number` of a run: its kind, its content, the mutations made. A mutated say.toml starts "#say"."""
     rng = random.Random(f"{seed}-{number}")
     kind = rng.choices(KINDS, WEIGHTS)[0]
+    if kind == "special":
+        which = f"{rng.choice(SPECIALS)}:{rng.choice(SPECIAL_COMMANDS)}"
+        return kind, which.encode(), (f"special {which}",)
     mutation_kind = {"opentdb": "json", "csv": "csv", "wav": "wav"}.get(kind, "toml")
     if kind == "pack":
         base = bases[rng.choice(("pack-millionaire", "pack-moneydrop"))]
@@ -256,7 +302,9 @@ def fuzz_one(number: int, seed: int, bases: dict[str, bytes], root: Path, main: 
             traceback = next(line for line in err.splitlines()[::-1] if line.strip() and not line.startswith(" "))[:200]
         failed = code != 0 or traceback is not None or hung
         # Beside the input it was given (and the phrase folder made for it), a command has no business in its folder.
-        beside = {k for k in _snapshot(folder) if k not in INPUT_NAMES and not k.startswith("phrases/")}
+        beside = {
+            k for k in _snapshot(folder) if k not in INPUT_NAMES | SPECIAL_INPUTS and not k.startswith("phrases/")
+        }
         after = _snapshot(user) | {f"input/{k}": (0, 0) for k in beside}
         # A bug's log (logs/bug-*.log) is written on purpose; the traceback is counted as such.
         changed = tuple(sorted(k for k in after if after[k] != before.get(k) and "/logs/bug-" not in f"/{k}"))

@@ -6,6 +6,7 @@ of digits, half a UTF-16 surrogate pair, a field larger than the csv module's li
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections.abc import Callable
@@ -152,19 +153,110 @@ def wav_header(data: bytes, rng: random.Random, _kind: str) -> bytes:
     return bytes(out)
 
 
+def absurd_rate(data: bytes, rng: random.Random, _kind: str) -> bytes:
+    """A header claiming a rate no recording has (2 147 483 647 Hz was a bug), or the 16-bit PCM format written as
+    WAVE_FORMAT_EXTENSIBLE, which must be read (issue 25)."""
+    out = bytearray(data)
+    if len(out) > 44 and rng.random() < 0.5:
+        out[24:28] = rng.choice((2_147_483_647, 0, 1, 10**9)).to_bytes(4, "little")
+    elif len(out) > 44:
+        out[20:22] = (0xFFFE).to_bytes(2, "little")  # its sub-format then reads from the data: often refused
+    return bytes(out)
+
+
 def odd_length(data: bytes, _rng: random.Random, _kind: str) -> bytes:
     """Cut to an odd number of data bytes: a recording stopped mid-sample."""
     return data[: len(data) - 1 if len(data) % 2 == 0 else len(data)]
 
 
+INVISIBLE = ("\u200b", "\u2060\ufeff", "\u200d\u00ad", "\u0301", "\u200e\u200f")
+"""Text a listener would not hear: zero-width and other format characters, a combining mark on nothing."""
+
+
+def invisible_text(data: bytes, rng: random.Random, kind: str) -> bytes:
+    """A question, an answer or an option made only of invisible characters (issue 25)."""
+    blank = rng.choice(INVISIBLE).encode()
+    if kind == "json":
+        key = rng.choice((b"question", b"correct_answer", b"category"))
+        return re.sub(rb'"' + key + rb'": "[^"]*"', b'"' + key + b'": "' + blank + b'"', data, count=rng.randint(1, 3))
+    if kind == "csv":
+        column = rng.randrange(1, 7)
+        return re.sub(rb"\n((?:[^,\n]*,){" + str(column).encode() + rb"})[^,\n]*", rb"\n\1" + blank, data, count=2)
+    key = rng.choice((b"question", b"answer", b"category"))
+    return re.sub(key + rb' = "[^"\n]*"', key + b' = "' + blank + b'"', data, count=1)
+
+
+OTHER_DIGITS = ("\u00b2", "\u2462", "\u0663", "\uff13", "\U0001d7db", "\u0be9", "\u00b9\u00b2")
+"""Superscripts, circled, Arabic-Indic, full-width, mathematical and Tamil digits: not 0-9 (issue 25)."""
+
+
+def other_digits(data: bytes, rng: random.Random, kind: str) -> bytes:
+    level = rng.choice(OTHER_DIGITS).encode()
+    if kind == "csv":
+        return re.sub(rb"\n\d+,", b"\n" + level + b",", data, count=rng.randint(1, 3))
+    if kind == "json":
+        return data.replace(b'"difficulty": "easy"', b'"difficulty": "' + level + b'"', 1)
+    return re.sub(rb"level = \d+", b'level = "' + level + b'"', data, count=1)
+
+
+BANK_QUESTION = (
+    "What is the smallest country in the world by area?",
+    "Vatican City",
+    ("Monaco", "San Marino", "Malta"),
+)
+"""A question of the shipped English bank (en/millionaire/level-07.toml), that an import joins."""
+
+
+def bank_duplicate(data: bytes, rng: random.Random, kind: str) -> bytes:
+    """A question the bank already holds, once or twice (issue 25: an import must leave it out, keep the rest)."""
+    question, answer, wrong = BANK_QUESTION
+    times = rng.choice((1, 2))
+    if kind == "csv":
+        row = f"7,Geography,{question},{answer},{','.join(wrong)},\n".encode()
+        return data.rstrip(b"\n") + b"\n" + row * times
+    if kind == "json":
+        item = json.dumps({"category": "Geography", "type": "multiple", "difficulty": "medium", "question": question,
+                           "correct_answer": answer, "incorrect_answers": list(wrong)}).encode()  # fmt: skip
+        return data.replace(b'"results": [', b'"results": [' + (item + b",") * times, 1)
+    entry = (f'\n[[question]]\nid = "en-m-07-001"\nlevel = 7\ncategory = "Geography"\nquestion = "{question}"\n'
+             f'options = ["{answer}", "{wrong[0]}", "{wrong[1]}", "{wrong[2]}"]\nanswer = "{answer}"\n'
+             'explanation = "It lies within Rome."\n').encode()  # fmt: skip
+    return data + entry * times if b"[[question]]" in data else data
+
+
+def option_count(data: bytes, rng: random.Random, kind: str) -> bytes:
+    """A row with a fifth option or only three: named with its line and count, never shifted into the explanation."""
+    if kind != "csv":
+        return data
+    lines = data.split(b"\n")
+    if len(lines) > 2:
+        index = rng.randrange(1, len(lines) - 1)
+        cells = lines[index].split(b",")
+        if len(cells) > 5:
+            cells.insert(5, b"Extra") if rng.random() < 0.5 else cells.pop(5)
+            lines[index] = b",".join(cells)
+    return b"\n".join(lines)
+
+
+def long_text(data: bytes, rng: random.Random, kind: str) -> bytes:
+    """An option of 60 words, a question of 500: what cannot be read aloud in a game (issue 25)."""
+    words = b" ".join([b"Donaudampfschiff"] * rng.choice((60, 500)))
+    if kind == "csv":
+        return re.sub(rb"\n((?:[^,\n]*,){4})[^,\n]*", rb"\n\1" + words, data, count=1)
+    if kind == "json":
+        return data.replace(b'"correct_answer": "', b'"correct_answer": "' + words + b" ", 1)
+    return re.sub(rb'options = \["', b'options = ["' + words + b" ", data, count=1)
+
+
 COMMON: tuple[Mutation, ...] = (flip_bytes, truncate, drop_line, repeat_line, odd_encoding, empty, unbalanced_quote)
+ISSUE_25: tuple[Mutation, ...] = (invisible_text, other_digits, bank_duplicate, long_text)
 BY_KIND: dict[str, tuple[Mutation, ...]] = {
     "toml": (*COMMON, deep_nesting, huge_number, wrong_type, surrogate, old_mac_endings, single_table, huge_field,
-             bad_level, empty_text),
+             bad_level, empty_text, *ISSUE_25),
     "json": (*COMMON, deep_nesting, huge_number, wrong_type, surrogate, old_mac_endings, huge_field, bad_level,
-             empty_text),
-    "csv": (*COMMON, huge_number, old_mac_endings, huge_field, bad_level, empty_text),
-    "wav": (flip_bytes, truncate, odd_length, wav_header, empty),
+             empty_text, *ISSUE_25),
+    "csv": (*COMMON, huge_number, old_mac_endings, huge_field, bad_level, empty_text, *ISSUE_25, option_count),
+    "wav": (flip_bytes, truncate, odd_length, wav_header, empty, absurd_rate),
 }  # fmt: skip
 
 

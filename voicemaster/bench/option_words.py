@@ -225,11 +225,44 @@ def synthesized(
     that many), and why a voice is missing."""
     words: list[Word] = []
     missing: dict[str, str] = {}
+    pico_words, reason = _pico(languages, folder, per_language)
+    words += pico_words
+    if reason:
+        missing["pico"] = reason
     kokoro_words, reason = _kokoro(languages, folder, per_language)
     words += kokoro_words
     if reason:
         missing["kokoro"] = reason
     return words, missing
+
+
+def _texts(language: str, per_language: int | None) -> list[tuple[int, tuple[str, str, str]]]:
+    texts = list(enumerate(synthesized_texts(language)))
+    if per_language is not None:
+        texts = texts[:: max(1, len(texts) // max(1, per_language))][:per_language]
+    return texts
+
+
+def _pico(languages: Sequence[str], folder: Path, per_language: int | None) -> tuple[list[Word], str | None]:
+    from voicemaster.speech.voice import pico
+    from voicemaster.speech.voice.synthesis import Voice
+
+    if not pico.installed():
+        return [], pico.missing_message()
+    engine: pico.Pico | None = None
+    words = []
+    for language in languages:
+        voices = pico.voice_names(language)
+        for turn, (said, option, kind) in _texts(language, per_language):
+            voice = voices[turn % len(voices)]
+            key = hashlib.sha256(f"pico {voice} {said}".encode()).hexdigest()[:12]
+            path = folder / "pico" / language / f"{voice}-{key}.wav"
+            if not path.exists():
+                engine = engine or pico.Pico()
+                path.parent.mkdir(parents=True, exist_ok=True)
+                _padded(engine.speak(f"{said}.", Voice(voice, rate=150, engine="pico"))).write(path)
+            words.append(Word(path, language, "pico", voice, said, option, kind))
+    return words, None
 
 
 def _kokoro(languages: Sequence[str], folder: Path, per_language: int | None) -> tuple[list[Word], str | None]:
@@ -247,10 +280,7 @@ def _kokoro(languages: Sequence[str], folder: Path, per_language: int | None) ->
     words = []
     for language in spoken:
         voices = PLAYER_KOKORO_VOICES[language]
-        texts = list(enumerate(synthesized_texts(language)))
-        if per_language is not None:
-            texts = texts[:: max(1, len(texts) // max(1, per_language))][:per_language]
-        for turn, (said, option, kind) in texts:
+        for turn, (said, option, kind) in _texts(language, per_language):
             voice = voices[turn % len(voices)]
             key = hashlib.sha256(f"{kokoro.ENGINE_VERSION} {voice} {said}".encode()).hexdigest()[:12]
             path = folder / "kokoro" / language / f"{voice}-{key}.wav"

@@ -118,7 +118,8 @@ def _checked(path: Path | None, *, leaving: Path | None = None) -> Checked:
     files = [file for root in roots for file in pack_files(root)]
     if leaving is not None:
         files = [file for file in files if not _same(file, leaving)]
-    return check_files(files, paths.cache_dir() / CACHE_NAME, remember=leaving is None)
+    # An import remembers the checks of the bank it joins too: the cache is what can be made again, not user data.
+    return check_files(files, paths.cache_dir() / CACHE_NAME)
 
 
 def _same(file: Path, other: Path) -> bool:

@@ -9,7 +9,7 @@ from collections.abc import Generator, Sequence
 from typing import Any
 
 from voicemaster.host.turns import Effect, Listen, Observation, Record, Say, Silence, Voice
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
+from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Intent
 
 LISTEN_SECONDS = 8.0
 """How long the quizmaster waits for a player to start speaking."""
@@ -41,7 +41,7 @@ def listen(
                 "text": observation.text,
             },
         )
-        if observation.intent == "unknown" and not quiet:
+        if observation.intent == Intent.UNKNOWN and not quiet:
             yield Say("not_understood")
     elif record_silence:
         yield Record("silence", {"player": player, "context": context.name.value})
@@ -65,9 +65,9 @@ def ask_yes_no(
         heard = yield from _asked(key, params, player, language, form, vary)
         if isinstance(heard, Silence):
             return silence_means
-        if heard.intent in ("yes", "no"):
-            return heard.intent == "yes"
-        if heard.intent == "resume" and silence_means:
+        if heard.intent in (Intent.YES, Intent.NO):
+            return heard.intent == Intent.YES
+        if heard.intent == Intent.RESUME and silence_means:
             return True
         if not until_clear:
             return False
@@ -83,8 +83,8 @@ def offer_resume(language: str) -> Generator[Effect, Observation | None, bool | 
     for _ in range(RESUME_TRIES):
         yield Say("resume_offer")
         heard = yield from listen(Context(ContextName.CONFIRM, language), None)
-        if isinstance(heard, Heard) and heard.intent in ("yes", "no", "resume"):
-            return heard.intent != "no"
+        if isinstance(heard, Heard) and heard.intent in (Intent.YES, Intent.NO, Intent.RESUME):
+            return heard.intent != Intent.NO
     yield Say("resume_kept")
     return None
 
@@ -95,8 +95,8 @@ def ask_clearly(
     """Asks once: True for a clear yes, False for a clear no, None when nothing clear came (silence, or words not
     understood), so that the quizmaster says what happened rather than thank the player for a no never said."""
     heard = yield from _asked(key, params, player, language, form, vary)
-    if isinstance(heard, Heard) and heard.intent in ("yes", "no"):
-        return heard.intent == "yes"
+    if isinstance(heard, Heard) and heard.intent in (Intent.YES, Intent.NO):
+        return heard.intent == Intent.YES
     return None
 
 
@@ -131,7 +131,7 @@ def pause(language: str) -> Generator[Effect, Observation | None, None]:
     yield Say("paused")
     while True:
         heard = yield from listen(Context(ContextName.CONFIRM, language), None, record_silence=False)
-        if isinstance(heard, Heard) and heard.intent in ("resume", "yes"):
+        if isinstance(heard, Heard) and heard.intent in (Intent.RESUME, Intent.YES):
             yield Say("resumed")
             return
 

@@ -330,13 +330,13 @@ class Quizmaster:
                 silences = yield from after_silence(silences, self.language)
                 continue
             silences = 0
-            if heard.intent == "unknown":
+            if heard.intent == Intent.UNKNOWN:
                 misheard += 1
-            elif heard.intent in ("joker", "walk_away"):
+            elif heard.intent in (Intent.JOKER, Intent.WALK_AWAY):
                 misheard = 0  # understood and acted on; a command heard in passing ("Répète." for "bé") is not
             if misheard < MISHEARD_BEFORE_SCAN:
                 yield from self._act(player, heard)
-                if heard.intent == "answer" and self._still_deciding(player):
+                if heard.intent == Intent.ANSWER and self._still_deciding(player):
                     misheard += 1  # an answer heard, then refused at "final answer?": perhaps misheard
                 continue
             misheard = 0

@@ -28,7 +28,7 @@ from voicemaster.host.turns import (
 from voicemaster.rules.actions import Action, AskAudience, PhoneAFriend, UseExtraJoker, UseFiftyFifty
 from voicemaster.rules.letters import Letter
 from voicemaster.rules.variants import AudienceForm, Joker, PhoneForm
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
+from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Intent
 
 TRIES_FOR_HELPERS = 3
 """How often a voter, phone partner or helper is asked before the joker is given back."""
@@ -112,7 +112,7 @@ def _choose_other(
     for _ in range(TRIES_FOR_HELPERS):
         yield host.line(question, {"player": player, "names": Choice(others)}, form=wording.MANY)
         heard = yield from listen(context, player)
-        if isinstance(heard, Heard) and heard.intent == "name" and heard.value in others:
+        if isinstance(heard, Heard) and heard.intent == Intent.NAME and heard.value in others:
             return heard.value
     return None
 
@@ -143,7 +143,7 @@ def _partner_call(
         heard = yield from listen(
             context, partner, seconds=left if warned else left - PARTNER_WARNING_SECONDS, quiet=True
         )
-        if isinstance(heard, Heard) and heard.intent == "answer" and heard.value:
+        if isinstance(heard, Heard) and heard.intent == Intent.ANSWER and heard.value:
             return partner, Letter(heard.value)
         if isinstance(heard, Silence):
             if warned:
@@ -163,6 +163,6 @@ def _letter_from(host: MillionaireHosting, who: str, key: str) -> Generator[Effe
     for _ in range(TRIES_FOR_HELPERS):
         yield host.line(key, {"player": who})
         heard = yield from listen(context, who)
-        if isinstance(heard, Heard) and heard.intent == "answer" and heard.value:
+        if isinstance(heard, Heard) and heard.intent == Intent.ANSWER and heard.value:
             return Letter(heard.value)
     return None

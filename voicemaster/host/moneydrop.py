@@ -48,7 +48,7 @@ from voicemaster.rules import errors
 from voicemaster.rules import moneydrop as md
 from voicemaster.rules.codec import dumps, loads
 from voicemaster.rules.letters import Letter
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
+from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Intent
 
 MISHEARD_BEFORE_SCAN = 3
 """After this many placements in a row that could not be understood, or were read back and refused, the options
@@ -220,11 +220,11 @@ class MoneyDropHost:
             if isinstance(heard, Silence):
                 silences = yield from after_silence(silences, self.language)
                 continue
-            if heard.intent == "answer" and heard.value in ("A", "B"):
+            if heard.intent == Intent.ANSWER and heard.value in ("A", "B"):
                 yield from self.apply(md.ChooseCategory(Letter(heard.value).position))
                 return
-            misheard += heard.intent == "unknown"
-            if heard.intent not in ("unknown", "answer", "joker"):
+            misheard += heard.intent == Intent.UNKNOWN
+            if heard.intent not in (Intent.UNKNOWN, Intent.ANSWER, Intent.JOKER):
                 yield from self._command(heard.intent)
                 if self._quit:
                     return
@@ -262,13 +262,13 @@ class MoneyDropHost:
                 yield self.line("md_place_again")
                 continue
             silences = 0
-            if heard.intent == "switch_category":
+            if heard.intent == Intent.SWITCH_CATEGORY:
                 if current.joker_used:
                     yield self.line("md_switch_used")
                     continue
                 yield from self.apply(md.SwitchCategory())
                 return
-            misheard += heard.intent == "unknown"
+            misheard += heard.intent == Intent.UNKNOWN
             if misheard >= MISHEARD_BEFORE_SCAN:
                 misheard = 0
                 everything = yield from self._scan(current)
@@ -276,10 +276,10 @@ class MoneyDropHost:
                     yield self.line("md_place_again")
                     continue
                 placement = Placement({everything: "all"})
-            elif heard.intent == "placement" and heard.value:
+            elif heard.intent == Intent.PLACEMENT and heard.value:
                 placement = placement.corrected(Placement.parse(heard.value))
-            elif not (heard.intent == "yes" and placement.said):  # a yes after an unclear read-back: read it again
-                if heard.intent in ("yes", "no", "unknown"):
+            elif not (heard.intent == Intent.YES and placement.said):  # a yes after an unclear read-back: read it again
+                if heard.intent in (Intent.YES, Intent.NO, Intent.UNKNOWN):
                     yield self.line("md_place_again")
                 else:
                     yield from self._command(heard.intent)
@@ -376,9 +376,9 @@ class MoneyDropHost:
         options = self.session.offered[current.chosen or 0]
         heard = yield from listen(Context(ContextName.CONFIRM, self.language, options), current.team)
         if isinstance(heard, Heard):
-            if heard.intent in ("yes", "no"):
-                return heard.intent == "yes"
-            if heard.intent == "placement" and heard.value:
+            if heard.intent in (Intent.YES, Intent.NO):
+                return heard.intent == Intent.YES
+            if heard.intent == Intent.PLACEMENT and heard.value:
                 return Placement.parse(heard.value)
         yield self.line("md_not_locked")
         return None

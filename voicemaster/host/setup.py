@@ -11,7 +11,7 @@ from collections.abc import Generator
 from voicemaster.host.lines import Line
 from voicemaster.host.listening import ask_yes_no, listen
 from voicemaster.host.turns import Effect, Observation, Say
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
+from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Intent
 
 MAX_PLAYERS = 6
 
@@ -38,10 +38,10 @@ def _name(language: str, number: int) -> Generator[Effect, Observation | None, s
     while True:
         yield Say("ask_name", {"n": number})
         heard = yield from listen(Context(ContextName.NAME, language), None)
-        if isinstance(heard, Heard) and heard.intent == "name" and heard.value:
+        if isinstance(heard, Heard) and heard.intent == Intent.NAME and heard.value:
             if (yield from ask_yes_no("name_read_back", {"name": heard.value}, None, language)):
                 return heard.value
-        elif isinstance(heard, Heard) and heard.intent == "help":
+        elif isinstance(heard, Heard) and heard.intent == Intent.HELP:
             yield Say("setup_help")
 
 

@@ -27,7 +27,7 @@ from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import Playback
 from voicemaster.speech.hearing import phrases
 from voicemaster.speech.hearing.intents import understand
-from voicemaster.speech.hearing.recognition import Recognizer
+from voicemaster.speech.hearing.recognition import Intent, Recognizer
 from voicemaster.speech.voice import kokoro, pico
 from voicemaster.speech.voice.earcons import earcon
 from voicemaster.speech.voice.speakers import Engines, Speakers, resolved
@@ -171,7 +171,7 @@ def _play(
             right = (heard.intent, heard.value) == (meant.intent, meant.value)
             counts["utterances"] += 1
             counts["understood"] += right
-            counts["mistaken"] += not right and heard.intent != "unknown"
+            counts["mistaken"] += not right and heard.intent != Intent.UNKNOWN
             players.understood(right)
             return heard
 

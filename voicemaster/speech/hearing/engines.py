@@ -42,7 +42,7 @@ class VoskRecognizer:
         transcript = self.engine.transcribe(audio, vocabulary(context, phrases))
         meaning = understand(transcript.text, context, phrases)
         confidence = round(meaning.score * transcript.confidence, 3)
-        known = meaning.intent != "unknown" and confidence >= VOSK_CONFIDENT
+        known = meaning.intent != Intent.UNKNOWN and confidence >= VOSK_CONFIDENT
         return Heard(
             meaning.intent if known else Intent.UNKNOWN,
             meaning.value if known else None,

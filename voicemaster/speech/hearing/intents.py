@@ -80,6 +80,8 @@ def _phrase(said: str, query: str, context: Context, phrases: HearPhrases) -> Un
     # Said exactly: phrases never share a text, and "ich nehme B" is one letter away from "ich nehme C". A phrase
     # may end in a filler word ("wie bitte"), so the words as said are tried too.
     exact = [phrase for phrase in choices if phrase.text in (said, query)]
+    if len({(phrase.intent, phrase.value) for phrase in exact}) > 1:
+        return UNKNOWN  # an option's text that is another letter's name ("De" as option B): it names both
     if exact:
         return Understanding(exact[0].intent, exact[0].value, 1.0)
     if len(query) < FUZZY_FROM:

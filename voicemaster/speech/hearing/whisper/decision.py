@@ -184,7 +184,7 @@ def _clear(evidence: Evidence, free_reading: Understanding, text: str, margins: 
         return False
     if evidence.no_speech > margins.no_speech or not _words(text):
         return False
-    if free_reading.intent != "unknown":  # the decoder's own words name a meaning: the same one, or doubt
+    if free_reading.intent != Intent.UNKNOWN:  # the decoder's own words name a meaning: the same one, or doubt
         return (free_reading.intent, free_reading.value) == evidence.meaning
     # Its words name nothing: the scores alone decide, more strictly for what acts at once.
     intent = evidence.meaning[0] if evidence.meaning else ""

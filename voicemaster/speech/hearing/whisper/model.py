@@ -237,10 +237,6 @@ class Whisper:
         )
         self.decoder_norm = norm("decoder/layer_norm")
 
-    @property
-    def max_positions(self) -> int:
-        return int(self.decoder_positions.shape[0])
-
     def encode(self, features: Array) -> Array:
         """Log-mel features (80, frames) to the encoder output (frames / 2, 512)."""
         x = gelu(_conv(features, *self.conv1, stride=1))

@@ -1,0 +1,197 @@
+"""One way of hearing per kind of listening context, each working on an utterance the encoder has already heard.
+
+- `ByGrammar` (an answer, "final answer?", a name among the players'): every phrase of the context scored against the
+  audio, with the decoder's own free reading beside them; the decision weighs the scores (`decision.py`). In the
+  confirm context a placement read back may be corrected: the free reading's words say so.
+- `Placement` (the money drop's placements): open-ended, so the words decide: the free reading first, as it owes
+  nothing to a prompt, then a reading prompted with examples of placements; the quizmaster says it back before it
+  counts. The context also holds yes, no and commands: when the words are no placement, the grammar decides those.
+- `NewName` (a new player introduces themselves): the decoder reads freely, prompted with the context's examples,
+  and the text matcher finds the name; it is said back first.
+
+A bench composes its variants from these parts (`Listened`, `ByGrammar.evidence`, `decide`), the game uses
+`strategy_for`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Protocol
+
+from voicemaster.speech.hearing.intents import UNKNOWN, Understanding, parse_placement, understand
+from voicemaster.speech.hearing.phrases import HearPhrases, Phrase, grammar
+from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Intent
+from voicemaster.speech.hearing.whisper.decision import MARGINS, Evidence, Margins, decide, weigh
+from voicemaster.speech.hearing.whisper.model import AudioKeys, Whisper
+from voicemaster.speech.hearing.whisper.search import Scores, search, transcribe
+from voicemaster.speech.hearing.whisper.tokens import Tokens
+from voicemaster.speech.hearing.whisper.trie import TokenTrie, build
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """How the recognizer listens; `bench asr` compares settings, a game uses the defaults."""
+
+    margins: Margins = MARGINS
+    window_seconds: float = 5.0
+    """The shortest window the encoder sees. Whisper learned 30 s windows; measured on the real recordings (2-core
+    EPYC), a 5 s window understood 82 % where 2.5 s understood 78 %, at twice the encoder's time (about 110 ms)."""
+    prune: float = 8.0
+    """A prefix this far (natural log) below the best whole phrase is dropped: wider than either margin's cut-off
+    on the meaning, so that the decision is the one a search of every phrase would make."""
+    beam: int = 24
+    """At most this many prefixes are extended per token, whatever the audio."""
+
+
+@dataclass(frozen=True)
+class Listened:
+    """One utterance as the decoder sees it (the encoder has run), with the language's words and tokens."""
+
+    model: Whisper
+    keys: AudioKeys
+    tokens: Tokens
+    phrases: HearPhrases
+    budget: int
+    """The longest free reading worth decoding for an utterance this long."""
+    tuning: Tuning
+
+    def read(self, prompt: str | None = None, *, beam: int = 2) -> str:
+        """The decoder's own reading, after `prompt` as its previous text if given."""
+        tokens = self.tokens
+        start = [*self.prompt_tokens(prompt), *tokens.special.start]
+        read = transcribe(
+            self.model, self.keys, start, tokens.special, budget=self.budget, beam=beam, spell=tokens.decode
+        )
+        return tokens.decode(read)
+
+    def score(self, choices: tuple[Phrase, ...], prompt: str | None) -> Scores:
+        """Every phrase's score (the mean of after no text and after `prompt`, if given), and the free reading."""
+        tokens, tuning = self.tokens, self.tuning
+        return search(
+            self.model,
+            self.keys,
+            trie(tokens, choices),
+            tokens.special,
+            free_budget=self.budget,
+            prune=tuning.prune,
+            beam=tuning.beam,
+            prompt=self.prompt_tokens(prompt),
+            spell=tokens.decode,
+        )
+
+    def prompt_tokens(self, prompt: str | None) -> tuple[int, ...]:
+        if prompt is None:
+            return ()
+        return (self.tokens.special.previous, *self.tokens.encode(" " + prompt))[:MAX_PROMPT_TOKENS]
+
+
+class Strategy(Protocol):
+    def hear(self, listened: Listened, context: Context) -> Heard: ...
+
+
+@dataclass(frozen=True)
+class ByGrammar:
+    """Every phrase that counts scored against the audio; two margins decide (`decision.py`).
+
+    Each phrase's score is the mean of its log-probability after no text and after the context's examples as the
+    decoder's previous text. Measured on the real recordings (`bench asr`, engine `whisper-unprompted`) at the
+    margins in use: the mean understood 97 % where the plain score understood 84 %, neither with a wrong meaning; the
+    prompted score alone makes the listed phrases attractors for garbled audio."""
+
+    prompt: Callable[[Context, HearPhrases], str | None] = lambda context, phrases: examples_of(context, phrases)
+    """The decoder's previous text for the second score of each phrase; None: one score, after no text."""
+
+    def evidence(self, listened: Listened, context: Context) -> tuple[Evidence, str]:
+        """What the scores say, and the free reading's text."""
+        choices = grammar(context, listened.phrases)
+        scores = listened.score(choices, self.prompt(context, listened.phrases))
+        text = listened.tokens.decode(scores.free_tokens)
+        found = weigh(scores.phrases, choices, scores.free, scores.no_speech, reading=text, hear=listened.phrases)
+        return found, text
+
+    def hear(self, listened: Listened, context: Context) -> Heard:
+        evidence, text = self.evidence(listened, context)
+        if context.name is ContextName.CONFIRM:  # a placement read back, corrected
+            placement = parse_placement(text, listened.phrases)
+            if placement is not None:
+                return Heard(Intent.PLACEMENT, placement, text, 1.0)
+        return decide(evidence, meaning_of(text, context, listened.phrases), text, listened.tuning.margins)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A money placement by its words, read freely and then prompted; yes, no and commands by the grammar."""
+
+    grammar: ByGrammar = ByGrammar()
+
+    def hear(self, listened: Listened, context: Context) -> Heard:
+        evidence, text = self.grammar.evidence(listened, context)
+        placement = parse_placement(text, listened.phrases)
+        if placement is not None:
+            return Heard(Intent.PLACEMENT, placement, text, 1.0)
+        prompted = listened.read(listened.phrases.expect[context.name])
+        placement = parse_placement(prompted, listened.phrases)
+        if placement is not None:
+            return Heard(Intent.PLACEMENT, placement, prompted, 1.0)
+        return decide(evidence, meaning_of(text, context, listened.phrases), text, listened.tuning.margins)
+
+
+@dataclass(frozen=True)
+class NewName:
+    """A name nobody has said yet: read freely after the context's examples, found by the text matcher."""
+
+    def hear(self, listened: Listened, context: Context) -> Heard:
+        text = listened.read(listened.phrases.expect[context.name])
+        meant = understand(text, context, listened.phrases)
+        return Heard(meant.intent, meant.value, text, meant.score)
+
+
+def strategy_for(context: Context, by_grammar: ByGrammar = ByGrammar()) -> Strategy:
+    """How to hear in this context, with `by_grammar` wherever the grammar decides."""
+    if context.name is ContextName.NUMBER:
+        return Placement(by_grammar)
+    if context.name is ContextName.NAME and not context.names:
+        return NewName()
+    return by_grammar
+
+
+def examples_of(context: Context, phrases: HearPhrases) -> str:
+    """The context's examples, then the options or names of the moment. Not every command: a phrase in the prompt
+    draws garbled audio to itself ("Ich würde D sagen", read "Ich will die Margen.", scored as "Schneller" when the
+    prompt listed it)."""
+    extra = context.options if context.name is ContextName.ANSWER else ()
+    if context.name is ContextName.NAME:
+        extra = context.names
+    return " ".join([phrases.expect[context.name], *(f"{text}." for text in extra)])
+
+
+def meaning_of(text: str, context: Context, phrases: HearPhrases) -> Understanding:
+    """What the words of a free reading mean; nothing when there are none."""
+    return understand(text, context, phrases) if text else UNKNOWN
+
+
+def budget_for(seconds: float) -> int:
+    """The longest free reading worth decoding for an utterance of so many seconds: a command is a few words, and a
+    longer reading is the decoder repeating itself ("Ppppp...")."""
+    return math.ceil(TOKENS_FIXED + TOKENS_PER_SECOND * seconds)
+
+
+TOKENS_FIXED, TOKENS_PER_SECOND = 4, 6
+MAX_PROMPT_TOKENS = 223
+"""Whisper's decoder sees 448 positions; like Whisper itself, a prompt keeps at most half of them (less one)."""
+MAX_PHRASE_TOKENS = 200
+"""A phrase is scored on its first so many tokens: with the prompt and the start they stay inside the 448 positions
+(a 60-word option, a 5 000-character name would pass them and crash the decoder)."""
+
+
+TRIES_KEPT = 8
+"""Tries kept: a turn needs the current context's and the next one's (prepared while the question is read); with the
+carriers of every answer a trie holds some 40 000 nodes (about 10 MB), so a long game must not keep dozens."""
+
+
+@lru_cache(maxsize=TRIES_KEPT)
+def trie(tokens: Tokens, choices: tuple[Phrase, ...]) -> TokenTrie:
+    return build([phrase.written for phrase in choices], tokens.encode, longest=MAX_PHRASE_TOKENS)
