@@ -137,6 +137,7 @@ def test_auto_speaks_with_pyttsx3_where_the_espeak_ng_program_is_missing(
 ) -> None:
     monkeypatch.setenv("VOICEMASTER_MODELS_DIR", str(tmp_path / "no-models"))
     monkeypatch.setenv("PATH", str(tmp_path))  # as on Windows and macOS
+    monkeypatch.setitem(sys.modules, "ttspico", None)  # and without Pico, which is German's first choice
     assert resolved(Voice(), "de").engine == "pyttsx3" and resolved(Voice(), "fr").engine == "pyttsx3"
     audio = Speakers({"de": Voice()}).render("Richtig!", "de")
     assert audio.rate == ESPEAK_RATE and audio.seconds > 0.3
