@@ -151,7 +151,7 @@ def test_a_whole_game_is_played_through_the_virtual_devices(pulse: Pulse, espeak
             replace(
                 config,
                 game=replace(config.game, variant="classic", rounds=1),
-                speech={**config.speech, "de": replace(config.speech["de"], rate=BRISK)},
+                speech={**config.speech, "de": replace(config.speech["de"], engine="espeak", name="de", rate=BRISK)},
             ),
             players=(),
             seed=seed,
