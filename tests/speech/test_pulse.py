@@ -32,7 +32,8 @@ from voicemaster.speech.devices.microphone import PRESENCE_SECONDS, Microphone
 from voicemaster.speech.hearing.endpoint import EndpointSettings
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.signal import resample
-from voicemaster.speech.voice.synthesis import Espeak
+from voicemaster.speech.voice.pico import Pico
+from voicemaster.speech.voice.synthesis import Espeak, Voice
 
 pytestmark = pytest.mark.audio  # a PulseAudio daemon of its own, played and recorded
 
@@ -63,9 +64,11 @@ class MicrophoneCapture:
 
 
 @pytest.fixture(scope="module")
-def microphone_capture(pulse: Pulse, espeak: Espeak) -> MicrophoneCapture:
+def microphone_capture(pulse: Pulse) -> MicrophoneCapture:
     text, language = "Antwort B", "de"
-    spoken = resample(espeak.render(text, language))  # at the virtual microphone's rate: no resampling in between
+    # In the German quizmaster's own voice (Pico), as a player would sound; at the microphone's rate, so that what is
+    # heard can be matched sample for sample.
+    spoken = resample(Pico().speak(text, Voice("de-DE", engine="pico")))
     with Microphone() as microphone:
         started = time.monotonic()
         player = pulse.feed_microphone(spoken)
