@@ -11,8 +11,9 @@ import random
 from pathlib import Path
 
 from voicemaster.host import lines as host_lines
-from voicemaster.host.millionaire import Quizmaster, Session
-from voicemaster.host.moneydrop import DropSession, MoneyDropHost
+from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.moneydrop import MoneyDropHost
+from voicemaster.host.saved import DropSession, Session
 from voicemaster.host.turns import Dialogue, Listen, Observation, Say, Silence
 from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.play.demo import Simulated
