@@ -151,7 +151,7 @@ def test_play_on_a_read_only_store_says_how_to_fix_it_and_history_still_lists(tm
 
     path = store_path(tmp_path)
     path.parent.mkdir(parents=True)
-    from voicemaster.host.millionaire import Session
+    from voicemaster.host.saved import Session
     from voicemaster.rules import GameSettings, new_game, variant
 
     with Store(path) as store:

@@ -12,8 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from voicemaster.host import lines as host_lines
-from voicemaster.host.millionaire import Quizmaster, Session
-from voicemaster.host.moneydrop import DropSession, MoneyDropHost
+from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.moneydrop import MoneyDropHost
+from voicemaster.host.saved import DropSession, Session
 from voicemaster.host.screen_address import ScreenAddress
 from voicemaster.host.turns import Dialogue, Listen, Observation, Say, Silence
 from voicemaster.paths import QUESTIONS_DIR

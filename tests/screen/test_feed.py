@@ -295,7 +295,7 @@ def test_a_game_play_resumes_is_on_the_screen_before_its_first_new_step(
 
 
 def _on_a_question(state: str) -> bool:
-    from voicemaster.host.millionaire import Session
+    from voicemaster.host.saved import Session
 
     current = Session.from_json(state).game.round
     return current is not None and current.question is not None

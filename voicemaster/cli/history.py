@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from voicemaster.host.moneydrop import DropSession
-from voicemaster.host.saved import UnreadableGame, restore
+from voicemaster.host.saved import DropSession, UnreadableGame, restore
 from voicemaster.store import Store, StoredGame
 
 

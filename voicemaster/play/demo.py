@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Protocol
 
 from voicemaster.host import lines as host_lines
-from voicemaster.host.millionaire import Quizmaster, Session
-from voicemaster.host.moneydrop import DropSession, MoneyDropHost
+from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.moneydrop import MoneyDropHost
+from voicemaster.host.saved import DropSession, Session
 from voicemaster.host.screen_address import ScreenAddress
 from voicemaster.host.turns import Dialogue, Listen, Observation, Say, Silence
 from voicemaster.play.runner import Runner, SessionClock, Transcript, Watcher, drive

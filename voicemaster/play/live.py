@@ -18,9 +18,9 @@ from pathlib import Path
 from voicemaster.config.settings import ASK, Settings
 from voicemaster.host import lines as host_lines
 from voicemaster.host.listening import offer_resume
-from voicemaster.host.millionaire import Quizmaster, Session
-from voicemaster.host.moneydrop import DropSession, MoneyDropHost
-from voicemaster.host.saved import UnreadableGame, restore, unfinishable
+from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.moneydrop import MoneyDropHost
+from voicemaster.host.saved import DropSession, Session, UnreadableGame, restore, unfinishable
 from voicemaster.host.screen_address import ScreenAddress
 from voicemaster.host.setup import which_variant, who_plays
 from voicemaster.host.turns import Listen, Observation, Say, Silence

@@ -15,9 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from voicemaster.host.millionaire import Session
-from voicemaster.host.moneydrop import DropSession
-from voicemaster.host.saved import UnreadableGame, restore
+from voicemaster.host.saved import DropSession, Session, UnreadableGame, restore
 from voicemaster.rules import moneydrop as md
 from voicemaster.rules.letters import Letter
 

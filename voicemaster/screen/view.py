@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from voicemaster.host.millionaire import Session
-from voicemaster.host.moneydrop import DropSession
+from voicemaster.host.saved import DropSession, Session
 from voicemaster.rules.letters import Letter
 from voicemaster.rules.state import SeatStatus
 from voicemaster.screen.board import Board, Question, read_by, said_by
