@@ -23,7 +23,10 @@ from voicemaster.rules.letters import Letter
 from voicemaster.speech.hearing.recognition import Context, ContextName, Intent
 
 JOKERS = ("fifty_fifty", "audience", "phone", "extra")
-COMMANDS = ("walk_away", "repeat", "help", "pause", "resume", "score", "quit", "slower", "faster", "louder", "quieter")
+COMMANDS = (
+    "walk_away", "repeat", "help", "pause", "resume", "score", "quit", "slower", "faster", "louder", "quieter",
+    "screen_address",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
