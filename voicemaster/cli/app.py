@@ -148,9 +148,10 @@ def _parser() -> argparse.ArgumentParser:
     bench = commands.add_parser("bench", help="measure speed (prints figures, never fails on time)")
     bench.add_argument(
         "what",
-        choices=("rules", "asr", "latency", "memory", "voice", "faults", "fuzz", "screen"),
+        choices=("rules", "asr", "latency", "live", "memory", "voice", "faults", "fuzz", "screen"),
         help="rules: simulated games per second; asr: recognition accuracy and speed; latency: from the end of an "
-        "utterance to the reply; memory: peak memory of a game; voice: speech engines' real-time factor and the "
+        "utterance to the reply; live: felt latency in a real game on virtual sound devices; "
+        "memory: peak memory of a game; voice: speech engines' real-time factor and the "
         "time to the first sample of a reply, with and without render-ahead; faults: games killed and resumed, "
         "fuzzed files through the commands, a damaged store and missing devices; fuzz: the fuzzed files alone; "
         "screen: a real-time game with and without the screen open",
@@ -167,7 +168,8 @@ def _parser() -> argparse.ArgumentParser:
         default="whisper,vosk",
         help="asr, latency: engines, comma-separated; latency also vosk-ko: the Vosk engine timed on Korean",
     )
-    bench.add_argument("--languages", default=",".join(LANGUAGES), help="asr, latency, voice: languages")
+    bench.add_argument("--languages", default=",".join(LANGUAGES), help="asr, latency, live, voice: languages")
+    bench.add_argument("--utterances", type=int, default=12, help="live: the player's turns timed in each language")
     bench.add_argument("--limit", type=int, default=None, help="asr, latency: an even sample of this many clips")
     bench.add_argument(
         "--corpora",

@@ -50,7 +50,7 @@ def _play_with(
     divert_native_stderr()
     try:
         # The screen before the model: a port in use is said at once, not after the model has loaded.
-        with screen_cli.screen_for(args, language, entries, live=True) as watch:
+        with screen_cli.screen_for(args, language, entries, live=True) as (watch, screen):
             played = play_live(
                 settings,
                 players=names,
@@ -62,6 +62,7 @@ def _play_with(
                 log=args.log,
                 store=store,
                 watch=watch,
+                screen=screen,
             )
     except StoreUnwritable as error:
         kept = "The game stopped at its last saved step; `voicemaster play` offers it again once the store is writable."
@@ -126,7 +127,7 @@ def demo(args: argparse.Namespace) -> int:
     try:
         recognizer = open_recognizer(args.engine, language)
         print(f"Language {language}, seed {seed}, players {', '.join(names)}: this takes a few minutes.", flush=True)
-        with screen_cli.screen_for(args, language, entries, live=False) as watch:
+        with screen_cli.screen_for(args, language, entries, live=False) as (watch, screen):
             if args.format == "moneydrop":
                 result = run_moneydrop_demo(
                     settings.money_drop_settings(names),
@@ -137,6 +138,7 @@ def demo(args: argparse.Namespace) -> int:
                     voices=settings.speech,
                     out=args.out,
                     watch=watch,
+                    screen=screen,
                 )
             else:
                 result = run_demo(
@@ -147,6 +149,7 @@ def demo(args: argparse.Namespace) -> int:
                     voices=settings.speech,
                     out=args.out,
                     watch=watch,
+                    screen=screen,
                 )
     except (RecognizerUnavailable, SpeechUnavailable, DemoStuck) as error:
         print(f"voicemaster: {error}", file=sys.stderr)

@@ -31,6 +31,7 @@ from voicemaster.host.listening import (
 from voicemaster.host.millionaire_announcements import announce, score
 from voicemaster.host.millionaire_jokers import use_joker
 from voicemaster.host.saved import Session
+from voicemaster.host.screen_address import ScreenAddress, tell
 from voicemaster.host.turns import (
     Dialogue,
     Effect,
@@ -76,8 +77,11 @@ class Quizmaster:
         heard: dict[str, int] | None = None,
         *,
         confirm_from_level: int = 1,
+        screen: ScreenAddress | None = None,
     ) -> None:
         self.session = session
+        self.screen = screen
+        """Where the screen for the room is, when one runs: said when a player asks."""
         self.confirm_from_level = confirm_from_level
         """ "Final answer?" is asked from this level on; below it an answer counts as heard (a choice in the config,
         never the default: 1 asks on every level)."""
@@ -369,6 +373,8 @@ class Quizmaster:
                 yield from pause(self.language)
             case "score":
                 yield from score(self)
+            case "screen_address":
+                yield from tell(self.screen)
             case "quit":
                 if (yield from self._ask_yes_no("confirm_quit", {}, player, self.everyone())):
                     yield from self.apply(StopGame())

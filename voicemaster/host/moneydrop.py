@@ -30,6 +30,7 @@ from voicemaster.host.listening import (
 from voicemaster.host.moneydrop_announcements import announce, by_letter
 from voicemaster.host.moneydrop_placement import Placement, Unplaceable, checked, counted
 from voicemaster.host.saved import DropSession
+from voicemaster.host.screen_address import ScreenAddress, tell
 from voicemaster.host.turns import (
     Dialogue,
     Effect,
@@ -60,8 +61,12 @@ TIME_WARNINGS = (30, 10)
 class MoneyDropHost:
     """Hosts one money drop. `run()` is the dialogue; `session` is where the game stands."""
 
-    def __init__(self, session: DropSession, bank: Bank, language: str, seed: int) -> None:
+    def __init__(
+        self, session: DropSession, bank: Bank, language: str, seed: int, *, screen: ScreenAddress | None = None
+    ) -> None:
         self.session = session
+        self.screen = screen
+        """Where the screen for the room is, when one runs: said when the team asks."""
         self.bank = bank
         self.language = language
         self.seed = seed
@@ -342,6 +347,8 @@ class MoneyDropHost:
                 yield from pause(self.language)
             case "score" if current is not None:
                 yield self.line("md_score", {"money": self.money(current.bundles), "number": current.question})
+            case "screen_address":
+                yield from tell(self.screen)
             case "quit":
                 # The run stays stored unfinished: the next start offers to continue it.
                 self._quit = yield from ask_yes_no("confirm_quit", {}, None, self.language, form=wording.MANY)

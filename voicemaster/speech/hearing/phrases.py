@@ -22,7 +22,10 @@ from voicemaster.speech.hearing.normal_form import Normalized, normalize, spoken
 from voicemaster.speech.hearing.recognition import Context, ContextName, Intent
 
 JOKERS = ("fifty_fifty", "audience", "phone", "extra")
-COMMANDS = ("walk_away", "repeat", "help", "pause", "resume", "score", "quit", "slower", "faster", "louder", "quieter")
+COMMANDS = (
+    "walk_away", "repeat", "help", "pause", "resume", "score", "quit", "slower", "faster", "louder", "quieter",
+    "screen_address",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
