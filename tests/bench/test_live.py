@@ -96,7 +96,8 @@ def test_the_player_answers_right_asks_for_two_jokers_and_refuses_a_name_mishear
     assert reply("your_answer", "answer") == "answer ('answer', 'C')"
     assert reply("your_answer", "answer", level=2) == "joker ('joker', 'fifty_fifty')"
     assert reply("your_answer", "answer", level=2, used=frozenset({"fifty_fifty"})) == "answer ('answer', 'C')"
-    assert reply("final_answer", "confirm") == "yes ('yes', None)"
+    assert reply("final_answer", "confirm", said="Markus, Antwort C, Paris. Endgültig?") == "yes ('yes', None)"
+    assert reply("final_answer", "confirm", said="Markus, Antwort D, Rom. Endgültig?") == "other ('no', None)"
     assert reply("name_read_back", "confirm", said="Markus, habe ich das richtig verstanden?") == "other ('yes', None)"
     assert reply("name_read_back", "confirm", said="Ich Heiß Markus, habe ich das richtig verstanden?") == (
         "other ('no', None)"

@@ -1,7 +1,8 @@
 """`voicemaster bench live`: felt latency, what the player waits for in a real game (issue 27).
 
 A private PulseAudio daemon lays a virtual microphone and speaker on one clock (`bench.pulse`, `bus=True`), and a
-real `voicemaster play` runs on them as its own process, with the Whisper engine and the configured voices. A player
+real `voicemaster play` runs on them as its own process, with the Whisper engine and the shipped settings (or those of
+`voicemaster --config FILE bench live`: another voice for the quizmaster, say), classic rules. A player
 (`bench.live_player`) follows the game's log: each time the quizmaster listens, once its line has ended and after the
 pause a person leaves, it says its reply into the microphone, from recordings of people (the real-speech set) or
 in Pico's and Kokoro's voices. The bus is recorded throughout; afterwards each turn's felt latency is read off the
@@ -52,7 +53,7 @@ class LiveUnavailable(RuntimeError):
     """What the bench needs is missing; the message says what to install."""
 
 
-def run(languages: Sequence[str], utterances: int, *, seed: int = 1) -> dict[str, Any]:
+def run(languages: Sequence[str], utterances: int, *, seed: int = 1, config: Path | None = None) -> dict[str, Any]:
     missing = missing_tools()
     if missing:
         raise LiveUnavailable(f"PulseAudio is not installed ({', '.join(missing)} missing): {INSTALL_HINT}")
@@ -71,7 +72,7 @@ def run(languages: Sequence[str], utterances: int, *, seed: int = 1) -> dict[str
                 if len(own) >= utterances:
                     break
                 wanted = utterances - len(own)
-                played = _game(pulse, repertoire, language, wanted, seed + game, folder / f"{language}{game}")
+                played = _game(pulse, repertoire, language, wanted, seed + game, folder / f"{language}{game}", config)
                 turns += played.turns
                 games += 1
                 if played.stopped:
@@ -192,13 +193,17 @@ class _Follower:
         self.pending = (reply, spoken, began, span, _cpu_seconds(self.game.pid))
 
 
-def _game(pulse: Pulse, repertoire: Repertoire, language: str, wanted: int, seed: int, folder: Path) -> Played:
+def _game(
+    pulse: Pulse, repertoire: Repertoire, language: str, wanted: int, seed: int, folder: Path, config: Path | None
+) -> Played:
     folder.mkdir(parents=True)
-    log, config = folder / "game.jsonl", folder / "config.toml"
+    log = folder / "game.jsonl"
     log.touch()
-    config.write_text('[game]\nvariant = "classic"\n', encoding="utf-8")
+    if config is None:  # the shipped settings, not the user's config.toml
+        config = folder / "config.toml"
+        config.write_text("", encoding="utf-8")
     command = [sys.executable, "-m", "voicemaster", "--config", str(config), "play", "--lang", language]
-    command += ["--engine", ENGINE, "--seed", str(seed), "--log", str(log)]
+    command += ["--variant", "classic", "--engine", ENGINE, "--seed", str(seed), "--log", str(log)]
     env = {**pulse.env, "XDG_DATA_HOME": str(folder / "data")}
     repertoire.prepare()  # rendered before the game, so that rendering does not load the machine while it decides
     with pulse.record_speaker() as recording, (folder / "stderr.txt").open("wb") as errors:

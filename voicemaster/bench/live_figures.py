@@ -147,6 +147,12 @@ def summary(turns: Sequence[Turn], games: int) -> dict[str, Any]:
                 source: percentiles_ms([t.latency for t in own if t.fed.source == source and t.latency is not None])
                 for source in sorted({turn.fed.source for turn in own})
             },
+            "by_language": {
+                language: percentiles_ms(
+                    [t.latency for t in own if t.fed.language == language and t.latency is not None]
+                )
+                for language in sorted({turn.fed.language for turn in own})
+            },
         }
     heard = [turn for turn in turns if turn.fed.heard is not None]
     lost = seconds_lost(turns)
@@ -172,13 +178,17 @@ def report(figures: dict[str, Any]) -> str:
         f"to the first sample of the reply at the speaker, through PulseAudio's virtual devices",
         f"load average {figures['load_before']} before, {figures['load_after']} after; "
         f"OPENBLAS_NUM_THREADS={figures['openblas_threads']}",
-        f"  {'turn':8}{'n':>4}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}{'asked again':>13}{'wrong':>7}   by source p50",
+        f"  {'turn':8}{'n':>4}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}{'asked again':>13}{'wrong':>7}   "
+        "p50 by source; by language",
     ]
     for kind in KINDS:
         row = measured[kind]
         if not row["turns"]:
             continue
         sources = ", ".join(f"{source} {fmt(cell['p50_ms'])}" for source, cell in row["by_source"].items())
+        sources += "; " + ", ".join(
+            f"{language} {fmt(cell['p50_ms'])}" for language, cell in row["by_language"].items()
+        )
         out.append(
             f"  {kind:8}{row['turns']:>4}{fmt(row['p50_ms']):>9}{fmt(row['p95_ms']):>9}"
             f"{fmt(row['max_ms']):>9}{row['asked_again']:>13}{row['wrong']:>7}   {sources}"

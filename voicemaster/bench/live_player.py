@@ -81,8 +81,9 @@ def reply_to(key: str | None, context: str, language: str, *, said: str, correct
     if context != "confirm":
         return None
     yes_then = "yes" if key == "final_answer" else "go_on"
+    # The player says what a person would: yes where the quizmaster got it right, no where it did not.
     agrees = {
-        "final_answer": True,
+        "final_answer": f"{correct}, " in said,  # "Markus, Antwort B, Paris. ...": a letter misheard is refused
         "play_on": True,
         "name_read_back": said.startswith(f"{NAME[language]},"),  # its name read back as said, nothing more
         "scan_option": said.startswith(f"{correct},"),  # "B, Paris?": a yes at the right one
@@ -92,9 +93,9 @@ def reply_to(key: str | None, context: str, language: str, *, said: str, correct
     }.get(key or "")
     if agrees is None:
         return None
-    kind = "yes" if key == "final_answer" else "other"
-    return Reply(kind, yes_then, ("yes", None)) if agrees else Reply(kind, "no", ("no", None))
-    return None
+    if not agrees:
+        return Reply("other", "no", ("no", None))
+    return Reply("yes" if key == "final_answer" else "other", yes_then, ("yes", None))
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
 
         languages = [language.strip() for language in args.languages.split(",") if language.strip()]
         try:
-            figures = live.run(languages, max(1, args.utterances))
+            figures = live.run(languages, max(1, args.utterances), config=args.config)
         except live.LiveUnavailable as error:
             print(f"voicemaster: {error}", file=sys.stderr)
             return 2
