@@ -13,9 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any
 
-from voicemaster.config.files import ConfigError, read_toml
+from voicemaster.config.files import ConfigError, Table, read_toml
 from voicemaster.paths import PHRASES_DIR
 from voicemaster.rules.letters import Letter
 from voicemaster.speech.hearing.normal_form import Normalized, normalize, spoken
@@ -274,7 +273,7 @@ def load(language: str, folder: Path = PHRASES_DIR) -> HearPhrases:
 @cache
 def _load(language: str, folder: Path) -> HearPhrases:
     path = folder / language / "hear.toml"
-    table = _Table(path, read_toml(path))
+    table = Table(path, read_toml(path))
     letters = table.table("letters")
     number = table.table("number")
     words, keywords, forms = table.table("words"), table.table("keywords"), table.table("option_forms")
@@ -322,7 +321,7 @@ def _load(language: str, folder: Path) -> HearPhrases:
     )
 
 
-def _compared(table: _Table, normalized: Callable[[tuple[str, ...]], tuple[Normalized, ...]]) -> Compared:
+def _compared(table: Table, normalized: Callable[[tuple[str, ...]], tuple[Normalized, ...]]) -> Compared:
     letters, forms, number = table.table("letters"), table.table("option_forms"), table.table("number")
     articles = [text for key in ("before_vowel", "before_consonant", "plural") for text in forms.texts(key, empty=True)]
     names = table.table("name").texts("phrases", placeholder="{name}")
@@ -345,7 +344,7 @@ def _compared(table: _Table, normalized: Callable[[tuple[str, ...]], tuple[Norma
     )
 
 
-def _carried(answer: _Table) -> Carried:
+def _carried(answer: Table) -> Carried:
     carriers, named = answer.texts("carriers"), answer.texts("carried")
     for index, text in enumerate(named):
         if ("{letter}" in text) == ("{option}" in text):
@@ -361,41 +360,3 @@ def _carried(answer: _Table) -> Carried:
         worded_letter=templates([text for text in named if "{letter}" in text and text.strip() != "{letter}"]),
         option=templates([text for text in named if "{option}" in text]),
     )
-
-
-@dataclass(frozen=True)
-class _Table:
-    path: Path
-    data: Mapping[str, Any]
-    prefix: str = ""
-
-    def _get(self, key: str) -> Any:
-        if key not in self.data:
-            raise ConfigError(self.path, self.prefix + key, "missing")
-        return self.data[key]
-
-    def table(self, key: str) -> _Table:
-        value = self._get(key)
-        if not isinstance(value, dict):
-            raise ConfigError(self.path, self.prefix + key, "expected a table")
-        return _Table(self.path, value, f"{self.prefix}{key}.")
-
-    def text(self, key: str) -> str:
-        value = self._get(key)
-        if not isinstance(value, str) or not value.strip():
-            raise ConfigError(self.path, self.prefix + key, "expected a non-empty string")
-        return value
-
-    def texts(self, key: str, placeholder: str | None = None, *, empty: bool = False) -> tuple[str, ...]:
-        value = self._get(key)
-        if (
-            not isinstance(value, list)
-            or not (value or empty)
-            or not all(isinstance(v, str) and v.strip() for v in value)
-        ):
-            wanted = "a list" if empty else "a non-empty list"
-            raise ConfigError(self.path, self.prefix + key, f"expected {wanted} of non-empty strings")
-        for index, text in enumerate(value):
-            if placeholder and placeholder not in text:
-                raise ConfigError(self.path, f"{self.prefix}{key}[{index}]", f"{text!r} lacks {placeholder}")
-        return tuple(value)
