@@ -11,6 +11,8 @@ answer.
 from __future__ import annotations
 
 import re
+from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -24,6 +26,7 @@ from voicemaster.speech.hearing.phrases import (
     CONTEXTS_KEPT,
     JOKERS,
     HearPhrases,
+    Phrase,
     carrier_words,
     grammar,
     option_forms,
@@ -78,10 +81,10 @@ def understand_reading(reading: Reading, context: Context, phrases: HearPhrases)
 
 
 def _phrase(said: Normalized, query: Normalized, context: Context, phrases: HearPhrases) -> Understanding:
-    choices = grammar(context, phrases)
+    choices, texts, places = _compared(context, phrases)
     # Said exactly: phrases never share a text, and "ich nehme B" is one letter away from "ich nehme C". A phrase
-    # may end in a filler word ("wie bitte"), so the words as said are tried too.
-    exact = [phrase for phrase in choices if phrase.text in (said, query)]
+    # may end in a filler word ("wie bitte"), so the words as said are tried too. In the grammar's order.
+    exact = [choices[place] for place in sorted({*places.get(said, ()), *places.get(query, ())})]
     if len({(phrase.intent, phrase.value) for phrase in exact}) > 1:
         return UNKNOWN  # an option's text that is another letter's name ("De" as option B): it names both
     if exact:
@@ -94,7 +97,7 @@ def _phrase(said: Normalized, query: Normalized, context: Context, phrases: Hear
     nearest: dict[tuple[Intent, str | None], int] = {}
     for _, edits, index in process.extract(
         query,
-        [phrase.text for phrase in choices],
+        texts,
         scorer=Levenshtein.distance,
         limit=None,
         score_cutoff=allowed + MARGIN,
@@ -108,6 +111,19 @@ def _phrase(said: Normalized, query: Normalized, context: Context, phrases: Hear
     if len(ranked) > 1 and ranked[1][1] - edits < MARGIN:
         return UNKNOWN
     return Understanding(intent, value, round(1 - edits / len(query), 3))
+
+
+@lru_cache(maxsize=CONTEXTS_KEPT)
+def _compared(
+    context: Context, phrases: HearPhrases
+) -> tuple[tuple[Phrase, ...], list[str], Mapping[str, tuple[int, ...]]]:
+    """The context's grammar, its texts, and where each text stands in it: looked up, not searched, for every
+    utterance."""
+    choices = grammar(context, phrases)
+    places: dict[str, list[int]] = defaultdict(list)
+    for place, phrase in enumerate(choices):
+        places[phrase.text].append(place)
+    return choices, [phrase.text for phrase in choices], {text: tuple(found) for text, found in places.items()}
 
 
 def by_words(query: Normalized, context: Context, phrases: HearPhrases) -> Understanding:
