@@ -11,8 +11,6 @@ answer.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
-from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -81,10 +79,10 @@ def understand_reading(reading: Reading, context: Context, phrases: HearPhrases)
 
 
 def _phrase(said: Normalized, query: Normalized, context: Context, phrases: HearPhrases) -> Understanding:
-    choices, texts, places = _compared(context, phrases)
+    choices, texts = _compared(context, phrases)
     # Said exactly: phrases never share a text, and "ich nehme B" is one letter away from "ich nehme C". A phrase
     # may end in a filler word ("wie bitte"), so the words as said are tried too. In the grammar's order.
-    exact = [choices[place] for place in sorted({*places.get(said, ()), *places.get(query, ())})]
+    exact = [choices[place] for place in sorted({*_places(texts, said), *_places(texts, query)})]
     if len({(phrase.intent, phrase.value) for phrase in exact}) > 1:
         return UNKNOWN  # an option's text that is another letter's name ("De" as option B): it names both
     if exact:
@@ -114,16 +112,20 @@ def _phrase(said: Normalized, query: Normalized, context: Context, phrases: Hear
 
 
 @lru_cache(maxsize=CONTEXTS_KEPT)
-def _compared(
-    context: Context, phrases: HearPhrases
-) -> tuple[tuple[Phrase, ...], list[str], Mapping[str, tuple[int, ...]]]:
-    """The context's grammar, its texts, and where each text stands in it: looked up, not searched, for every
-    utterance."""
+def _compared(context: Context, phrases: HearPhrases) -> tuple[tuple[Phrase, ...], list[str]]:
+    """The context's grammar and its texts, kept for the utterances heard in it."""
     choices = grammar(context, phrases)
-    places: dict[str, list[int]] = defaultdict(list)
-    for place, phrase in enumerate(choices):
-        places[phrase.text].append(place)
-    return choices, [phrase.text for phrase in choices], {text: tuple(found) for text, found in places.items()}
+    return choices, [phrase.text for phrase in choices]
+
+
+def _places(texts: list[str], text: str) -> list[int]:
+    """Where `text` stands in `texts`: found by `list.index`, which compares in C, not by a loop in Python."""
+    found: list[int] = []
+    while True:
+        try:
+            found.append(texts.index(text, found[-1] + 1 if found else 0))
+        except ValueError:
+            return found
 
 
 def by_words(query: Normalized, context: Context, phrases: HearPhrases) -> Understanding:
