@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from voicemaster.bench import asr_options, kokoro_corpus, real_speech, whisper_variants
+from voicemaster.bench import asr_options, real_speech, voiced_corpus, whisper_variants
 from voicemaster.bench.corpus import Clip, Noise, Utterance, UtteranceSet, generate, load, utterances
 from voicemaster.config.files import LANGUAGES
 from voicemaster.speech.audio import Audio
@@ -120,9 +120,12 @@ def espeak_samples(corpus: Path, clips: Sequence[Clip]) -> list[Sample]:
     ]
 
 
-def kokoro_samples(corpus: Path, languages: Sequence[str], limit: int | None) -> tuple[list[Sample], str | None]:
-    """The utterances in the Kokoro voices of the demo's players (English, French), or none and why."""
-    rendered, missing = kokoro_corpus.generate(corpus, languages, limit)
+def voiced_samples(
+    corpus: Path, languages: Sequence[str], limit: int | None, voices: str = "kokoro"
+) -> tuple[list[Sample], str | None]:
+    """The utterances in the players' voices of an engine (`voiced_corpus.SPEAKERS`: kokoro, pico), or none and
+    why."""
+    rendered, missing = voiced_corpus.generate(corpus, languages, limit, voiced_corpus.SPEAKERS[voices])
     return [
         Sample(c.path, u.language, u.context, u.options, u.names, u.text, u.intent, u.value, c.voice)
         for c in rendered
@@ -154,7 +157,7 @@ def real_samples(languages: Sequence[str]) -> tuple[list[Sample], str | None]:
     ], None
 
 
-CORPORA = ("espeak", "kokoro", "real", "options")
+CORPORA = ("espeak", "kokoro", "pico", "real", "options")
 
 
 def option_samples(corpus: Path, languages: Sequence[str], limit: int | None) -> tuple[list[Sample], str]:
@@ -178,9 +181,16 @@ def run(
     """`limit` samples the eSpeak-NG and Kokoro corpora; the real recordings are measured whole."""
     clips = select_clips(corpus, languages, limit) if "espeak" in corpora else ()
     real, real_missing = real_samples(languages) if "real" in corpora else ([], None)
-    natural, natural_missing = kokoro_samples(corpus, languages, limit) if "kokoro" in corpora else ([], None)
+    natural, natural_missing = voiced_samples(corpus, languages, limit) if "kokoro" in corpora else ([], None)
+    pico, pico_missing = voiced_samples(corpus, languages, limit, "pico") if "pico" in corpora else ([], None)
     worded, worded_missing = option_samples(corpus, languages, limit) if "options" in corpora else ([], "")
-    measured = {"espeak": espeak_samples(corpus, clips), "kokoro": natural, "real": real, "options": worded}
+    measured = {
+        "espeak": espeak_samples(corpus, clips),
+        "kokoro": natural,
+        "pico": pico,
+        "real": real,
+        "options": worded,
+    }
     results = {
         name: _measure(ENGINE_SETUPS[name], {which: measured[which] for which in CORPORA if which in corpora})
         for name in engines
@@ -195,6 +205,8 @@ def run(
         "real_missing": real_missing,
         "kokoro_clips": len(natural),
         "kokoro_missing": natural_missing,
+        "pico_clips": len(pico),
+        "pico_missing": pico_missing,
         "option_clips": len(worded),
         "option_missing": worded_missing,
         "engines": results,

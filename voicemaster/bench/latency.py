@@ -37,10 +37,10 @@ from voicemaster.bench.asr import (
     ENGINE_SETUPS,
     EngineSetup,
     Sample,
-    kokoro_samples,
     per_language,
     percentiles,
     select_clips,
+    voiced_samples,
 )
 from voicemaster.bench.corpus import Clip
 from voicemaster.config.files import LANGUAGES
@@ -97,7 +97,7 @@ def run(
     started = time.perf_counter()
     settings = settings or EndpointSettings()
     clips = select_clips(corpus, languages, limit, clean_only=True)
-    natural, _ = kokoro_samples(corpus, languages, limit)
+    natural, _ = voiced_samples(corpus, languages, limit)
     vad = SileroVad()
     speaker = Espeak(dict(voices))
     results = {
