@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from voicemaster.cli import app as cli
+from voicemaster.cli import history as history_cli
 from voicemaster.store import Store
 
 
@@ -109,7 +110,7 @@ def test_a_bug_is_one_line_naming_a_log_with_the_traceback(
     def broken(_args: object) -> int:
         return {}["no such key"]  # type: ignore[no-any-return]
 
-    monkeypatch.setattr(cli, "_history", broken)
+    monkeypatch.setattr(history_cli, "show", broken)
     assert cli.main(["history"]) == 1
     shown = capsys.readouterr()
     assert "Traceback" not in shown.err and len(shown.err.strip().splitlines()) == 1
@@ -124,7 +125,7 @@ def test_ctrl_c_ends_quietly(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Cap
     def interrupted(_args: object) -> int:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "_history", interrupted)
+    monkeypatch.setattr(history_cli, "show", interrupted)
     assert cli.main(["history"]) == 130
     assert capsys.readouterr().err == ""
 
@@ -151,7 +152,7 @@ def test_play_on_a_read_only_store_says_how_to_fix_it_and_history_still_lists(tm
 
     path = store_path(tmp_path)
     path.parent.mkdir(parents=True)
-    from voicemaster.host.millionaire import Session
+    from voicemaster.host.saved import Session
     from voicemaster.rules import GameSettings, new_game, variant
 
     with Store(path) as store:

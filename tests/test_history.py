@@ -9,8 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from voicemaster.host.millionaire import Quizmaster, Session
-from voicemaster.host.moneydrop import DropSession, MoneyDropHost
+from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.moneydrop import MoneyDropHost
+from voicemaster.host.saved import DropSession, Session
 from voicemaster.host.turns import Effect, Listen, Observation, Record
 from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.play.runner import drive

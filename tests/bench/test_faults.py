@@ -10,7 +10,7 @@ import pytest
 
 from voicemaster.bench import faults, faults_checks, faults_fuzz, faults_resume, faults_store
 from voicemaster.cli.app import main
-from voicemaster.host.millionaire import Session
+from voicemaster.host.saved import Session
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, UseFiftyFifty, millionaire, new_game, variant
 from voicemaster.rules.actions import AskQuestion, StartRound

@@ -19,8 +19,9 @@ import pytest
 
 from voicemaster.host import lines as host_lines
 from voicemaster.host.lines import Choice, Lines, Money
-from voicemaster.host.millionaire import Quizmaster, Session
-from voicemaster.host.moneydrop import DropSession, MoneyDropHost
+from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.moneydrop import MoneyDropHost
+from voicemaster.host.saved import DropSession, Session
 from voicemaster.host.turns import Effect, Foresee, Listen, Observation, Say, Silence
 from voicemaster.play.runner import drive
 from voicemaster.play.simulated import SimulatedPlayers, SimulatedTeam

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from voicemaster.host.lines import load as load_lines
-from voicemaster.host.millionaire import Quizmaster, Session
+from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.saved import Session
 from voicemaster.host.turns import Effect, Foresee, Listen, Observation, Record, Say, Silence
 from voicemaster.play.runner import Runner, SessionClock, Transcript, drive
 from voicemaster.questions.selection import Bank

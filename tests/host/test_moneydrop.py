@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from voicemaster.host.lines import load as load_lines
-from voicemaster.host.moneydrop import DropSession, MoneyDropHost
+from voicemaster.host.moneydrop import MoneyDropHost
 from voicemaster.host.moneydrop_placement import Placement, in_bundles
+from voicemaster.host.saved import DropSession
 from voicemaster.host.turns import Effect, Elapsed, Listen, Observation, ReadTimer, Record, Say, Silence, StartTimer
 from voicemaster.play.runner import drive
 from voicemaster.questions.selection import Bank

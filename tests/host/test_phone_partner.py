@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from voicemaster.host.millionaire import Quizmaster, Session
+from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.saved import Session
 from voicemaster.host.turns import Listen, Observation, Silence
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant

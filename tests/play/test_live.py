@@ -15,7 +15,8 @@ import pytest
 from voicemaster.cli.history import listed
 from voicemaster.config.settings import Settings, default_paths, load_settings
 from voicemaster.host.lines import load as load_lines
-from voicemaster.host.millionaire import Quizmaster, Session
+from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.saved import Session
 from voicemaster.host.turns import Listen, Observation, Record, Say, Silence
 from voicemaster.play.live import _resumed_or_new, _run
 from voicemaster.play.runner import Runner, SessionClock, Transcript, drive

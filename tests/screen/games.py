@@ -8,11 +8,14 @@ recognizer, which only decides what the players are taken to have said, is teste
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 from voicemaster.host import lines as host_lines
-from voicemaster.host.millionaire import Quizmaster, Session
-from voicemaster.host.moneydrop import DropSession, MoneyDropHost
+from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.moneydrop import MoneyDropHost
+from voicemaster.host.saved import DropSession, Session
+from voicemaster.host.screen_address import ScreenAddress
 from voicemaster.host.turns import Dialogue, Listen, Observation, Say, Silence
 from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.play.demo import Simulated
@@ -39,24 +42,42 @@ def entries() -> tuple[Entry, ...]:
     return tuple(load(pack_files(QUESTIONS_DIR)).entries)
 
 
+Cast = Callable[[Simulated], Simulated]
+"""What the players do beside what the demo's players do: given those, the players who play."""
+
+
 def play_game(
-    out: Path, watch: Watcher | None, *, seed: int = SEED, players: tuple[str, ...] = PLAYERS, language: str = "de"
+    out: Path,
+    watch: Watcher | None,
+    *,
+    seed: int = SEED,
+    players: tuple[str, ...] = PLAYERS,
+    language: str = "de",
+    screen: ScreenAddress | None = None,
+    cast: Cast | None = None,
 ) -> Path:
     """A classic game of one round (by default the one of two players with all three jokers); returns its
-    transcript."""
+    transcript. `screen`: where the screen is, as the shell tells the quizmaster."""
     settings = GameSettings(variant("classic"), players, rounds=1, seed=seed)
-    quizmaster = Quizmaster(Session(new_game(settings)), Bank(entries()), language)
+    quizmaster = Quizmaster(Session(new_game(settings)), Bank(entries()), language, screen=screen)
     simulated = SimulatedPlayers(quizmaster, phrases.load(language), random.Random(seed))
-    return _played(quizmaster.run(), simulated, out, watch, language)
+    return _played(quizmaster.run(), cast(simulated) if cast else simulated, out, watch, language)
 
 
-def play_money_drop(out: Path, watch: Watcher | None, *, seed: int = SEED, language: str = "de") -> Path:
+def play_money_drop(
+    out: Path,
+    watch: Watcher | None,
+    *,
+    seed: int = SEED,
+    language: str = "de",
+    screen: ScreenAddress | None = None,
+    cast: Cast | None = None,
+) -> Path:
     """A money drop of one team; returns its transcript."""
-    host = MoneyDropHost(
-        DropSession(md.MoneyDropGame(md.MoneyDropSettings(teams=("Anna",)))), Bank(entries()), language, seed
-    )
+    session = DropSession(md.MoneyDropGame(md.MoneyDropSettings(teams=("Anna",))))
+    host = MoneyDropHost(session, Bank(entries()), language, seed, screen=screen)
     team = SimulatedTeam(host, phrases.load(language), random.Random(seed))
-    return _played(host.run(), team, out, watch, language)
+    return _played(host.run(), cast(team) if cast else team, out, watch, language)
 
 
 def _played(dialogue: Dialogue, players: Simulated, out: Path, watch: Watcher | None, language: str) -> Path:

@@ -17,6 +17,7 @@ import pytest
 from tests.screen.games import entries, play_game
 from voicemaster.cli.app import main
 from voicemaster.cli.screen import notice
+from voicemaster.host.screen_address import ScreenAddress
 from voicemaster.screen import ScreenUnavailable
 from voicemaster.screen.feed import ScreenFeed
 from voicemaster.screen.server import Screen
@@ -102,6 +103,78 @@ def test_a_page_opened_mid_game_shows_the_game_at_once(steps: list[Step], questi
     assert fifty_seen, "the 50:50 was never on the board"
 
 
+def _letters(shown: Mapping[str, Any]) -> list[str]:
+    return [option["letter"] for option in shown["question"]["options"]]
+
+
+def test_each_option_appears_as_its_line_is_read(steps: list[Step], questions: Mapping[str, str]) -> None:
+    """From the moment a question is asked until its player is listened to, the page shows the options read aloud so
+    far, in order: none before the first, all four by the prompt."""
+    feed = ScreenFeed("de", questions, live=False)
+    reading: list[str] | None = None
+    questions_read = 0
+    for t, event, data in steps:
+        _publish_all(feed, [(t, event, data)])
+        if event == "question":
+            reading = []
+        elif event == "say" and data.get("line") == "option" and reading is not None:
+            reading.append(data["letter"])
+        elif event == "listen":
+            questions_read += reading is not None
+            reading = None
+        if reading is not None:
+            shown = feed.view()
+            assert shown["question"]["text"] == questions[_asked_by(steps, t)]
+            assert _letters(shown) == reading
+            if event == "say" and data["line"] == "option":
+                assert shown["said"] == data["text"]  # the caption is the line just read
+    assert questions_read >= 7
+
+
+def _asked_by(steps: list[Step], t: float) -> str:
+    """The id of the question asked last by game time `t`."""
+    return str([data["question_id"] for at, event, data in steps if event == "question" and at <= t][-1])
+
+
+class FakeMonotonic:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_in_a_live_game_each_option_appears_when_its_line_is_heard(
+    steps: list[Step], questions: Mapping[str, str]
+) -> None:
+    """Playing live, the question, its options and the prompt are one sound, written down all at once when it starts
+    with the time each line will be heard: the page is sent each option when that time comes, never before, and a
+    page opened meanwhile shows those heard so far."""
+    clock = FakeMonotonic()
+    feed = ScreenFeed("de", questions, live=True, monotonic=clock)
+    listened = next(i for i, (_, event, data) in enumerate(steps) if event == "listen" and data["context"] == "answer")
+    asked = next(t for t, event, _ in steps if event == "question")
+    for t, event, data in steps[:listened]:
+        # The lines after the question are written the moment their sound starts, as a live runner writes them.
+        clock.now = 1000.0 + (asked if event == "say" and t > asked else t)
+        _publish_all(feed, [(t, event, data)])
+    options = [data for _, event, data in steps[:listened] if event == "say" and data.get("line") == "option"]
+    assert [option["letter"] for option in options] == ["A", "B", "C", "D"]
+    clock.now = 1000.0 + options[0]["start"] - 0.05
+    shown = feed.view()
+    assert shown["question"]["text"] and _letters(shown) == []
+    question_line = next(data for _, event, data in steps if event == "say" and data["line"] == "question")
+    assert shown["said"] == question_line["text"]
+    for heard, option in enumerate(options, start=1):
+        version = feed.version
+        clock.now = 1000.0 + option["start"] + 0.05
+        assert feed.fold() and feed.version == version + 1  # the page is sent the view again: nothing else happened
+        assert not feed.fold()
+        shown = feed.view()
+        assert _letters(shown) == ["A", "B", "C", "D"][:heard]
+        assert shown["said"] == option["text"]
+
+
 def test_the_game_never_waits_for_the_screen(steps: list[Step], questions: Mapping[str, str]) -> None:
     """A server stuck in the middle of reading the feed does not hold up a single step of the game."""
     feed = ScreenFeed("de", questions, live=False)
@@ -156,6 +229,10 @@ def test_the_local_network_mode_says_who_can_watch_and_shows_a_code(questions: M
     assert "127.0.0.1" not in notice(Screen(ScreenFeed("de", questions, live=False), host="192.0.2.7", port=1))
     loopback = notice(Screen(ScreenFeed("de", questions, live=False), port=8765))
     assert "http://127.0.0.1:8765/" in loopback and "Anyone" not in loopback
+    # What the quizmaster says when asked: the address printed, and whether other devices may open it.
+    assert screen.spoken_address() == ScreenAddress(screen.address(), 8765, local_network=True)
+    here = Screen(ScreenFeed("de", questions, live=False), port=8765).spoken_address()
+    assert here == ScreenAddress("127.0.0.1", 8765, local_network=False)
 
 
 def test_the_text_demo_has_no_screen(capsys: pytest.CaptureFixture[str]) -> None:
@@ -218,7 +295,7 @@ def test_a_game_play_resumes_is_on_the_screen_before_its_first_new_step(
 
 
 def _on_a_question(state: str) -> bool:
-    from voicemaster.host.millionaire import Session
+    from voicemaster.host.saved import Session
 
     current = Session.from_json(state).game.round
     return current is not None and current.question is not None

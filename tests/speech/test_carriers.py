@@ -11,7 +11,8 @@ import pytest
 from voicemaster.config.files import ConfigError
 from voicemaster.paths import PHRASES_DIR
 from voicemaster.speech.hearing.intents import understand
-from voicemaster.speech.hearing.phrases import grammar, load, normalize
+from voicemaster.speech.hearing.normal_form import normalize
+from voicemaster.speech.hearing.phrases import grammar, load
 from voicemaster.speech.hearing.recognition import Context, ContextName
 
 OPTIONS = {

@@ -4,6 +4,7 @@ the free reading contradicts, one it resembles not at all, one of far more sylla
 from __future__ import annotations
 
 from voicemaster.speech.hearing.intents import understand
+from voicemaster.speech.hearing.normal_form import Reading
 from voicemaster.speech.hearing.phrases import grammar, load
 from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
 from voicemaster.speech.hearing.whisper.decision import MARGINS, decide, weigh
@@ -20,7 +21,12 @@ def _decided(
     choices = grammar(context, phrases)
     index = {phrase.written: number for number, phrase in enumerate(choices)}
     evidence = weigh(
-        {index[written]: score for written, score in scores.items()}, choices, free, 0.0, reading=text, hear=phrases
+        {index[written]: score for written, score in scores.items()},
+        choices,
+        free,
+        0.0,
+        reading=Reading.of(text, "de"),
+        hear=phrases,
     )
     return decide(evidence, understand(text, context, phrases), text)
 

@@ -43,6 +43,10 @@ SPOKEN = [
     ("de", ContextName.NUMBER, "Doch fünfzehn auf A.", "placement", "A=15"),  # a correction of one option
     ("fr", ContextName.NUMBER, "Dix sur A et le reste sur C.", "placement", "A=10,C=rest"),
     ("fr", ContextName.CONFIRM, "Oui", "yes", None),
+    # The screen for the room, asked for while a question is open (the answers' grammar around it). eSpeak-NG's
+    # French "adresse de l'écran" is not heard as anything (asked again); Pico's is (tests/screen/test_address.py).
+    ("de", ContextName.ANSWER, "Adresse des Bildschirms", "screen_address", None),
+    ("en", ContextName.ANSWER, "What's the screen address?", "screen_address", None),
     # A new player's name is free speech, taken from the phrase it was said in (names outside the prompt: the
     # quizmaster reads every name back, as "Lena" came out as "Leo").
     ("de", ContextName.NAME, "Ich heiße Markus.", "name", "Markus"),

@@ -433,7 +433,7 @@ def refused_though_read(outcomes: Sequence[tuple[Sample, Heard]]) -> dict[str, A
     grammar, not the ear, refused them. The goal is none."""
     from rapidfuzz.distance import Levenshtein
 
-    from voicemaster.speech.hearing.phrases import normalize
+    from voicemaster.speech.hearing.normal_form import normalize
 
     refused = []
     for sample, heard in outcomes:

@@ -8,9 +8,9 @@ import typing
 from pathlib import Path
 from typing import Any
 
-from voicemaster.host.millionaire import Quizmaster, Session
-from voicemaster.host.moneydrop import DropSession, MoneyDropHost
-from voicemaster.host.saved import restore
+from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.moneydrop import MoneyDropHost
+from voicemaster.host.saved import DropSession, Session, restore
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import Game, millionaire
 from voicemaster.rules import moneydrop as md

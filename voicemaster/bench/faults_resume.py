@@ -31,9 +31,9 @@ from typing import Any, TextIO
 from voicemaster.bench.faults_checks import after_fifty_fifty, read_out_problem, replayed, without_current_question
 from voicemaster.config.settings import ASK, Settings, load_settings
 from voicemaster.host import lines as host_lines
-from voicemaster.host.millionaire import Quizmaster, Session
-from voicemaster.host.moneydrop import DropSession, MoneyDropHost
-from voicemaster.host.saved import restore
+from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.moneydrop import MoneyDropHost
+from voicemaster.host.saved import DropSession, Session, restore
 from voicemaster.host.turns import (
     Effect,
     Elapsed,

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from voicemaster.host import lines as host_lines
-from voicemaster.host.millionaire import Quizmaster, Session
+from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.saved import Session
 from voicemaster.host.turns import Listen, Observation, Say
 from voicemaster.play.runner import Runner, Transcript, WallClock, Watcher, drive
 from voicemaster.questions.packs import load, pack_files

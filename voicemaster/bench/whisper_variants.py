@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from voicemaster.speech.audio import Audio
+from voicemaster.speech.hearing.normal_form import Reading
 from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Recognizer, RecognizerUnavailable
 from voicemaster.speech.hearing.whisper.decision import Evidence
 from voicemaster.speech.hearing.whisper.strategies import (
@@ -27,7 +28,7 @@ class Calibrated(ByGrammar):
 
     seen: list[Evidence] = field(default_factory=list)
 
-    def evidence(self, listened: Listened, context: Context) -> tuple[Evidence, str]:
+    def evidence(self, listened: Listened, context: Context) -> tuple[Evidence, Reading]:
         found = super().evidence(listened, context)
         self.seen.append(found[0])
         return found
@@ -37,9 +38,9 @@ class WordsOnly:
     """The baseline: the decoder's greedy free reading, understood by its words alone."""
 
     def hear(self, listened: Listened, context: Context) -> Heard:
-        text = listened.read(beam=1)
-        meant = meaning_of(text, context, listened.phrases)
-        return Heard(meant.intent, meant.value, text, meant.score)
+        reading = listened.reading(beam=1)
+        meant = meaning_of(reading, context, listened.phrases)
+        return Heard(meant.intent, meant.value, reading.text, meant.score)
 
 
 Variant = Callable[[Context, Calibrated], Strategy]

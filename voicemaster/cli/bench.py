@@ -45,6 +45,24 @@ def run(args: argparse.Namespace) -> int:
         figures = screen.run(bank_roots(None), language, max(1, min(args.questions, 15)), games)
         print(json.dumps(figures) if args.json else screen.report(figures))
         return 0
+    if args.what == "live":
+        from voicemaster.bench import live
+
+        languages = [language.strip() for language in args.languages.split(",") if language.strip()]
+        try:
+            figures = live.run(languages, max(1, args.utterances))
+        except live.LiveUnavailable as error:
+            print(f"voicemaster: {error}", file=sys.stderr)
+            return 2
+        print(json.dumps(figures, ensure_ascii=False) if args.json else live.report(figures))
+        return 0
+    if args.what == "yes-wait":
+        from voicemaster.bench import yes_wait
+
+        languages = [language.strip() for language in args.languages.split(",") if language.strip()]
+        figures = yes_wait.run(languages)
+        print(json.dumps(figures, ensure_ascii=False) if args.json else yes_wait.report(figures))
+        return 0
     if args.what == "memory":
         from voicemaster.bench import memory
 

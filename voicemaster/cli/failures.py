@@ -106,3 +106,8 @@ def _quiet_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):
         pass
+
+
+def warn(notice: str) -> None:
+    """A notice that is no failure (a store set aside, a setting ignored), said on stderr as the command goes on."""
+    print(f"voicemaster: {notice}", file=sys.stderr, flush=True)

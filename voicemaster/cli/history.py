@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
+import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from voicemaster.host.moneydrop import DropSession
-from voicemaster.host.saved import UnreadableGame, restore
+from voicemaster.cli.failures import warn
+from voicemaster.host.saved import DropSession, UnreadableGame, restore
 from voicemaster.store import Store, StoredGame
 
 
@@ -86,3 +88,16 @@ def listed(store: Store, limit: int) -> list[GameSummary]:
     if unreadable:
         store.set_aside(unreadable, "; ".join(unreadable.values()))
     return summaries
+
+
+def show(args: argparse.Namespace) -> int:
+    with Store(notify=warn) as store:
+        games = listed(store, args.limit)
+    if args.json:
+        print(json.dumps({"games": [game.to_json() for game in games]}, ensure_ascii=False))
+        return 0
+    for game in games:
+        print(game.line())
+    if not games:
+        print("No games yet: `voicemaster play` starts one.")
+    return 0

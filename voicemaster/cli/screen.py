@@ -12,6 +12,7 @@ from voicemaster import hints
 from voicemaster.screen import DEFAULT_PORT, LOOPBACK, ScreenUnavailable
 
 if TYPE_CHECKING:  # the command line starts without the speech stack or the web server
+    from voicemaster.host.screen_address import ScreenAddress
     from voicemaster.play.runner import Watcher
     from voicemaster.questions.model import Entry
     from voicemaster.screen.server import Screen
@@ -37,10 +38,11 @@ def add_flags(command: argparse.ArgumentParser) -> None:
 @contextmanager
 def screen_for(
     args: argparse.Namespace, language: str, entries: tuple[Entry, ...], *, live: bool
-) -> Iterator[Watcher | None]:
-    """The screen's feed while the game runs (None without --screen); the address is printed before the game."""
+) -> Iterator[tuple[Watcher | None, ScreenAddress | None]]:
+    """The screen's feed while the game runs, and its address for the quizmaster to say when asked (both None
+    without --screen); the address is printed before the game."""
     if not args.screen:
-        yield None
+        yield None, None
         return
     from voicemaster.screen.feed import ScreenFeed
 
@@ -51,7 +53,7 @@ def screen_for(
     feed = ScreenFeed(language, {entry.id: entry.question for entry in entries}, live=live)
     with Screen(feed, args.screen_host, args.port) as screen:
         print(notice(screen), flush=True)
-        yield feed
+        yield feed, screen.spoken_address()
 
 
 def notice(screen: Screen) -> str:

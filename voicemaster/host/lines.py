@@ -56,6 +56,14 @@ class Choice:
 
 
 @dataclass(frozen=True)
+class Address:
+    """A network address to be typed in ("192.168.1.23"), said group by group: each number as a number
+    ("hundertzweiundneunzig"), a name as written, and the file's `screen_dot` line ("Punkt") between them."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class Unit:
     one: str
     many: str
@@ -127,6 +135,9 @@ class Lines:
                 return self.render(key, {})
             case Choice(items):
                 return self.listing([self.spoken(item) for item in items], self.choice_joiner)
+            case Address(text):
+                groups = [self.number(int(group)) if group.isdecimal() else group for group in text.split(".")]
+                return f" {self.render('screen_dot', {})} ".join(groups)
             case bool():
                 return str(value)
             case int():

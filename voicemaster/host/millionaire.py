@@ -12,9 +12,8 @@ public interface (`hosting.MillionaireHosting`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Generator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from voicemaster.host import foresight, wording
@@ -29,8 +28,10 @@ from voicemaster.host.listening import (
     one_by_one,
     pause,
 )
-from voicemaster.host.millionaire_announcements import announce
+from voicemaster.host.millionaire_announcements import announce, score
 from voicemaster.host.millionaire_jokers import use_joker
+from voicemaster.host.saved import Session
+from voicemaster.host.screen_address import ScreenAddress, tell
 from voicemaster.host.turns import (
     Dialogue,
     Effect,
@@ -53,7 +54,6 @@ from voicemaster.rules.actions import (
     StopGame,
     WalkAway,
 )
-from voicemaster.rules.codec import dumps, loads
 from voicemaster.rules.ladders import Stakes
 from voicemaster.rules.letters import Letter
 from voicemaster.rules.state import Game, Seat
@@ -64,30 +64,6 @@ MISHEARD_BEFORE_SCAN = 3
 """After this many answers in a row that could not be understood, or were heard and then refused at "final
 answer?", the quizmaster offers the options one by one, each to be taken with a yes: a yes is far easier to hear in
 a noisy car than a letter."""
-
-
-@dataclass(frozen=True)
-class Session:
-    """Everything needed to continue a game: the rules state and the questions as this game reads them."""
-
-    game: Game
-    asked: tuple[str, ...] = ()
-    """Question ids asked in this game, in order."""
-    options: tuple[str, ...] = ()
-    """The current question's options in the order they were read."""
-    texts: tuple[str, ...] = ()
-    """The current question and its explanation as read: a game resumed after its pack changed or went can still
-    finish the question it was on. Empty in games stored before it was kept."""
-
-    def to_json(self) -> str:
-        data = {"game": dumps(self.game), "asked": self.asked, "options": self.options, "texts": self.texts}
-        return json.dumps(data, ensure_ascii=False)
-
-    @staticmethod
-    def from_json(text: str) -> Session:
-        data = json.loads(text)
-        texts = tuple(str(text) for text in data.get("texts", ()))
-        return Session(loads(Game, data["game"]), tuple(data["asked"]), tuple(data["options"]), texts)
 
 
 class Quizmaster:
@@ -101,8 +77,11 @@ class Quizmaster:
         heard: dict[str, int] | None = None,
         *,
         confirm_from_level: int = 1,
+        screen: ScreenAddress | None = None,
     ) -> None:
         self.session = session
+        self.screen = screen
+        """Where the screen for the room is, when one runs: said when a player asks."""
         self.confirm_from_level = confirm_from_level
         """ "Final answer?" is asked from this level on; below it an answer counts as heard (a choice in the config,
         never the default: 1 asks on every level)."""
@@ -393,21 +372,14 @@ class Quizmaster:
             case "pause":
                 yield from pause(self.language)
             case "score":
-                yield from self._score()
+                yield from score(self)
+            case "screen_address":
+                yield from tell(self.screen)
             case "quit":
                 if (yield from self._ask_yes_no("confirm_quit", {}, player, self.everyone())):
                     yield from self.apply(StopGame())
             case _:
                 yield from change_voice(intent)
-
-    def _score(self) -> Dialogue:
-        current = self.game.round
-        totals = self.game.totals()
-        for player in self.game.settings.players:
-            seat = current.seat(player) if current else None
-            level = current.level - 1 if current and seat and seat.playing else 0
-            said = {"player": player, "total": self.money(totals[player]), "level": level}
-            yield self.line("score_line", said, form=wording.amount(totals[player]))
 
     # Listening
 

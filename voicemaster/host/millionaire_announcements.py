@@ -1,5 +1,6 @@
 """What the quizmaster of a Millionaire game says about each rules event, once it is stored: the round and the
-question starting, a joker's result, an answer given, locked or tried again, the reveal, the payouts and the totals.
+question starting, a joker's result, an answer given, locked or tried again, the reveal, the payouts and the totals;
+and the score, when a player asks for it.
 
 Kept apart from `millionaire.py`, which decides what happens; this takes the quizmaster hosting the game through its
 public interface (`hosting.MillionaireHosting`) for its wording and for what it remembers of the last step (the level
@@ -119,3 +120,14 @@ def phone_call(host: MillionaireHosting, seconds: int) -> Dialogue:
 def partner_said(host: MillionaireHosting, partner: str, letter: Letter) -> Say:
     """ "Ben meint: B", with the option's words: what the partner said, read back to the player, and nothing more."""
     return host.line("partner_said", {"partner": partner, "letter": letter.value, "text": host.option(letter)})
+
+
+def score(host: MillionaireHosting) -> Dialogue:
+    """Each player's total so far, and the level they stand on if they are still playing this round."""
+    current = host.game.round
+    totals = host.game.totals()
+    for player in host.game.settings.players:
+        seat = current.seat(player) if current else None
+        level = current.level - 1 if current and seat and seat.playing else 0
+        said = {"player": player, "total": host.money(totals[player]), "level": level}
+        yield host.line("score_line", said, form=wording.amount(totals[player]))

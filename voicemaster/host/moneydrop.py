@@ -5,16 +5,15 @@ categories: offer two; a choice open: hear it; money to place: hear the placemen
 trapdoors), so a run resumed after a crash continues where it was. A placement is said back in full and locked only
 after a clear yes; it can be corrected one option at a time ("doch fünfzehn auf A").
 
-What a placement says, and how it counts in bundles, is in `moneydrop_placement.py`; what is said about each rules
-event in `moneydrop_announcements.py`.
+What a placement says, how it counts in bundles and why one is refused, is in `moneydrop_placement.py`; what is
+said about each rules event in `moneydrop_announcements.py`.
 """
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Generator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from voicemaster.host import wording
@@ -29,7 +28,9 @@ from voicemaster.host.listening import (
     pause,
 )
 from voicemaster.host.moneydrop_announcements import announce, by_letter
-from voicemaster.host.moneydrop_placement import Placement, Unplaceable, in_bundles
+from voicemaster.host.moneydrop_placement import Placement, Unplaceable, checked, counted
+from voicemaster.host.saved import DropSession
+from voicemaster.host.screen_address import ScreenAddress, tell
 from voicemaster.host.turns import (
     Dialogue,
     Effect,
@@ -46,7 +47,6 @@ from voicemaster.questions.model import Entry, Format
 from voicemaster.questions.selection import Bank, NoQuestionLeft, present
 from voicemaster.rules import errors
 from voicemaster.rules import moneydrop as md
-from voicemaster.rules.codec import dumps, loads
 from voicemaster.rules.letters import Letter
 from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Intent
 
@@ -58,42 +58,15 @@ TIME_WARNINGS = (30, 10)
 """Seconds left at which a timed placement is warned about."""
 
 
-@dataclass(frozen=True)
-class DropSession:
-    """Everything needed to continue a money drop: the rules state and the cards as this game reads them."""
-
-    game: md.MoneyDropGame
-    asked: tuple[str, ...] = ()
-    """Card ids offered in this game, in order: a card is never offered twice."""
-    offered: tuple[tuple[str, ...], ...] = ()
-    """The options of the two cards on offer, in the order they are read."""
-    texts: tuple[tuple[str, ...], ...] = ()
-    """The question and explanation of each card on offer: a game resumed after its pack changed or went can still
-    finish the card it was on. Empty in games stored before it was kept."""
-
-    def to_json(self) -> str:
-        data = {
-            "format": "moneydrop",
-            "game": dumps(self.game),
-            "asked": self.asked,
-            "offered": self.offered,
-            "texts": self.texts,
-        }
-        return json.dumps(data, ensure_ascii=False)
-
-    @staticmethod
-    def from_json(text: str) -> DropSession:
-        data = json.loads(text)
-        offered = tuple(tuple(options) for options in data["offered"])
-        texts = tuple(tuple(str(text) for text in card) for card in data.get("texts", ()))
-        return DropSession(loads(md.MoneyDropGame, data["game"]), tuple(data["asked"]), offered, texts)
-
-
 class MoneyDropHost:
     """Hosts one money drop. `run()` is the dialogue; `session` is where the game stands."""
 
-    def __init__(self, session: DropSession, bank: Bank, language: str, seed: int) -> None:
+    def __init__(
+        self, session: DropSession, bank: Bank, language: str, seed: int, *, screen: ScreenAddress | None = None
+    ) -> None:
         self.session = session
+        self.screen = screen
+        """Where the screen for the room is, when one runs: said when the team asks."""
         self.bank = bank
         self.language = language
         self.seed = seed
@@ -297,7 +270,7 @@ class MoneyDropHost:
         from: what was said so far, or nothing after a no."""
         unclear = 0
         while True:
-            bundles = yield from self._checked(current, placement)
+            bundles = yield from checked(self, current, placement)
             if bundles is None:
                 return placement
             yield Record("placement", {"team": current.team, "placement": by_letter(bundles)})
@@ -327,40 +300,6 @@ class MoneyDropHost:
     def _placing_context(self, current: md.Run) -> Context:
         return Context(ContextName.NUMBER, self.language, self.session.offered[current.chosen or 0])
 
-    def _checked(
-        self, current: md.Run, placement: Placement
-    ) -> Generator[Effect, Observation | None, tuple[int, ...] | None]:
-        """The placement in bundles if the rules allow it; else the reason, said, and None."""
-        card = current.card
-        assert card is not None
-        try:
-            bundles = in_bundles(placement, card.options, current.bundles, self.settings.bundle_value)
-            md.check_placement(self.settings, current, bundles, complete=True)
-        except Unplaceable as problem:
-            params = {k: Money(v, self.settings.currency) if k == "bundle" else v for k, v in problem.params.items()}
-            yield self.line(problem.key, params)
-            return None
-        except errors.IllegalPlacement as illegal:
-            yield from self._explain(illegal)
-            return None
-        return bundles
-
-    def _explain(self, illegal: errors.IllegalPlacement) -> Dialogue:
-        match illegal:
-            case errors.NotAllBundlesPlaced(placed=placed, available=available):
-                missing = available - placed
-                yield self.line(
-                    "md_not_all", {"bundles": missing, "money": self.money(missing)}, form=wording.number(missing)
-                )
-            case errors.TooManyBundles(placed=placed, available=available):
-                yield self.line("md_too_many", {"placed": placed, "available": available})
-            case errors.SplitInLastQuestion():
-                yield self.line("md_split_last")
-            case errors.NoEmptyOption():
-                yield self.line("md_no_empty")
-            case _:
-                yield self.line("md_place_again")
-
     def _confirm(
         self, current: md.Run, bundles: tuple[int, ...]
     ) -> Generator[Effect, Observation | None, bool | Placement | None]:
@@ -388,12 +327,10 @@ class MoneyDropHost:
         yield self.line("md_time_up")
         card = current.card
         assert card is not None
-        empty = tuple(0 for _ in range(card.options))
         try:
-            bundles = in_bundles(placement, card.options, current.bundles, self.settings.bundle_value)
-            md.check_placement(self.settings, current, bundles, complete=False)
+            bundles = counted(placement, self.settings, current, complete=False)
         except (Unplaceable, errors.IllegalPlacement):
-            bundles = empty
+            bundles = tuple(0 for _ in range(card.options))
         yield Record("placement", {"team": current.team, "placement": by_letter(bundles), "time_up": True})
         yield from self.apply(md.LockPlacement(bundles, time_up=True))
 
@@ -410,6 +347,8 @@ class MoneyDropHost:
                 yield from pause(self.language)
             case "score" if current is not None:
                 yield self.line("md_score", {"money": self.money(current.bundles), "number": current.question})
+            case "screen_address":
+                yield from tell(self.screen)
             case "quit":
                 # The run stays stored unfinished: the next start offers to continue it.
                 self._quit = yield from ask_yes_no("confirm_quit", {}, None, self.language, form=wording.MANY)

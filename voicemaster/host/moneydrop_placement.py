@@ -1,12 +1,19 @@
 """A money-drop placement as the team says it, and counted in bundles (RULES.md §2): "zehn auf A, den Rest auf C",
-corrected one option at a time ("doch fünfzehn auf A"); what cannot even be counted says why (`Unplaceable`)."""
+corrected one option at a time ("doch fünfzehn auf A"); what cannot even be counted says why (`Unplaceable`), and
+so does what the rules refuse (`checked`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from voicemaster.host import wording
+from voicemaster.host.hosting import MoneyDropHosting
+from voicemaster.host.lines import Money
+from voicemaster.host.turns import Dialogue, Effect, Observation
+from voicemaster.rules import errors
+from voicemaster.rules import moneydrop as md
 from voicemaster.rules.letters import Letter
 
 
@@ -65,3 +72,44 @@ def in_bundles(placement: Placement, options: int, bundles: int, bundle_value: i
     if rest is not None:
         counted[rest] = max(0, bundles - sum(counted.values()))
     return tuple(counted.get(letter, 0) for letter in letters)
+
+
+def counted(placement: Placement, settings: md.MoneyDropSettings, run: md.Run, *, complete: bool) -> tuple[int, ...]:
+    """The placement in bundles as the rules allow it on the current card. Raises `Unplaceable` or the rules'
+    `IllegalPlacement`; `complete` False lets money stay unplaced (the time ran out)."""
+    card = run.card
+    assert card is not None
+    bundles = in_bundles(placement, card.options, run.bundles, settings.bundle_value)
+    md.check_placement(settings, run, bundles, complete=complete)
+    return bundles
+
+
+def checked(
+    host: MoneyDropHosting, current: md.Run, placement: Placement
+) -> Generator[Effect, Observation | None, tuple[int, ...] | None]:
+    """The placement in bundles if the rules allow it; else the reason, said, and None."""
+    try:
+        return counted(placement, host.settings, current, complete=True)
+    except Unplaceable as problem:
+        params = {k: Money(v, host.settings.currency) if k == "bundle" else v for k, v in problem.params.items()}
+        yield host.line(problem.key, params)
+    except errors.IllegalPlacement as illegal:
+        yield from _explain(host, illegal)
+    return None
+
+
+def _explain(host: MoneyDropHosting, illegal: errors.IllegalPlacement) -> Dialogue:
+    match illegal:
+        case errors.NotAllBundlesPlaced(placed=placed, available=available):
+            missing = available - placed
+            yield host.line(
+                "md_not_all", {"bundles": missing, "money": host.money(missing)}, form=wording.number(missing)
+            )
+        case errors.TooManyBundles(placed=placed, available=available):
+            yield host.line("md_too_many", {"placed": placed, "available": available})
+        case errors.SplitInLastQuestion():
+            yield host.line("md_split_last")
+        case errors.NoEmptyOption():
+            yield host.line("md_no_empty")
+        case _:
+            yield host.line("md_place_again")

@@ -1,4 +1,6 @@
-"""A stored game read back: a Millionaire session or a money drop's, or `UnreadableGame` saying why not.
+"""A game as it is stored: what each game keeps to continue (`Session` for a Millionaire game, `DropSession` for a
+money drop), written as JSON after every rules transition and read back by `restore`, or `UnreadableGame` saying why
+not.
 
 A store can hold a game it cannot give back (written by hand, cut off by a full disk, from a version that stored it
 otherwise); it is named as such, so the store can be set aside instead of the program failing on it. A game that
@@ -9,10 +11,67 @@ earlier version), cannot be finished: `unfinishable` names that question, so the
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
-from voicemaster.host.millionaire import Session
-from voicemaster.host.moneydrop import DropSession
 from voicemaster.questions.selection import Bank
+from voicemaster.rules import moneydrop as md
+from voicemaster.rules.codec import dumps, loads
+from voicemaster.rules.state import Game
+
+
+@dataclass(frozen=True)
+class Session:
+    """Everything needed to continue a game: the rules state and the questions as this game reads them."""
+
+    game: Game
+    asked: tuple[str, ...] = ()
+    """Question ids asked in this game, in order."""
+    options: tuple[str, ...] = ()
+    """The current question's options in the order they were read."""
+    texts: tuple[str, ...] = ()
+    """The current question and its explanation as read: a game resumed after its pack changed or went can still
+    finish the question it was on. Empty in games stored before it was kept."""
+
+    def to_json(self) -> str:
+        data = {"game": dumps(self.game), "asked": self.asked, "options": self.options, "texts": self.texts}
+        return json.dumps(data, ensure_ascii=False)
+
+    @staticmethod
+    def from_json(text: str) -> Session:
+        data = json.loads(text)
+        texts = tuple(str(text) for text in data.get("texts", ()))
+        return Session(loads(Game, data["game"]), tuple(data["asked"]), tuple(data["options"]), texts)
+
+
+@dataclass(frozen=True)
+class DropSession:
+    """Everything needed to continue a money drop: the rules state and the cards as this game reads them."""
+
+    game: md.MoneyDropGame
+    asked: tuple[str, ...] = ()
+    """Card ids offered in this game, in order: a card is never offered twice."""
+    offered: tuple[tuple[str, ...], ...] = ()
+    """The options of the two cards on offer, in the order they are read."""
+    texts: tuple[tuple[str, ...], ...] = ()
+    """The question and explanation of each card on offer: a game resumed after its pack changed or went can still
+    finish the card it was on. Empty in games stored before it was kept."""
+
+    def to_json(self) -> str:
+        data = {
+            "format": "moneydrop",
+            "game": dumps(self.game),
+            "asked": self.asked,
+            "offered": self.offered,
+            "texts": self.texts,
+        }
+        return json.dumps(data, ensure_ascii=False)
+
+    @staticmethod
+    def from_json(text: str) -> DropSession:
+        data = json.loads(text)
+        offered = tuple(tuple(options) for options in data["offered"])
+        texts = tuple(tuple(str(text) for text in card) for card in data.get("texts", ()))
+        return DropSession(loads(md.MoneyDropGame, data["game"]), tuple(data["asked"]), offered, texts)
 
 
 class UnreadableGame(ValueError):

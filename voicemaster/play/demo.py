@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Protocol
 
 from voicemaster.host import lines as host_lines
-from voicemaster.host.millionaire import Quizmaster, Session
-from voicemaster.host.moneydrop import DropSession, MoneyDropHost
+from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.moneydrop import MoneyDropHost
+from voicemaster.host.saved import DropSession, Session
+from voicemaster.host.screen_address import ScreenAddress
 from voicemaster.host.turns import Dialogue, Listen, Observation, Say, Silence
 from voicemaster.play.runner import Runner, SessionClock, Transcript, Watcher, drive
 from voicemaster.play.simulated import SimulatedPlayers, SimulatedTeam
@@ -96,9 +98,11 @@ def run_demo(
     out: Path,
     cast: Sequence[Voice] = (),
     watch: Watcher | None = None,
+    screen: ScreenAddress | None = None,
 ) -> DemoResult:
-    """A game of simulated players; `cast`: their voices, by default `player_voices`; `watch`: the screen."""
-    quizmaster = Quizmaster(Session(new_game(settings)), Bank(entries), language)
+    """A game of simulated players; `cast`: their voices, by default `player_voices`; `watch`: the screen, `screen`
+    where it is (said when asked)."""
+    quizmaster = Quizmaster(Session(new_game(settings)), Bank(entries), language, screen=screen)
     players = SimulatedPlayers(quizmaster, phrases.load(language), random.Random(settings.seed))
     game = _Game(quizmaster.run(), players, f"demo-{settings.seed}")
     return _play(game, language=language, recognizer=recognizer, voices=voices, out=out, cast=cast, watch=watch)
@@ -115,8 +119,9 @@ def run_moneydrop_demo(
     out: Path,
     cast: Sequence[Voice] = (),
     watch: Watcher | None = None,
+    screen: ScreenAddress | None = None,
 ) -> DemoResult:
-    host = MoneyDropHost(DropSession(md.MoneyDropGame(settings)), Bank(entries), language, seed)
+    host = MoneyDropHost(DropSession(md.MoneyDropGame(settings)), Bank(entries), language, seed, screen=screen)
     team = SimulatedTeam(host, phrases.load(language), random.Random(seed))
     game = _Game(host.run(), team, f"moneydrop-demo-{seed}")
     return _play(game, language=language, recognizer=recognizer, voices=voices, out=out, cast=cast, watch=watch)

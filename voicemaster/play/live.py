@@ -18,9 +18,10 @@ from pathlib import Path
 from voicemaster.config.settings import ASK, Settings
 from voicemaster.host import lines as host_lines
 from voicemaster.host.listening import offer_resume
-from voicemaster.host.millionaire import Quizmaster, Session
-from voicemaster.host.moneydrop import DropSession, MoneyDropHost
-from voicemaster.host.saved import UnreadableGame, restore, unfinishable
+from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.moneydrop import MoneyDropHost
+from voicemaster.host.saved import DropSession, Session, UnreadableGame, restore, unfinishable
+from voicemaster.host.screen_address import ScreenAddress
 from voicemaster.host.setup import which_variant, who_plays
 from voicemaster.host.turns import Listen, Observation, Say, Silence
 from voicemaster.play.runner import Runner, Transcript, WallClock, Watcher, drive
@@ -56,10 +57,12 @@ def play(
     notify: Callable[[str], None] | None = None,
     store: Store | None = None,
     watch: Watcher | None = None,
+    screen: ScreenAddress | None = None,
 ) -> bool:
     """Runs a game until it ends: True; False when the players gave no clear answer to continuing an interrupted
     game, which is kept for later. Raises AudioUnavailable when a device is missing or lost, StoreError when the
-    store is busy (another game) or cannot be written. `watch` sees every step (the screen)."""
+    store is busy (another game) or cannot be written. `watch` sees every step (the screen); `screen`: where it is,
+    said when a player asks."""
     # The store first: a second quizmaster on the same games is refused before it opens the speaker. A store given
     # is open already (the command line opens it before loading a model) and stays open.
     opened = nullcontext(store) if store is not None else Store(store_path, exclusive=True, notify=notify)
@@ -97,7 +100,9 @@ def play(
                 earcons=earcon,
             )
             try:
-                host = _resumed_or_new(config, store, runner, players, seed, money_drop, language, Bank(entries))
+                host = _resumed_or_new(
+                    config, store, runner, players, seed, money_drop, language, Bank(entries), screen=screen
+                )
                 if host is None:
                     runner.finish_speaking()
                     return False
@@ -121,6 +126,8 @@ def _resumed_or_new(
     money_drop: bool,
     language: str,
     bank: Bank,
+    *,
+    screen: ScreenAddress | None = None,
 ) -> Quizmaster | MoneyDropHost | None:
     """The interrupted game if the players want it, else a new one; None when they gave no clear answer (the
     interrupted game is kept for later)."""
@@ -134,21 +141,22 @@ def _resumed_or_new(
             runner.game_id = game_id
             runner.transcript.stored(runner.now, session.to_json())  # the screen shows the game it continues
             if isinstance(session, DropSession):
-                return MoneyDropHost(session, bank, language, seed)
+                return MoneyDropHost(session, bank, language, seed, screen=screen)
             heard = store.heard_by(session.game.settings.players)
-            return Quizmaster(session, bank, language, heard, confirm_from_level=config.game.confirm_from_level)
+            confirm = config.game.confirm_from_level
+            return Quizmaster(session, bank, language, heard, confirm_from_level=confirm, screen=screen)
         store.abandon(game_id)  # a clear no: listed as abandoned, never offered again
     players = players or drive(who_plays(language), runner.perform)
     runner.game_id = f"game-{uuid.uuid4().hex[:12]}"
     if money_drop:
         game = md.MoneyDropGame(config.money_drop_settings(players))
-        return MoneyDropHost(DropSession(game), bank, language, seed)
+        return MoneyDropHost(DropSession(game), bank, language, seed, screen=screen)
     if config.game.variant == ASK:
         chosen = drive(which_variant(language, tuple(VARIANTS)), runner.perform)
         config = replace(config, game=replace(config.game, variant=chosen))
     session = Session(new_game(config.game_settings(players, seed)))
     heard = store.heard_by(players)
-    return Quizmaster(session, bank, language, heard, confirm_from_level=config.game.confirm_from_level)
+    return Quizmaster(session, bank, language, heard, confirm_from_level=config.game.confirm_from_level, screen=screen)
 
 
 def _interrupted(store: Store, bank: Bank, runner: Runner) -> tuple[str, Session | DropSession] | None:

@@ -156,9 +156,9 @@ class Runner:
     _timer_start: float = 0.0
     _speaking: Playback | None = None
     """The last line, while it may still be playing."""
-    _held: list[str] = field(default_factory=list)
-    """Lines leading up to listening, not yet played."""
-    _led_to_listening: list[str] = field(default_factory=list)
+    _held: list[tuple[str, Say]] = field(default_factory=list)
+    """Lines leading up to listening, not yet played: their words, and the line of the phrase file they say."""
+    _led_to_listening: list[tuple[str, Say]] = field(default_factory=list)
     """The lines played as one before the last listening: where the game stands, to say again after a stall."""
 
     def __post_init__(self) -> None:
@@ -173,13 +173,13 @@ class Runner:
         if isinstance(effect, Say):
             text = self._text(effect)
             if effect.leads_to_listening:
-                self._held.append(text)
+                self._held.append((text, effect))
                 return None
         if not isinstance(effect, Listen | Foresee):
             self.finish_speaking()
         match effect:
-            case Say():
-                self._speak([text])
+            case Say() as said:
+                self._speak([(text, said)])
             case Foresee(lines):
                 if self.render_ahead:
                     texts = [self.lines.text(said) for said in lines]
@@ -238,7 +238,7 @@ class Runner:
     def say_now(self, key: str) -> None:
         """A line outside the dialogue (about the program, not the game), played out before anything else."""
         self.finish_speaking()
-        self._speak([self.lines.render(key, {})])
+        self._speak([(self.lines.render(key, {}), Say(key))])
         self._wait_for_speaking()
 
     def recall(self) -> None:
@@ -266,16 +266,20 @@ class Runner:
             self.voice.ahead([text], self.lines.language, Priority.SOON)
         return text
 
-    def _speak(self, texts: list[str]) -> None:
-        """Start playing lines one after the other, as one sound, and write down when each is heard."""
-        said = [(text, self.voice.render(text, self.lines.language)) for text in texts]
+    def _speak(self, lines: list[tuple[str, Say]]) -> None:
+        """Start playing lines one after the other, as one sound, and write down when each is heard: its words, and
+        which line of the phrase file it is (the screen shows an option when its line is heard)."""
+        said = [(text, line, self.voice.render(text, self.lines.language)) for text, line in lines]
         start = self.now
-        rate = said[0][1].rate
-        audio = Audio(b"".join(resample(line, rate).samples for _, line in said), rate)
+        rate = said[0][2].rate
+        audio = Audio(b"".join(resample(sound, rate).samples for _, _, sound in said), rate)
         self._speaking = self.out.play(audio)
-        for text, line in said:
-            end = start + line.seconds
-            self.transcript.write(start, "say", {"speaker": "host", "text": text, "start": start, "end": end})
+        for text, line, sound in said:
+            end = start + sound.seconds
+            step = {"speaker": "host", "text": text, "start": start, "end": end, "line": line.key}
+            if "letter" in line.params:
+                step["letter"] = str(line.params["letter"])
+            self.transcript.write(start, "say", step)
             start = end
 
     def _wait_for_speaking(self) -> None:

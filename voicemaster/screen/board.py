@@ -15,9 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from voicemaster.host.millionaire import Session
-from voicemaster.host.moneydrop import DropSession
-from voicemaster.host.saved import UnreadableGame, restore
+from voicemaster.host.saved import DropSession, Session, UnreadableGame, restore
 from voicemaster.rules import moneydrop as md
 from voicemaster.rules.letters import Letter
 
@@ -79,8 +77,14 @@ class Board:
     """("percent" or "votes", (letter, share) ...)."""
     timer: tuple[int, float] | None = None
     """(seconds, game time it started)."""
+    read: tuple[tuple[str, float], ...] | None = None
+    """(letter, game time its line starts) of each option read aloud since the question was asked: the page shows
+    an option once it is heard. None for a question the board came to after it was read (a board built from the
+    stored game alone): all its options are shown."""
     clock: float = 0.0
-    said: str = ""
+    said: tuple[tuple[float, str], ...] = ()
+    """The quizmaster's latest lines, (game time it starts, words): the page shows the last one begun. A question,
+    its options and the prompt are played as one sound, and written down all at once when it starts."""
     heard: Caption | None = None
     listening: str | None = None
     game_over: bool = False
@@ -94,7 +98,13 @@ def follow(board: Board, step: Step, questions: Mapping[str, str]) -> Board:
         case "stored":
             return _stored(board, str(data["state"]), questions)
         case "say" if data.get("speaker") == "host":
-            return replace(board, said=str(data.get("text", "")))
+            start = float(data.get("start", step.t))
+            board = replace(board, said=(*board.said[-(SAID_KEPT - 1) :], (start, str(data.get("text", "")))))
+            if data.get("line") == "option" and board.read is not None and "letter" in data:
+                board = replace(board, read=(*board.read, (str(data["letter"]), start)))
+            return board
+        case "question" if board.question is not None:
+            return replace(board, read=())  # asked now: its options are shown as they are read
         case "listen":
             return replace(board, listening=data.get("player"))
         case "heard":
@@ -119,6 +129,31 @@ def follow(board: Board, step: Step, questions: Mapping[str, str]) -> Board:
         case "game_over":
             return replace(board, game_over=True)
     return board
+
+
+SAID_KEPT = 8
+"""Lines kept for the caption: more than a question, its options and the prompt played as one."""
+
+
+def said_by(board: Board, now: float) -> str:
+    """The line the quizmaster is saying (or said last) at game time `now`."""
+    begun = [text for start, text in board.said if start <= now]
+    return begun[-1] if begun else ""
+
+
+def read_by(board: Board, now: float) -> frozenset[str] | None:
+    """The letters of the options read aloud by game time `now`; None: all of them (read before the board came)."""
+    if board.read is None:
+        return None
+    return frozenset(letter for letter, start in board.read if start <= now)
+
+
+def next_change(board: Board, now: float) -> float | None:
+    """The game time after `now` at which the page changes without a step: the next line of those played as one
+    begins (an option appears, the caption moves on)."""
+    later = [start for start, _ in board.said if start > now]
+    later += [start for _, start in board.read or () if start > now]
+    return min(later, default=None)
 
 
 def _bundles(placement: Mapping[str, Any]) -> tuple[tuple[str, int], ...]:
@@ -146,6 +181,7 @@ def _stored(board: Board, state: str, questions: Mapping[str, str]) -> Board:
             placement_locked=False,
             audience=None,
             timer=None,
+            read=None,
         )
     if asked is None and board.question is not None:
         # The stored game has moved past the question (revealed, or everyone left it): it is over, and shown as such.

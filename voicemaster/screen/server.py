@@ -26,6 +26,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from voicemaster.host.screen_address import ScreenAddress
 from voicemaster.screen import DEFAULT_PORT, LOOPBACK, ScreenUnavailable
 from voicemaster.screen.feed import ScreenFeed
 
@@ -163,6 +164,10 @@ class Screen:
         if self.host not in ("0.0.0.0", "::", ""):
             return self.host
         return local_address()
+
+    def spoken_address(self) -> ScreenAddress:
+        """The address for the quizmaster to say when a player asks for it."""
+        return ScreenAddress(self.address(), self.port, local_network=self.host not in (LOOPBACK, "localhost"))
 
 
 def local_address() -> str:

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from voicemaster.host.millionaire import Session
-from voicemaster.host.moneydrop import DropSession
+from voicemaster.host.saved import DropSession, Session
 from voicemaster.rules.letters import Letter
 from voicemaster.rules.state import SeatStatus
-from voicemaster.screen.board import Board, Question
+from voicemaster.screen.board import Board, Question, read_by, said_by
 
 
 def view(board: Board, now: float, *, live: bool) -> dict[str, Any]:
@@ -19,7 +18,7 @@ def view(board: Board, now: float, *, live: bool) -> dict[str, Any]:
         "language": board.language,
         "live": live,
         "format": "moneydrop" if isinstance(session, DropSession) else "millionaire" if session else "",
-        "said": board.said,
+        "said": said_by(board, now),
         "heard": None,
         "listening": board.listening,
         "timer": None,
@@ -37,16 +36,20 @@ def view(board: Board, now: float, *, live: bool) -> dict[str, Any]:
         unit, shares = board.audience
         shown["audience"] = {"unit": unit, "shares": [{"letter": letter, "n": n} for letter, n in shares]}
     if isinstance(session, Session):
-        shown.update(_millionaire(board, session))
+        shown.update(_millionaire(board, session, now))
     elif isinstance(session, DropSession):
-        shown.update(_money_drop(board, session))
+        shown.update(_money_drop(board, session, now))
     return shown
 
 
-def _options(board: Board, question: Question, hidden: tuple[str, ...]) -> list[dict[str, Any]]:
+def _options(board: Board, question: Question, hidden: tuple[str, ...], now: float) -> list[dict[str, Any]]:
+    """The options read aloud so far (all of them once read), in letter order."""
     placed = dict(board.placement)
+    read = read_by(board, now)
     options = []
     for letter, text in zip(Letter.first(len(question.options)), question.options, strict=True):
+        if read is not None and letter.value not in read:
+            continue
         options.append(
             {
                 "letter": letter.value,
@@ -60,7 +63,7 @@ def _options(board: Board, question: Question, hidden: tuple[str, ...]) -> list[
     return options
 
 
-def _question(board: Board, hidden: tuple[str, ...]) -> dict[str, Any] | None:
+def _question(board: Board, hidden: tuple[str, ...], now: float) -> dict[str, Any] | None:
     question = board.question
     if question is None:
         return None
@@ -69,13 +72,13 @@ def _question(board: Board, hidden: tuple[str, ...]) -> dict[str, Any] | None:
         "amount": question.amount,
         "text": question.text,
         "category": question.category,
-        "options": _options(board, question, hidden),
+        "options": _options(board, question, hidden, now),
         "revealed": board.revealed,
         "results": [{"player": player, "correct": right} for player, right in board.results],
     }
 
 
-def _millionaire(board: Board, session: Session) -> dict[str, Any]:
+def _millionaire(board: Board, session: Session, now: float) -> dict[str, Any]:
     game = session.game
     ladder = game.settings.variant.ladder
     current = game.round
@@ -120,14 +123,14 @@ def _millionaire(board: Board, session: Session) -> dict[str, Any]:
             for n in range(len(ladder.amounts), 0, -1)
         ],
         "players": players,
-        "question": _question(board, hidden) if shown else None,
+        "question": _question(board, hidden, now) if shown else None,
         "sheet": sheet,
         "totals": totals,
         "winners": list(outcome.winners) if outcome else [],
     }
 
 
-def _money_drop(board: Board, session: DropSession) -> dict[str, Any]:
+def _money_drop(board: Board, session: DropSession, now: float) -> dict[str, Any]:
     game = session.game
     settings = game.settings
     run = game.run
@@ -157,7 +160,7 @@ def _money_drop(board: Board, session: DropSession) -> dict[str, Any]:
             "categories": [card.category for card in run.offered] if run and run.chosen is None else [],
         },
         "players": teams,
-        "question": _question(board, ()),
+        "question": _question(board, (), now),
         "sheet": [
             {"round": n + 1, "results": [{"player": r.team, "total": r.saved}]} for n, r in enumerate(game.results)
         ],

@@ -8,7 +8,8 @@ from typing import Literal
 
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.intents import understand
-from voicemaster.speech.hearing.phrases import HearPhrases, grammar, load, spoken
+from voicemaster.speech.hearing.normal_form import spoken
+from voicemaster.speech.hearing.phrases import HearPhrases, grammar, load
 from voicemaster.speech.hearing.recognition import (
     Context,
     ContextName,

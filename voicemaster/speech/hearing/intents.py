@@ -11,7 +11,6 @@ answer.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -19,6 +18,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from voicemaster.rules.letters import Letter
+from voicemaster.speech.hearing.normal_form import Normalized, Reading, normalize, strip_filler
 from voicemaster.speech.hearing.phrases import (
     COMMANDS,
     CONTEXTS_KEPT,
@@ -26,10 +26,7 @@ from voicemaster.speech.hearing.phrases import (
     HearPhrases,
     carrier_words,
     grammar,
-    join_thousands,
-    normalize,
     option_forms,
-    strip_filler,
 )
 from voicemaster.speech.hearing.recognition import Context, ContextName, Intent
 
@@ -59,12 +56,17 @@ UNKNOWN = Understanding(Intent.UNKNOWN, None, 0.0)
 
 
 def understand(text: str, context: Context, phrases: HearPhrases) -> Understanding:
+    """What words as written mean (a transcript, a simulated player's line): normalized here, once."""
+    return understand_reading(Reading.of(text, phrases.language), context, phrases)
+
+
+def understand_reading(reading: Reading, context: Context, phrases: HearPhrases) -> Understanding:
     # A placement read back is confirmed in the confirm context, where a yes is heard best, and may be corrected there.
     if context.name in (ContextName.NUMBER, ContextName.CONFIRM):
-        placement = parse_placement(text, phrases)
+        placement = parse_placement(reading, phrases)
         if placement is not None:
             return Understanding(Intent.PLACEMENT, placement, 1.0)
-    said = normalize(text, phrases.language)
+    said = reading.words
     query = strip_filler(said, phrases.filler)
     if not query:
         return UNKNOWN
@@ -75,7 +77,7 @@ def understand(text: str, context: Context, phrases: HearPhrases) -> Understandi
     return meant if meant is not UNKNOWN else by_words(query, context, phrases)
 
 
-def _phrase(said: str, query: str, context: Context, phrases: HearPhrases) -> Understanding:
+def _phrase(said: Normalized, query: Normalized, context: Context, phrases: HearPhrases) -> Understanding:
     choices = grammar(context, phrases)
     # Said exactly: phrases never share a text, and "ich nehme B" is one letter away from "ich nehme C". A phrase
     # may end in a filler word ("wie bitte"), so the words as said are tried too.
@@ -108,7 +110,7 @@ def _phrase(said: str, query: str, context: Context, phrases: HearPhrases) -> Un
     return Understanding(intent, value, round(1 - edits / len(query), 3))
 
 
-def by_words(query: str, context: Context, phrases: HearPhrases) -> Understanding:
+def by_words(query: Normalized, context: Context, phrases: HearPhrases) -> Understanding:
     """The one meaning named in an utterance whose other words all are carrier words, or `unknown`.
 
     An answer right after a negation is taken back ("nicht A, ich nehme C"). A letter that is also a carrier word
@@ -227,7 +229,7 @@ NAME_WORDS = 3
 """A name is at most this many words; anything longer is a sentence, not somebody introducing themselves."""
 
 
-def free_name(query: str, phrases: HearPhrases) -> Understanding:
+def free_name(query: Normalized, phrases: HearPhrases) -> Understanding:
     """A new player's name, said alone or in a phrase ("ich heiße Anna"): the quizmaster reads it back before it
     counts, so any short run of words without digits is taken."""
     for pattern in _name_patterns(phrases):
@@ -241,18 +243,17 @@ def free_name(query: str, phrases: HearPhrases) -> Understanding:
     return UNKNOWN
 
 
-def parse_placement(text: str, phrases: HearPhrases) -> str | None:
+def parse_placement(reading: Reading, phrases: HearPhrases) -> str | None:
     """Money placement in normal form, or None unless every clause is understood.
 
     The normal form lists letters in order with what goes on them: a number of bundles ("A=10"), an amount in euros
     ("A=500000€"), the rest ("C=rest") or everything ("B=all"): "zehn auf A, den Rest auf C" is "A=10,C=rest".
     """
-    words = phrases.placement
-    language = phrases.language
-    # Commas separate clauses, but not inside "500,000": join thousands before splitting.
-    pieces = [normalize(piece, language) for piece in re.split(r"[,;.!?]", join_thousands(text))]
-    joiners = "|".join(re.escape(normalize(joiner, language)) for joiner in words.joiners)
-    if language == "de":  # German says the units first: "achtundzwanzig" comes back as "8 und 20"
+    corrections = phrases.placement.corrections
+    # Commas separate clauses, but not inside "500,000" (`Reading.clauses`).
+    pieces: list[str] = list(reading.clauses)
+    joiners = "|".join(re.escape(joiner) for joiner in phrases.compared.joiners)
+    if phrases.language == "de":  # German says the units first: "achtundzwanzig" comes back as "8 und 20"
         pieces = [re.sub(rf"\b([1-9]) (?:{joiners}) ([2-9]0)\b", _tens_after_units, piece) for piece in pieces]
     clauses = [c.strip() for piece in pieces for c in re.split(rf"\b(?:{joiners})\b", piece) if c.strip()]
     placed: dict[Letter, str] = {}
@@ -260,10 +261,10 @@ def parse_placement(text: str, phrases: HearPhrases) -> str | None:
     for clause in clauses:
         if clause in phrases.filler:  # "Also, alles auf B": the filler stands alone before the comma
             continue
-        found = _clause(strip_filler(clause, (*phrases.filler, *words.corrections)), phrases)
+        found = _clause(strip_filler(Normalized(clause), (*phrases.filler, *corrections)), phrases)
         if found is None and previous:
             # A comma inside a clause: "20 auf A, wie Anton" is one clause, "20 auf a wie anton".
-            merged = _clause(strip_filler(f"{previous} {clause}", (*phrases.filler, *words.corrections)), phrases)
+            merged = _clause(strip_filler(Normalized(f"{previous} {clause}"), (*phrases.filler, *corrections)), phrases)
             if merged is not None and merged[0] in placed:
                 placed[merged[0]] = merged[1]
                 previous = f"{previous} {clause}"
@@ -286,52 +287,37 @@ def _clause(clause: str, phrases: HearPhrases) -> tuple[Letter, str] | None:
         match = pattern.fullmatch(clause)
         if match is None:
             continue
-        letter = _letter_forms(phrases)[match["letter"]]
+        letter = phrases.compared.letters[Normalized(match["letter"])]
         if "amount" not in pattern.groupindex:
             return letter, "all" if "all" in pattern.groupindex else "rest"
         amount = int(match["amount"])
         if amount <= 0:
             return None
         # No game has a thousand bundles: a bare "500000 auf A" is euros.
-        euros = match["unit"] in _euro_words(phrases) or (match["unit"] is None and amount >= EUROS_FROM)
+        euros = match["unit"] in phrases.compared.euros or (match["unit"] is None and amount >= EUROS_FROM)
         return letter, f"{amount}€" if euros else str(amount)
     return None
 
 
-# The tables below are derived from one language's phrases: built once, not for every clause heard.
-@cache
-def _letter_forms(phrases: HearPhrases) -> Mapping[str, Letter]:
-    return {normalize(form, phrases.language): letter for letter, forms in phrases.letters.items() for form in forms}
-
-
-@cache
-def _euro_words(phrases: HearPhrases) -> frozenset[str]:
-    return frozenset({normalize(word, phrases.language) for word in phrases.placement.euros})
-
-
+# The patterns below are derived from one language's phrases: built once, not for every clause heard.
 @cache
 def _name_patterns(phrases: HearPhrases) -> tuple[re.Pattern[str], ...]:
     """The name phrases as patterns, longest first, so that "ich heiße Anna" is Anna and not "Ich Heiße Anna"."""
-    texts = [normalize(template.replace("{name}", " NAMESLOT "), phrases.language) for template in phrases.name]
-    ordered = sorted(texts, key=len, reverse=True)
+    ordered = sorted(phrases.compared.name, key=len, reverse=True)
     return tuple(re.compile(re.escape(text).replace("nameslot", r"(?P<name>[\w' -]+)")) for text in ordered)
 
 
 @cache
 def _clause_patterns(phrases: HearPhrases) -> tuple[re.Pattern[str], ...]:
-    language = phrases.language
-    letter = "(?P<letter>" + "|".join(sorted(map(re.escape, _letter_forms(phrases)), key=len, reverse=True)) + ")"
-    units = [normalize(word, language) for word in (*phrases.placement.bundles, *phrases.placement.euros)]
-    amount = r"(?P<amount>\d+)(?: (?P<unit>" + "|".join(map(re.escape, units)) + "))?"
+    compared = phrases.compared
+    letter = (
+        "(?P<letter>" + "|".join(sorted((re.escape(said) for said in compared.letters), key=len, reverse=True)) + ")"
+    )
+    amount = r"(?P<amount>\d+)(?: (?P<unit>" + "|".join(re.escape(unit) for unit in compared.units) + "))?"
     patterns = []
-    for templates, marker in (
-        (phrases.placement.amount, ""),
-        (phrases.placement.rest, ""),
-        (phrases.placement.everything, "(?P<all>)"),
-    ):
-        for template in templates:
+    for templates, marker in ((compared.amount, ""), (compared.rest, ""), (compared.everything, "(?P<all>)")):
+        for text in templates:
             # Placeholders survive normalization as words; escape the rest and put the groups in.
-            text = normalize(template.replace("{amount}", " AMOUNTSLOT ").replace("{letter}", " LETTERSLOT "), language)
             regex = re.escape(text).replace("amountslot", amount).replace("letterslot", letter)
             patterns.append(re.compile(marker + regex))
     return tuple(patterns)

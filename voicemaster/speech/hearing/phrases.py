@@ -3,32 +3,34 @@ expanded per context.
 
 Each listening context allows a set of intents. Expanding the templates gives the whole phrases that count, each
 with its intent and value; the Vosk grammar and the matcher for free transcripts are both built from that one list.
+What the matcher compares with a reading is normalized once, when the file is loaded (`Compared`); a context's own
+texts (its options, the players' names) when its grammar is made.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
-from text_to_num import alpha2digit
-
 from voicemaster.config.files import ConfigError, read_toml
 from voicemaster.paths import PHRASES_DIR
 from voicemaster.rules.letters import Letter
+from voicemaster.speech.hearing.normal_form import Normalized, normalize, spoken
 from voicemaster.speech.hearing.recognition import Context, ContextName, Intent
 
 JOKERS = ("fifty_fifty", "audience", "phone", "extra")
-COMMANDS = ("walk_away", "repeat", "help", "pause", "resume", "score", "quit", "slower", "faster", "louder", "quieter")
+COMMANDS = (
+    "walk_away", "repeat", "help", "pause", "resume", "score", "quit", "slower", "faster", "louder", "quieter",
+    "screen_address",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Phrase:
-    text: str
+    text: Normalized
     """Normalized: lower case, no punctuation, numbers as digits."""
     intent: Intent
     value: str | None = None
@@ -52,7 +54,7 @@ class PlacementWords:
     """The number words amounts are said with, for a recognizer that needs every word in its grammar."""
     switch: tuple[str, ...]
     """The category joker: the other category's question instead of the one heard."""
-    corrections: tuple[str, ...]
+    corrections: tuple[Normalized, ...]
     """Words that start a correction of one option ("doch fünfzehn auf A"), dropped before a clause is read."""
 
 
@@ -63,13 +65,13 @@ class Words:
 
     carrier: frozenset[str]
     """Normalized words that may stand around a meaning without changing it: pronouns, articles, "nehmen", "glauben"."""
-    negation: frozenset[str]
+    negation: frozenset[Normalized]
     """Words that take back the answer right after them: "nicht A, ich nehme C" is C."""
-    last: tuple[str, ...]
+    last: tuple[Normalized, ...]
     """Ways of saying the last option ("die letzte")."""
     spelling: tuple[tuple[str, ...], ...]
     """The words that spell a letter with a name: "b wie Bruno", "b as in Bruno"."""
-    keywords: Mapping[str, tuple[str, ...]]
+    keywords: Mapping[str, tuple[Normalized, ...]]
     """Per joker, command and "no": words (normalized, one or more) that name it inside a sentence."""
 
 
@@ -103,10 +105,29 @@ class OptionForms:
     """Put before an option that looks plural (ends in s or x): French "les", "des"."""
 
 
+@dataclass(frozen=True)
+class Compared:
+    """The phrase file's words as the text matcher compares them with a reading, normalized once when the file is
+    loaded. A template keeps its placeholder as a word: "{letter}" is "letterslot", "{amount}" "amountslot"."""
+
+    letters: Mapping[Normalized, Letter]
+    """Every way of saying each letter."""
+    articles: frozenset[Normalized]
+    """Every article an option may be said with."""
+    name: tuple[Normalized, ...]
+    joiners: tuple[Normalized, ...]
+    units: tuple[Normalized, ...]
+    """The words of bundles, then those of euros."""
+    euros: frozenset[Normalized]
+    amount: tuple[Normalized, ...]
+    rest: tuple[Normalized, ...]
+    everything: tuple[Normalized, ...]
+
+
 @dataclass(frozen=True, eq=False)  # compared by identity: loaded once per language, and a key for the grammar cache
 class HearPhrases:
     language: str
-    filler: tuple[str, ...]
+    filler: tuple[Normalized, ...]
     expect: Mapping[ContextName, str]
     """A sentence per context that tells a free recognizer what kind of words to expect."""
     letters: Mapping[Letter, tuple[str, ...]]
@@ -119,6 +140,7 @@ class HearPhrases:
     placement: PlacementWords
     words: Words
     option_forms: OptionForms
+    compared: Compared
     carried: Carried = Carried()
 
 
@@ -127,42 +149,6 @@ def carrier_words(phrases: HearPhrases) -> frozenset[str]:
     """Every word that may stand around a meaning without changing it (normalized): carriers, negations, fillers."""
     words = phrases.words
     return words.carrier | words.negation | {word for filler in phrases.filler for word in filler.split()}
-
-
-def join_thousands(text: str) -> str:
-    """'500.000', '1,000' and '500 000' as one number: a thousands separator would otherwise split the amount."""
-    return re.sub(r"(?<=\d)[.,'\u202f\u00a0 ](?=\d{3}(?!\d))", "", text)
-
-
-@lru_cache(maxsize=1 << 16)
-def spoken(text: str) -> str:
-    """Words only: lower case, no punctuation ('Fünfzig-Fünfzig!' is 'fünfzig fünfzig'). Remembered: a grammar is
-    built for every question, of mostly the same phrases."""
-    text = join_thousands(unicodedata.normalize("NFC", text).lower().replace("’", "'").replace("`", "'"))
-    text = re.sub(r"[^\w'€]+", " ", text.replace("€", " € ")).replace("_", " ")
-    return " ".join(word.strip("'") for word in text.split())
-
-
-@lru_cache(maxsize=1 << 16)
-def normalize(text: str, language: str) -> str:
-    """The form phrases are compared in: 'Fünfzig-Fünfzig!' and '50:50' both become '50 50'."""
-    words = spoken(text)
-    return " ".join(alpha2digit(words, language, threshold=0).replace(".", " ").split()) if words else ""
-
-
-def strip_filler(text: str, filler: tuple[str, ...]) -> str:
-    """Drops filler words at either end ("äh B bitte" is "B"); never the whole utterance."""
-    words = text.split()
-    changed = True
-    while changed and words:
-        changed = False
-        for phrase in filler:
-            fill = phrase.split()
-            if len(words) > len(fill) and words[: len(fill)] == fill:
-                words, changed = words[len(fill) :], True
-            if len(words) > len(fill) and words[-len(fill) :] == fill:
-                words, changed = words[: -len(fill)], True
-    return " ".join(words)
 
 
 CONTEXTS_KEPT = 64
@@ -229,15 +215,15 @@ def option_forms(options: tuple[str, ...], phrases: HearPhrases) -> tuple[tuple[
 @lru_cache(maxsize=CONTEXTS_KEPT)
 def _option_forms(options: tuple[str, ...], phrases: HearPhrases) -> tuple[tuple[str, ...], ...]:
     each = [_forms(option, phrases) for option in options]
-    said = [{normalize(form, phrases.language) for form in forms} for forms in each]
-    shared = {text for index, own in enumerate(said) for other in said[index + 1 :] for text in own & other}
+    said = [tuple(normalize(form, phrases.language) for form in forms) for forms in each]
+    shared = {text for index, own in enumerate(said) for other in said[index + 1 :] for text in set(own) & set(other)}
     return tuple(
         tuple(
             form
-            for position, form in enumerate(forms)
-            if position == 0 or normalize(form, phrases.language) not in shared
+            for position, (form, text) in enumerate(zip(forms, texts, strict=True))
+            if not position or text not in shared
         )
-        for forms in each
+        for forms, texts in zip(each, said, strict=True)
     )
 
 
@@ -266,7 +252,7 @@ def _forms(option: str, phrases: HearPhrases) -> tuple[str, ...]:
         articles += list(rules.plural) if plural else []
         forms += [f"{article}{bare}" if article.endswith("'") else f"{article} {bare}" for article in articles]
     if len(bare_words) > 1:
-        carriers = {*phrases.words.carrier, *(normalize(article, phrases.language) for article in every)}
+        carriers = {*phrases.words.carrier, *phrases.compared.articles}
         for word in (bare_words[0], bare_words[-1]):
             if len(spoken(word)) >= NAMING_WORD_LETTERS and normalize(word, phrases.language) not in carriers:
                 forms.append(word)
@@ -293,7 +279,7 @@ def _load(language: str, folder: Path) -> HearPhrases:
     number = table.table("number")
     words, keywords, forms = table.table("words"), table.table("keywords"), table.table("option_forms")
 
-    def normalized(texts: tuple[str, ...]) -> tuple[str, ...]:
+    def normalized(texts: tuple[str, ...]) -> tuple[Normalized, ...]:
         return tuple(normalize(text, language) for text in texts)
 
     return HearPhrases(
@@ -331,7 +317,31 @@ def _load(language: str, folder: Path) -> HearPhrases:
             before_consonant=forms.texts("before_consonant", empty=True),
             plural=forms.texts("plural", empty=True),
         ),
+        compared=_compared(table, normalized),
         carried=_carried(table.table("answer")),
+    )
+
+
+def _compared(table: _Table, normalized: Callable[[tuple[str, ...]], tuple[Normalized, ...]]) -> Compared:
+    letters, forms, number = table.table("letters"), table.table("option_forms"), table.table("number")
+    articles = [text for key in ("before_vowel", "before_consonant", "plural") for text in forms.texts(key, empty=True)]
+    names = table.table("name").texts("phrases", placeholder="{name}")
+
+    def slotted(said: tuple[str, ...]) -> tuple[Normalized, ...]:
+        return normalized(
+            tuple(t.replace("{amount}", " AMOUNTSLOT ").replace("{letter}", " LETTERSLOT ") for t in said)
+        )
+
+    return Compared(
+        letters={said: letter for letter in Letter for said in normalized(letters.texts(letter.value))},
+        articles=frozenset(normalized((*forms.texts("articles"), *articles))),
+        name=normalized(tuple(text.replace("{name}", " NAMESLOT ") for text in names)),
+        joiners=normalized(number.texts("joiners")),
+        units=normalized((*number.texts("bundles"), *number.texts("euros"))),
+        euros=frozenset(normalized(number.texts("euros"))),
+        amount=slotted(number.texts("amount", placeholder="{amount}")),
+        rest=slotted(number.texts("rest", placeholder="{letter}")),
+        everything=slotted(number.texts("all", placeholder="{letter}")),
     )
 
 

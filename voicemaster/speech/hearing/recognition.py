@@ -69,6 +69,8 @@ class Intent(StrEnum):
     FASTER = "faster"
     LOUDER = "louder"
     QUIETER = "quieter"
+    SCREEN_ADDRESS = "screen_address"
+    """Where the screen for the room can be opened: said so that a player can type it."""
     UNKNOWN = "unknown"
     """Nothing matched clearly: the player is asked again."""
 

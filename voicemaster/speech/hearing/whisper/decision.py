@@ -31,7 +31,8 @@ from functools import lru_cache
 from rapidfuzz.distance import Levenshtein
 
 from voicemaster.speech.hearing.intents import Understanding
-from voicemaster.speech.hearing.phrases import CONTEXTS_KEPT, HearPhrases, Phrase, carrier_words, normalize, spoken
+from voicemaster.speech.hearing.normal_form import Normalized, Reading, spoken
+from voicemaster.speech.hearing.phrases import CONTEXTS_KEPT, HearPhrases, Phrase, carrier_words
 from voicemaster.speech.hearing.recognition import Heard, Intent
 
 Meaning = tuple[Intent, str | None]
@@ -132,7 +133,7 @@ def weigh(
     free: float,
     no_speech: float,
     *,
-    reading: str = "",
+    reading: Reading | None = None,
     hear: HearPhrases | None = None,
 ) -> Evidence:
     """The evidence of the phrase scores; with the free reading's words and the language's phrases, also how its
@@ -142,7 +143,11 @@ def weigh(
         key = (phrases[index].intent, phrases[index].value)
         if score > best.get(key, (-math.inf, 0))[0]:
             best[key] = (score, index)
-    distances = spelled_from(reading, tuple(phrases), hear) if hear is not None and reading else {}
+    distances = (
+        spelled_from(reading.words, tuple(phrases), hear)
+        if hear is not None and reading is not None and reading.text
+        else {}
+    )
     if not best:
         return Evidence(None, "", -math.inf, -math.inf, free, {}, no_speech, distances)
     ranked = sorted(best.items(), key=lambda item: -item[1][0])
@@ -152,10 +157,10 @@ def weigh(
     return Evidence(meaning, phrases[index].written, score, rival, free, shares, no_speech, distances, spelling)
 
 
-def spelled_from(reading: str, phrases: tuple[Phrase, ...], hear: HearPhrases) -> dict[Meaning, float]:
+def spelled_from(reading: Normalized, phrases: tuple[Phrase, ...], hear: HearPhrases) -> dict[Meaning, float]:
     """How far the free reading is spelled from each meaning's nearest phrase, both without their carrier words ("ich
     nehme", "the"): the share of letters that differ, 0-1."""
-    said = _core(normalize(reading, hear.language), hear)
+    said = _core(reading, hear)
     distances: dict[Meaning, float] = {}
     for core, meaning in _cores(phrases, hear):
         distance = Levenshtein.normalized_distance(said, core)
@@ -169,7 +174,7 @@ def _cores(phrases: tuple[Phrase, ...], hear: HearPhrases) -> tuple[tuple[str, M
     return tuple(sorted({(_core(phrase.text, hear), (phrase.intent, phrase.value)) for phrase in phrases}))
 
 
-def _core(text: str, hear: HearPhrases) -> str:
+def _core(text: Normalized, hear: HearPhrases) -> str:
     """The words of a normalized text that are not carrier words, or the whole text if all of them are ("a")."""
     kept = [word for word in text.split() if word not in carrier_words(hear)]
     return " ".join(kept) if kept else text

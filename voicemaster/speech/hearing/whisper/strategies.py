@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
 
-from voicemaster.speech.hearing.intents import UNKNOWN, Understanding, parse_placement, understand
+from voicemaster.speech.hearing.intents import UNKNOWN, Understanding, parse_placement, understand_reading
+from voicemaster.speech.hearing.normal_form import Reading
 from voicemaster.speech.hearing.phrases import HearPhrases, Phrase, grammar
 from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Intent
 from voicemaster.speech.hearing.whisper.decision import MARGINS, Evidence, Margins, decide, weigh
@@ -58,14 +59,15 @@ class Listened:
     """The longest free reading worth decoding for an utterance this long."""
     tuning: Tuning
 
-    def read(self, prompt: str | None = None, *, beam: int = 2) -> str:
-        """The decoder's own reading, after `prompt` as its previous text if given."""
+    def reading(self, prompt: str | None = None, *, beam: int = 2) -> Reading:
+        """The decoder's own reading, after `prompt` as its previous text if given; normalized here, where it comes
+        in."""
         tokens = self.tokens
         start = [*self.prompt_tokens(prompt), *tokens.special.start]
         read = transcribe(
             self.model, self.keys, start, tokens.special, budget=self.budget, beam=beam, spell=tokens.decode
         )
-        return tokens.decode(read)
+        return Reading.of(tokens.decode(read), self.phrases.language)
 
     def score(self, choices: tuple[Phrase, ...], prompt: str | None) -> Scores:
         """Every phrase's score (the mean of after no text and after `prompt`, if given), and the free reading."""
@@ -104,21 +106,22 @@ class ByGrammar:
     prompt: Callable[[Context, HearPhrases], str | None] = lambda context, phrases: examples_of(context, phrases)
     """The decoder's previous text for the second score of each phrase; None: one score, after no text."""
 
-    def evidence(self, listened: Listened, context: Context) -> tuple[Evidence, str]:
-        """What the scores say, and the free reading's text."""
+    def evidence(self, listened: Listened, context: Context) -> tuple[Evidence, Reading]:
+        """What the scores say, and the free reading (normalized here, where it comes in)."""
         choices = grammar(context, listened.phrases)
         scores = listened.score(choices, self.prompt(context, listened.phrases))
-        text = listened.tokens.decode(scores.free_tokens)
-        found = weigh(scores.phrases, choices, scores.free, scores.no_speech, reading=text, hear=listened.phrases)
-        return found, text
+        reading = Reading.of(listened.tokens.decode(scores.free_tokens), listened.phrases.language)
+        found = weigh(scores.phrases, choices, scores.free, scores.no_speech, reading=reading, hear=listened.phrases)
+        return found, reading
 
     def hear(self, listened: Listened, context: Context) -> Heard:
-        evidence, text = self.evidence(listened, context)
+        evidence, reading = self.evidence(listened, context)
         if context.name is ContextName.CONFIRM:  # a placement read back, corrected
-            placement = parse_placement(text, listened.phrases)
+            placement = parse_placement(reading, listened.phrases)
             if placement is not None:
-                return Heard(Intent.PLACEMENT, placement, text, 1.0)
-        return decide(evidence, meaning_of(text, context, listened.phrases), text, listened.tuning.margins)
+                return Heard(Intent.PLACEMENT, placement, reading.text, 1.0)
+        meant = meaning_of(reading, context, listened.phrases)
+        return decide(evidence, meant, reading.text, listened.tuning.margins)
 
 
 @dataclass(frozen=True)
@@ -128,15 +131,16 @@ class Placement:
     grammar: ByGrammar = ByGrammar()
 
     def hear(self, listened: Listened, context: Context) -> Heard:
-        evidence, text = self.grammar.evidence(listened, context)
-        placement = parse_placement(text, listened.phrases)
+        evidence, reading = self.grammar.evidence(listened, context)
+        placement = parse_placement(reading, listened.phrases)
         if placement is not None:
-            return Heard(Intent.PLACEMENT, placement, text, 1.0)
-        prompted = listened.read(listened.phrases.expect[context.name])
+            return Heard(Intent.PLACEMENT, placement, reading.text, 1.0)
+        prompted = listened.reading(listened.phrases.expect[context.name])
         placement = parse_placement(prompted, listened.phrases)
         if placement is not None:
-            return Heard(Intent.PLACEMENT, placement, prompted, 1.0)
-        return decide(evidence, meaning_of(text, context, listened.phrases), text, listened.tuning.margins)
+            return Heard(Intent.PLACEMENT, placement, prompted.text, 1.0)
+        meant = meaning_of(reading, context, listened.phrases)
+        return decide(evidence, meant, reading.text, listened.tuning.margins)
 
 
 @dataclass(frozen=True)
@@ -144,9 +148,9 @@ class NewName:
     """A name nobody has said yet: read freely after the context's examples, found by the text matcher."""
 
     def hear(self, listened: Listened, context: Context) -> Heard:
-        text = listened.read(listened.phrases.expect[context.name])
-        meant = understand(text, context, listened.phrases)
-        return Heard(meant.intent, meant.value, text, meant.score)
+        reading = listened.reading(listened.phrases.expect[context.name])
+        meant = understand_reading(reading, context, listened.phrases)
+        return Heard(meant.intent, meant.value, reading.text, meant.score)
 
 
 def strategy_for(context: Context, by_grammar: ByGrammar = ByGrammar()) -> Strategy:
@@ -168,9 +172,9 @@ def examples_of(context: Context, phrases: HearPhrases) -> str:
     return " ".join([phrases.expect[context.name], *(f"{text}." for text in extra)])
 
 
-def meaning_of(text: str, context: Context, phrases: HearPhrases) -> Understanding:
+def meaning_of(reading: Reading, context: Context, phrases: HearPhrases) -> Understanding:
     """What the words of a free reading mean; nothing when there are none."""
-    return understand(text, context, phrases) if text else UNKNOWN
+    return understand_reading(reading, context, phrases) if reading.text else UNKNOWN
 
 
 def budget_for(seconds: float) -> int:

@@ -1,0 +1,166 @@
+"""`voicemaster play` and `voicemaster demo`: a game by voice through the microphone and the speaker, and a whole game
+played by simulated players (heard by a real recognizer, or narrated as text by the rules engine alone)."""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from dataclasses import replace
+
+from voicemaster.cli import questions as question_cli
+from voicemaster.cli import screen as screen_cli
+from voicemaster.cli.failures import warn
+from voicemaster.cli.settings import settings_for, speaking_settings
+from voicemaster.config.settings import ASK, Settings
+from voicemaster.questions.model import Entry
+from voicemaster.store import Store
+
+
+def play(args: argparse.Namespace) -> int:
+    settings = speaking_settings(args)
+    if args.variant:
+        settings = replace(settings, game=replace(settings.game, variant=args.variant))
+    names = tuple(name.strip() for name in args.players.split(",") if name.strip()) or tuple(settings.game.players)
+    language = args.lang or settings.game.language
+    entries = question_cli.playable_questions(language)
+    if entries is None:
+        return 2
+    # Opened before the model loads: a second game on the same data folder is refused at once.
+    with Store(exclusive=True, notify=warn) as store:
+        return _play_with(args, settings, names, language, entries, store)
+
+
+def _play_with(
+    args: argparse.Namespace,
+    settings: Settings,
+    names: tuple[str, ...],
+    language: str,
+    entries: tuple[Entry, ...],
+    store: Store,
+) -> int:
+    from voicemaster.play.live import play as play_live
+    from voicemaster.speech.devices.interfaces import AudioUnavailable
+    from voicemaster.speech.devices.portaudio import divert_native_stderr
+    from voicemaster.speech.hearing.engines import open_recognizer
+    from voicemaster.speech.hearing.recognition import RecognizerUnavailable
+    from voicemaster.speech.voice.synthesis import SpeechUnavailable
+    from voicemaster.store import StoreUnwritable
+
+    divert_native_stderr()
+    try:
+        # The screen before the model: a port in use is said at once, not after the model has loaded.
+        with screen_cli.screen_for(args, language, entries, live=True) as (watch, screen):
+            played = play_live(
+                settings,
+                players=names,
+                seed=_seed(args.seed),
+                money_drop=args.format == "moneydrop",
+                language=language,
+                entries=entries,
+                recognizer=open_recognizer(args.engine, language),
+                log=args.log,
+                store=store,
+                watch=watch,
+                screen=screen,
+            )
+    except StoreUnwritable as error:
+        kept = "The game stopped at its last saved step; `voicemaster play` offers it again once the store is writable."
+        print(f"voicemaster: {error} {kept}", file=sys.stderr)
+        return 2
+    except (RecognizerUnavailable, SpeechUnavailable, AudioUnavailable) as error:
+        kept = "A game already under way is kept; `voicemaster play` offers it again."
+        print(f"voicemaster: {error} {kept}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("voicemaster: stopped. The game is stored; `voicemaster play` offers to continue it.", file=sys.stderr)
+        return 130
+    if not played:
+        print("voicemaster: no clear answer to continuing the interrupted game; it is kept, and offered again at the "
+              "next `voicemaster play`.", file=sys.stderr)  # fmt: skip
+    return 0
+
+
+def _demo_text(args: argparse.Namespace, settings: Settings, names: tuple[str, ...], seed: int) -> int:
+    from voicemaster.play import tabletop
+
+    if args.format == "moneydrop":
+        lines = tabletop.play_money_drop(settings.money_drop_settings(names), seed)
+    else:
+        lines = tabletop.play_millionaire(settings.game_settings(names, seed), seed)
+    for line in lines:
+        print(line)
+    return 0
+
+
+DEMO_NAMES = ("Anna", "Ben", "Cem", "Dana", "Emil", "Fatma")
+"""The simulated players (or teams); a Millionaire game has at most six players (MAX_PLAYERS)."""
+
+
+def demo(args: argparse.Namespace) -> int:
+    settings = speaking_settings(args) if not args.text else settings_for(args)
+    seed = random.randrange(10_000) if args.seed is None else args.seed
+    who = "teams" if args.format == "moneydrop" else "players"
+    if not 1 <= args.players <= len(DEMO_NAMES):
+        print(
+            f"voicemaster: --players {args.players}: the demo plays with 1 to {len(DEMO_NAMES)} {who}.", file=sys.stderr
+        )
+        return 2
+    names = DEMO_NAMES[: args.players]
+    if args.variant or settings.game.variant == ASK:  # simulated players do not choose: the classic rules
+        settings = replace(settings, game=replace(settings.game, variant=args.variant or "classic"))
+    settings = replace(settings, game=replace(settings.game, rounds=args.rounds))
+    if args.text:
+        if args.screen:
+            print("voicemaster: --screen shows a game the quizmaster hosts; --text has none.", file=sys.stderr)
+            return 2
+        return _demo_text(args, settings, names, seed)
+    from voicemaster.play.demo import DemoStuck, run_demo, run_moneydrop_demo
+    from voicemaster.speech.hearing.engines import open_recognizer
+    from voicemaster.speech.hearing.recognition import RecognizerUnavailable
+    from voicemaster.speech.voice.synthesis import SpeechUnavailable
+
+    language = args.lang or settings.game.language
+    entries = question_cli.playable_questions(language)
+    if entries is None:
+        return 2
+    try:
+        recognizer = open_recognizer(args.engine, language)
+        print(f"Language {language}, seed {seed}, players {', '.join(names)}: this takes a few minutes.", flush=True)
+        with screen_cli.screen_for(args, language, entries, live=False) as (watch, screen):
+            if args.format == "moneydrop":
+                result = run_moneydrop_demo(
+                    settings.money_drop_settings(names),
+                    seed=seed,
+                    language=language,
+                    entries=entries,
+                    recognizer=recognizer,
+                    voices=settings.speech,
+                    out=args.out,
+                    watch=watch,
+                    screen=screen,
+                )
+            else:
+                result = run_demo(
+                    settings.game_settings(names, seed),
+                    language=language,
+                    entries=entries,
+                    recognizer=recognizer,
+                    voices=settings.speech,
+                    out=args.out,
+                    watch=watch,
+                    screen=screen,
+                )
+    except (RecognizerUnavailable, SpeechUnavailable, DemoStuck) as error:
+        print(f"voicemaster: {error}", file=sys.stderr)
+        return 2
+    print(
+        f"{result.seconds / 60:.1f} minutes of game in {result.session}; every step in {result.transcript}. "
+        f"{result.understood} of {result.utterances} player utterances understood as meant, {result.mistaken} taken "
+        "for something else, the rest asked again."
+    )
+    return 0
+
+
+def _seed(given: int | None) -> int:
+    return random.SystemRandom().randrange(1_000_000) if given is None else given

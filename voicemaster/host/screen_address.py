@@ -1,0 +1,34 @@
+"""The screen for the room, asked for by voice ("Wie ist die Adresse des Bildschirms?"): its address said so that a
+player can type it into a browser, or, when no screen runs, a short word on how to get one.
+
+Where the screen listens is a fact of the shell (the server found its port and this machine's address before the
+game began): it is handed to the quizmaster, which stays pure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from voicemaster.host.lines import Address
+from voicemaster.host.turns import Dialogue, Say
+
+
+@dataclass(frozen=True)
+class ScreenAddress:
+    """Where the page for the room is served, as a browser on another device reaches it."""
+
+    host: str
+    """The address to type: this machine's on the local network, or the loopback address."""
+    port: int
+    local_network: bool
+    """Whether phones and a TV on the network may open it (`--screen-host 0.0.0.0`), or this computer only."""
+
+
+def tell(screen: ScreenAddress | None) -> Dialogue:
+    """The address, group by group, then the port, said twice (it is typed while it is heard); without a screen,
+    that there is none and how to have one."""
+    if screen is None:
+        yield Say("screen_none")
+        return
+    params = {"address": Address(screen.host), "port": screen.port}
+    yield Say("screen_address", params, form="network" if screen.local_network else "local")
