@@ -75,16 +75,21 @@ def test_an_utterance_read_right_but_refused_is_counted_as_the_grammars_fault() 
 
 @pytest.mark.model
 @pytest.mark.audio
-def test_the_demo_players_kokoro_voices_make_a_corpus_the_ear_is_measured_on(tmp_path: Path) -> None:
-    samples, missing = asr_samples.kokoro_samples(tmp_path, ("en", "de"), limit=4)
-    assert missing is None and len(samples) == 4  # German has no Kokoro voice: its players are not in this corpus
-    assert {sample.language for sample in samples} == {"en"} and len({sample.condition for sample in samples}) == 4
+@pytest.mark.parametrize(("voices", "language"), [("kokoro", "en"), ("pico", "de")])
+def test_the_demo_players_voices_make_a_corpus_the_ear_is_measured_on(
+    voices: str, language: str, tmp_path: Path
+) -> None:
+    # Kokoro has no German voice, Pico no Korean: only the language the engine speaks is in its corpus.
+    other = "de" if voices == "kokoro" else "ko"
+    samples, missing = asr_samples.voiced_samples(tmp_path, (language, other), 4, voices)
+    assert missing is None and len(samples) == 4
+    assert {sample.language for sample in samples} == {language} and len({sample.condition for sample in samples}) == 4
     made = {sample.path: sample.path.stat().st_mtime_ns for sample in samples}
-    again, _ = asr_samples.kokoro_samples(tmp_path, ("en",), limit=4)
+    again, _ = asr_samples.voiced_samples(tmp_path, (language,), 4, voices)
     assert {sample.path: sample.path.stat().st_mtime_ns for sample in again} == made  # rendered once, then reused
-    recognizer = asr.ENGINE_SETUPS["whisper"].open("en")
+    recognizer = asr.ENGINE_SETUPS["whisper"].open(language)
     understood = [
-        recognizer.recognize(Audio.read(s.path), Context(s.context, "en", s.options, s.names)).intent == s.intent
+        recognizer.recognize(Audio.read(s.path), Context(s.context, language, s.options, s.names)).intent == s.intent
         for s in samples
     ]
     assert sum(understood) >= 3, understood

@@ -1,9 +1,9 @@
 """The screen in a real browser (Debian's Chromium, headless), following a whole game as the room would see it.
 
-The game is held at four moments (the question read, after a 50:50, during the phone call, at a reveal) by the test's
-own watcher, which passes every step on to the screen and then waits for the photograph: the screen itself never
-holds the game. At each moment the page is checked against the transcript the game wrote, photographed into
-`out/screen/` and checked by axe-core.
+The game is held at five moments (a question asked, before its options are read; the question read, after a 50:50,
+during the phone call, at a reveal) by the test's own watcher, which passes every step on to the screen and then
+waits for the photograph: the screen itself never holds the game. At each moment the page is checked against the
+transcript the game wrote, photographed into `out/screen/` and checked by axe-core.
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ class Photographer:
     def _moment(self, event: str, data: Mapping[str, Any]) -> str | None:
         if event == "question":
             self._asked = True
+            return "asked"
         if event == "joker" and data["joker"] == "fifty_fifty":
             self._after_fifty = True
         if event == "listen" and data["context"] == "answer" and self._asked:
@@ -119,7 +120,7 @@ def test_the_room_sees_the_game_as_the_quizmaster_runs_it(tmp_path: Path) -> Non
             photographer.taken.set()
         playing.join(timeout=60)
         assert not failed, failed
-        assert sorted(photographed) == ["fifty_fifty", "phone", "question", "reveal"]
+        assert sorted(photographed) == ["asked", "fifty_fifty", "phone", "question", "reveal"]
         # The end: the score sheet, as the game wrote it.
         _caught_up(page, feed)
         over = [e for e in _events(transcript) if e["event"] == "game_over"][-1]
@@ -145,7 +146,10 @@ def _check(moment: str, page: Any, events: list[dict[str, Any]], bank: Mapping[s
         assert current.count() == 1 and f"{asked['amount']:,}".replace(",", ".") in current.inner_text()
     assert page.locator("#ladder li.safe").count() == 2
     assert "■" in page.locator("#ladder li.safe").first.inner_text()
-    if moment == "question":
+    if moment == "asked":
+        # The question is on the screen as it is about to be read; its options come as each is read.
+        assert _shown_options(page) == []
+    elif moment == "question":
         # All four options, in the order they were read, and nothing that gives the right one away.
         assert _shown_options(page) == list(zip("ABCD", asked["options"], strict=True))
         assert said[-5:-1] == [f"{letter}: {text}." for letter, text in zip("ABCD", asked["options"], strict=True)]

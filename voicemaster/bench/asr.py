@@ -22,10 +22,10 @@ from voicemaster.bench.asr_samples import (
     CORPORA,
     Sample,
     espeak_samples,
-    kokoro_samples,
     option_samples,
     real_samples,
     select_clips,
+    voiced_samples,
 )
 from voicemaster.bench.asr_tally import right, share, summarize, tally
 from voicemaster.bench.corpus import Utterance, UtteranceSet, utterances
@@ -102,9 +102,16 @@ def run(
     """`limit` samples the eSpeak-NG and Kokoro corpora; the real recordings are measured whole."""
     clips = select_clips(corpus, languages, limit) if "espeak" in corpora else ()
     real, real_missing = real_samples(languages) if "real" in corpora else ([], None)
-    natural, natural_missing = kokoro_samples(corpus, languages, limit) if "kokoro" in corpora else ([], None)
+    natural, natural_missing = voiced_samples(corpus, languages, limit) if "kokoro" in corpora else ([], None)
+    pico, pico_missing = voiced_samples(corpus, languages, limit, "pico") if "pico" in corpora else ([], None)
     worded, worded_missing = option_samples(corpus, languages, limit) if "options" in corpora else ([], "")
-    measured = {"espeak": espeak_samples(corpus, clips), "kokoro": natural, "real": real, "options": worded}
+    measured = {
+        "espeak": espeak_samples(corpus, clips),
+        "kokoro": natural,
+        "pico": pico,
+        "real": real,
+        "options": worded,
+    }
     results = {
         name: _measure(ENGINE_SETUPS[name], {which: measured[which] for which in CORPORA if which in corpora})
         for name in engines
@@ -119,6 +126,8 @@ def run(
         "real_missing": real_missing,
         "kokoro_clips": len(natural),
         "kokoro_missing": natural_missing,
+        "pico_clips": len(pico),
+        "pico_missing": pico_missing,
         "option_clips": len(worded),
         "option_missing": worded_missing,
         "engines": results,

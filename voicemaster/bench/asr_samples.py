@@ -1,5 +1,6 @@
 """The utterances `bench asr` and `bench latency` measure, as samples: the eSpeak-NG corpus (clean and in car
-noise), the Kokoro voices, the real recordings of people, and option words said among options of their kind."""
+noise), the players' Kokoro and Pico voices, the real recordings of people, and option words said among options of
+their kind."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from voicemaster.bench import asr_options, kokoro_corpus, real_speech
+from voicemaster.bench import asr_options, real_speech, voiced_corpus
 from voicemaster.bench.corpus import Clip, Noise, generate, load
 from voicemaster.speech.hearing.recognition import ContextName
 
@@ -51,9 +52,12 @@ def espeak_samples(corpus: Path, clips: Sequence[Clip]) -> list[Sample]:
     ]
 
 
-def kokoro_samples(corpus: Path, languages: Sequence[str], limit: int | None) -> tuple[list[Sample], str | None]:
-    """The utterances in the Kokoro voices of the demo's players (English, French), or none and why."""
-    rendered, missing = kokoro_corpus.generate(corpus, languages, limit)
+def voiced_samples(
+    corpus: Path, languages: Sequence[str], limit: int | None, voices: str = "kokoro"
+) -> tuple[list[Sample], str | None]:
+    """The utterances in the players' voices of an engine (`voiced_corpus.SPEAKERS`: kokoro, pico), or none and
+    why."""
+    rendered, missing = voiced_corpus.generate(corpus, languages, limit, voiced_corpus.SPEAKERS[voices])
     return [
         Sample(c.path, u.language, u.context, u.options, u.names, u.text, u.intent, u.value, c.voice)
         for c in rendered
@@ -85,7 +89,7 @@ def real_samples(languages: Sequence[str]) -> tuple[list[Sample], str | None]:
     ], None
 
 
-CORPORA = ("espeak", "kokoro", "real", "options")
+CORPORA = ("espeak", "kokoro", "pico", "real", "options")
 
 
 def option_samples(corpus: Path, languages: Sequence[str], limit: int | None) -> tuple[list[Sample], str]:

@@ -178,26 +178,26 @@ def report(figures: dict[str, Any]) -> str:
         row = measured[kind]
         if not row["turns"]:
             continue
-        sources = ", ".join(f"{source} {_number(cell['p50_ms'])}" for source, cell in row["by_source"].items())
+        sources = ", ".join(f"{source} {fmt(cell['p50_ms'])}" for source, cell in row["by_source"].items())
         out.append(
-            f"  {kind:8}{row['turns']:>4}{_number(row['p50_ms']):>9}{_number(row['p95_ms']):>9}"
-            f"{_number(row['max_ms']):>9}{row['asked_again']:>13}{row['wrong']:>7}   {sources}"
+            f"  {kind:8}{row['turns']:>4}{fmt(row['p50_ms']):>9}{fmt(row['p95_ms']):>9}"
+            f"{fmt(row['max_ms']):>9}{row['asked_again']:>13}{row['wrong']:>7}   {sources}"
         )
     share = measured["asked_again_share"]
     out.append(
         f"  asked again: {'-' if share is None else f'{share:.0%}'} of turns, "
-        f"{measured['seconds_lost_to_asking_again']:g} s lost ({_number(measured['seconds_lost_per_game'])} s a game); "
+        f"{measured['seconds_lost_to_asking_again']:g} s lost ({fmt(measured['seconds_lost_per_game'])} s a game); "
         f"wrong meanings {measured['wrong']}; "
         f"{measured['not_measured']} turn(s) without a reply to time"
     )
     cpu = measured["cpu_per_decision"]
     out.append(
-        f"  CPU of the game's process from the end of speech to the decision: p50 {_number(cpu['p50_ms'])} ms, "
-        f"p95 {_number(cpu['p95_ms'])} ms"
+        f"  CPU of the game's process from the end of speech to the decision: p50 {fmt(cpu['p50_ms'])} ms, "
+        f"p95 {fmt(cpu['p95_ms'])} ms"
     )
     out += [f"  {language}: not measured: {reason}" for language, reason in figures["not_measured"].items()]
     return "\n".join(out)
 
 
-def _number(value: float | None) -> str:
+def fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.0f}"

@@ -29,7 +29,7 @@ SAID: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         "yes": ("Ja", "Ja, endgültig"),
         "go_on": ("Ja", "Ich spiele weiter"),
         "no": ("Nein",),
-        "name": ("Ich heiße Markus",),
+        "name": ("Ich heiße Markus", "Markus"),
         "fifty_fifty": ("Fünfzig-fünfzig",),
         "audience": ("Publikumsjoker",),
     },
@@ -38,7 +38,7 @@ SAID: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         "yes": ("Yes", "Yes, final answer"),
         "go_on": ("Yes", "I'll play on"),
         "no": ("No",),
-        "name": ("My name is Mark",),
+        "name": ("My name is Mark", "Mark"),
         "fifty_fifty": ("Fifty-fifty",),
         "audience": ("Ask the audience",),
     },
@@ -47,7 +47,7 @@ SAID: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         "yes": ("Oui", "Oui, dernier mot"),
         "go_on": ("Oui", "Je continue"),
         "no": ("Non",),
-        "name": ("Je m'appelle Marc",),
+        "name": ("Je m'appelle Marc", "Marc"),
         "fifty_fifty": ("Cinquante-cinquante",),
         "audience": ("L'avis du public",),
     },
@@ -144,6 +144,17 @@ class Repertoire:
         turn = self._turns.get(reply.slot, 0)
         self._turns[reply.slot] = turn + 1
         return options[turn % len(options)]
+
+    def all(self, reply: Reply) -> list[Spoken]:
+        """Every utterance there is for `reply`."""
+        return self._options(reply)
+
+    def all_of(self, text: str) -> list[Spoken]:
+        """`text` in every voice."""
+        voices = [self._render("pico", text, turn) for turn in range(2)]
+        if self.language in KOKORO_LANGUAGES:
+            voices += [self._render("kokoro", text, turn) for turn in range(2)]
+        return [spoken for spoken in voices if spoken is not None]
 
     def prepare(self) -> None:
         """Every utterance the player may need, rendered now."""

@@ -148,9 +148,10 @@ def _parser() -> argparse.ArgumentParser:
     bench = commands.add_parser("bench", help="measure speed (prints figures, never fails on time)")
     bench.add_argument(
         "what",
-        choices=("rules", "asr", "latency", "live", "memory", "voice", "faults", "fuzz", "screen"),
+        choices=("rules", "asr", "latency", "live", "yes-wait", "memory", "voice", "faults", "fuzz", "screen"),
         help="rules: simulated games per second; asr: recognition accuracy and speed; latency: from the end of an "
         "utterance to the reply; live: felt latency in a real game on virtual sound devices; "
+        "yes-wait: how long a yes must be waited out, against yeses taken back; "
         "memory: peak memory of a game; voice: speech engines' real-time factor and the "
         "time to the first sample of a reply, with and without render-ahead; faults: games killed and resumed, "
         "fuzzed files through the commands, a damaged store and missing devices; fuzz: the fuzzed files alone; "
@@ -173,9 +174,10 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--limit", type=int, default=None, help="asr, latency: an even sample of this many clips")
     bench.add_argument(
         "--corpora",
-        default="espeak,kokoro,real,options",
-        help="asr: corpora, comma-separated: espeak, kokoro, real (recordings of people; --limit leaves it whole), "
-        "options (option words said by people among options of their kind; --limit samples them)",
+        default="espeak,kokoro,pico,real,options",
+        help="asr: corpora, comma-separated: espeak, kokoro, pico (the demo's players' voices), real (recordings of "
+        "people; --limit leaves it whole), options (option words said by people among options of their kind; --limit "
+        "samples them)",
     )
     bench.add_argument(
         "--questions", type=int, default=3, help="voice: questions in each timed game (played in real time)"

@@ -56,6 +56,13 @@ def run(args: argparse.Namespace) -> int:
             return 2
         print(json.dumps(figures, ensure_ascii=False) if args.json else live.report(figures))
         return 0
+    if args.what == "yes-wait":
+        from voicemaster.bench import yes_wait
+
+        languages = [language.strip() for language in args.languages.split(",") if language.strip()]
+        figures = yes_wait.run(languages)
+        print(json.dumps(figures, ensure_ascii=False) if args.json else yes_wait.report(figures))
+        return 0
     if args.what == "memory":
         from voicemaster.bench import memory
 
