@@ -9,7 +9,6 @@ texts (its options, the players' names) when its grammar is made.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -175,7 +174,7 @@ def _grammar(context: Context, phrases: HearPhrases) -> tuple[Phrase, ...]:
         for name in context.names:
             own += [(t.replace("{name}", name), Intent.NAME, name) for t in phrases.name]
     added = sorted((_made(row, phrases.language) for row in dict.fromkeys(own) if row not in fixed), key=_ORDER)
-    return tuple(phrase for _, phrase in heapq.merge(made, added, key=_ORDER))
+    return tuple(phrase for _, phrase in sorted((*made, *added), key=_ORDER))  # two sorted runs: merged in C
 
 
 Row = tuple[str, Intent, str | None]
