@@ -100,6 +100,8 @@ def _extensible(samples: bytes, rate: int, bits: int = 16, channels: int = 1) ->
     return b"RIFF" + struct.pack("<I", len(body)) + body
 
 
+@pytest.mark.model  # Whisper hears it
+@pytest.mark.audio  # eSpeak-NG says it
 def test_a_16_bit_mono_extensible_wav_is_heard(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from voicemaster.speech.voice.synthesis import DEFAULT_VOICES, Espeak
 

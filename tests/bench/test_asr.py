@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from voicemaster.bench import asr, corpus
+from voicemaster.bench import asr, asr_samples, asr_tally, corpus
 from voicemaster.bench.asr_report import report
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
@@ -49,10 +49,11 @@ def test_bench_asr_reports_each_corpus_and_the_curve_its_margins_were_set_from(t
 
 
 def test_an_utterance_read_right_but_refused_is_counted_as_the_grammars_fault() -> None:
-    def sample(text: str, intent: str) -> asr.Sample:
+    def sample(text: str, intent: str) -> asr_samples.Sample:
         context = ContextName.ANSWER
-        return asr.Sample(Path(f"{text}.wav"), "en", context, ("London", "Madrid", "Lisbon", "Dublin"), (), text,
-                          intent, "B" if intent == "answer" else None, "kokoro")  # fmt: skip
+        options = ("London", "Madrid", "Lisbon", "Dublin")
+        return asr_samples.Sample(Path(f"{text}.wav"), "en", context, options, (), text,
+                                  intent, "B" if intent == "answer" else None, "kokoro")  # fmt: skip
 
     outcomes = [
         (sample("I'll take answer B.", "answer"), Heard("unknown", None, "I'll take answer B.", 0.5)),  # exact
@@ -67,23 +68,28 @@ def test_an_utterance_read_right_but_refused_is_counted_as_the_grammars_fault() 
             Heard("unknown", None, "The weather is fine", 0.5),
         ),  # rightly refused
     ]
-    refused = asr.refused_though_read(outcomes)
+    refused = asr_tally.refused_though_read(outcomes)
     assert (refused["exact"], refused["near"]) == (1, 1)
     assert [item["said"] for item in refused["utterances"]] == ["I'll take answer B.", "I'd go with answer B"]
 
 
 @pytest.mark.model
 @pytest.mark.audio
-def test_the_demo_players_kokoro_voices_make_a_corpus_the_ear_is_measured_on(tmp_path: Path) -> None:
-    samples, missing = asr.kokoro_samples(tmp_path, ("en", "de"), limit=4)
-    assert missing is None and len(samples) == 4  # German has no Kokoro voice: its players are not in this corpus
-    assert {sample.language for sample in samples} == {"en"} and len({sample.condition for sample in samples}) == 4
+@pytest.mark.parametrize(("voices", "language"), [("kokoro", "en"), ("pico", "de")])
+def test_the_demo_players_voices_make_a_corpus_the_ear_is_measured_on(
+    voices: str, language: str, tmp_path: Path
+) -> None:
+    # Kokoro has no German voice, Pico no Korean: only the language the engine speaks is in its corpus.
+    other = "de" if voices == "kokoro" else "ko"
+    samples, missing = asr_samples.voiced_samples(tmp_path, (language, other), 4, voices)
+    assert missing is None and len(samples) == 4
+    assert {sample.language for sample in samples} == {language} and len({sample.condition for sample in samples}) == 4
     made = {sample.path: sample.path.stat().st_mtime_ns for sample in samples}
-    again, _ = asr.kokoro_samples(tmp_path, ("en",), limit=4)
+    again, _ = asr_samples.voiced_samples(tmp_path, (language,), 4, voices)
     assert {sample.path: sample.path.stat().st_mtime_ns for sample in again} == made  # rendered once, then reused
-    recognizer = asr.ENGINE_SETUPS["whisper"].open("en")
+    recognizer = asr.ENGINE_SETUPS["whisper"].open(language)
     understood = [
-        recognizer.recognize(Audio.read(s.path), Context(s.context, "en", s.options, s.names)).intent == s.intent
+        recognizer.recognize(Audio.read(s.path), Context(s.context, language, s.options, s.names)).intent == s.intent
         for s in samples
     ]
     assert sum(understood) >= 3, understood

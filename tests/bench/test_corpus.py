@@ -73,6 +73,7 @@ def test_the_full_plan_is_balanced_and_gives_second_renderings_another_voice() -
         assert all(len(v) == Counter(r.utterance.id for r in renderings)[u] for u, v in voices.items())
 
 
+@pytest.mark.audio  # eSpeak-NG renders the corpus
 def test_the_small_corpus_has_every_intent_in_every_language_in_every_condition(small: Path) -> None:
     clips = corpus.load(small)
     assert 120 <= len(clips) <= 180
@@ -83,6 +84,7 @@ def test_the_small_corpus_has_every_intent_in_every_language_in_every_condition(
     assert {c.noise for c in clips if c.snr_db is None} == {Noise.CLEAN}
 
 
+@pytest.mark.audio  # eSpeak-NG renders the corpus
 def test_noise_is_mixed_at_the_stated_snr_over_the_speech(small: Path) -> None:
     for by_snr in _renderings(small).values():
         clean = by_snr[None]
@@ -94,6 +96,7 @@ def test_noise_is_mixed_at_the_stated_snr_over_the_speech(small: Path) -> None:
             assert measured == pytest.approx(snr, abs=0.5)
 
 
+@pytest.mark.audio  # eSpeak-NG renders the corpus
 def test_the_noise_is_low_frequency_dominated(small: Path) -> None:
     for by_snr in list(_renderings(small).values())[:20]:
         noise = by_snr[5.0] - by_snr[None]
@@ -112,6 +115,7 @@ def test_car_noise_hums_below_150_hz() -> None:
     assert 25 <= freqs[np.argmax(power)] <= 150
 
 
+@pytest.mark.audio  # eSpeak-NG renders the corpus
 def test_generation_is_repeatable_byte_for_byte(small: Path, tmp_path: Path) -> None:
     again = corpus.generate(tmp_path, languages=("fr",), size="small")
     mine = list(corpus.load(again))
@@ -120,6 +124,7 @@ def test_generation_is_repeatable_byte_for_byte(small: Path, tmp_path: Path) -> 
     assert all(c.path(again).read_bytes() == c.path(small).read_bytes() for c in mine)
 
 
+@pytest.mark.audio  # eSpeak-NG renders the corpus
 def test_a_second_generate_reuses_the_corpus_and_other_settings_replace_it(tmp_path: Path) -> None:
     manifest = corpus.generate(tmp_path, languages=("de",), size="small")
     first = corpus.load(manifest)
@@ -131,6 +136,7 @@ def test_a_second_generate_reuses_the_corpus_and_other_settings_replace_it(tmp_p
     assert sorted(p.name for p in (tmp_path / "de").iterdir()) == sorted(Path(c.file).name for c in other)
 
 
+@pytest.mark.audio  # eSpeak-NG renders the corpus
 def test_the_manifest_round_trips_through_load(small: Path) -> None:
     lines = small.read_text("utf-8").splitlines()
     clips = corpus.load(small)

@@ -3,6 +3,7 @@ and Whisper, hearing real recordings among those distractors, never takes one fo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +12,6 @@ import pytest
 from voicemaster.bench import option_words
 from voicemaster.bench.option_words import OptionClip, Word
 from voicemaster.bench.real_speech import RealSpeechUnavailable
-from voicemaster.models.verify import require_model
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.recognition import Context, ContextName, Intent
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
@@ -65,9 +65,10 @@ SAMPLE = _real_clips(6)
 """One of each language and source: the whole set, with its telephone copies, runs under `make test-slow`."""
 
 
-@pytest.fixture(scope="module")
-def recognizer() -> WhisperRecognizer:
-    return WhisperRecognizer(require_model("whisper", "de"))
+@pytest.fixture
+def recognizer(whisper: Callable[[str], WhisperRecognizer]) -> WhisperRecognizer:
+    """The session's Whisper (one multilingual model for every language); using it marks these tests `model`."""
+    return whisper("de")
 
 
 @pytest.mark.parametrize("clip", SAMPLE, ids=[f"{clip.language}-{clip.source}-{clip.said}" for clip in SAMPLE])

@@ -209,6 +209,7 @@ def test_jokers_by_voice_and_a_clear_answer_when_one_is_spent(bank: Bank) -> Non
     assert [j["joker"] for j in played.events("joker")] == ["fifty_fifty", "audience"]
 
 
+@pytest.mark.audio  # every line is rendered: the game's clock is the sound's
 def test_the_phone_call_runs_thirty_seconds_of_game_time(bank: Bank) -> None:
     def calls_at_three(table: Table, listen: Listen, last_key: str) -> Observation:
         current = table.quizmaster.game.round

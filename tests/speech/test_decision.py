@@ -12,10 +12,12 @@ from voicemaster.speech.hearing.whisper.decision import MARGINS, decide, weigh
 OPTIONS = ("Käse", "Gras", "Wolfgang Amadeus Mozart", "Satellit")
 
 
-def _decided(scores: dict[str, float], text: str, free: float = -2.0) -> Heard:
+def _decided(
+    scores: dict[str, float], text: str, free: float = -2.0, language: str = "de", options: tuple[str, ...] = OPTIONS
+) -> Heard:
     """The decision on these phrase scores (the rest unscored, as pruned) and this free reading."""
-    context = Context(ContextName.ANSWER, "de", OPTIONS)
-    phrases = load("de")
+    context = Context(ContextName.ANSWER, language, options)
+    phrases = load(language)
     choices = grammar(context, phrases)
     index = {phrase.written: number for number, phrase in enumerate(choices)}
     evidence = weigh(
@@ -53,3 +55,13 @@ def test_a_phrase_of_many_more_syllables_than_was_said_is_not_what_was_said() ->
     scores = {"Wolfgang Amadeus Mozart": -3.0, "Käse": -30.0}
     assert _decided(scores, "Motzer.").intent == "unknown"
     assert _decided(scores, "Wolfgang Amadeus Motzer.").value == "C"
+
+
+def test_a_letter_the_reading_leans_to_no_more_than_to_another_needs_the_larger_margin() -> None:
+    # A real "The" on telephone audio, read "Da": as near the letter A as the letter D, so the scores' D is a guess.
+    options = ("The", "Saw", "Pet", "My")
+    margin = MARGINS.meaning + 0.9
+    assert _decided({"D": -3.0, "A": -3.0 - margin}, "Da", language="en", options=options).intent == "unknown"
+    assert _decided({"D": -3.0, "A": -3.0 - MARGINS.doubted - 0.5}, "Da", language="en", options=options).value == "D"
+    # A reading that leans to the pick ("Di", nearer D than any other letter) keeps the plain margin.
+    assert _decided({"D": -3.0, "A": -3.0 - margin}, "Di", language="en", options=options).value == "D"

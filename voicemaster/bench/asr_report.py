@@ -23,6 +23,8 @@ def report(figures: dict[str, Any]) -> str:
         )
     if figures.get("kokoro_missing"):
         lines.append(f"Kokoro voices: not measured: {figures['kokoro_missing']}")
+    if figures.get("pico_missing"):
+        lines.append(f"Pico voices: not measured: {figures['pico_missing']}")
     if figures.get("option_missing"):
         lines.append(f"option words: not all measured: {figures['option_missing']}")
     if figures["real_missing"]:
@@ -42,6 +44,7 @@ def report(figures: dict[str, Any]) -> str:
 CORPORA = {
     "espeak": "eSpeak-NG corpus",
     "kokoro": "Kokoro voices (the demo's players; English and French)",
+    "pico": "Pico voices (the German demo's players; also English and French), four pitches and rates",
     "real": "real recordings (klettres-data, Asterisk's Allison, June and Armelle)",
     "options": "option words said by people, each among four of its kind (klettres, its telephone copy, Asterisk)",
 }

@@ -33,15 +33,9 @@ from typing import Any
 import numpy as np
 
 from voicemaster.bench import korean_vosk
-from voicemaster.bench.asr import (
-    ENGINE_SETUPS,
-    EngineSetup,
-    Sample,
-    kokoro_samples,
-    per_language,
-    percentiles,
-    select_clips,
-)
+from voicemaster.bench.asr import ENGINE_SETUPS, EngineSetup, per_language
+from voicemaster.bench.asr_samples import Sample, select_clips, voiced_samples
+from voicemaster.bench.asr_tally import percentiles
 from voicemaster.bench.corpus import Clip
 from voicemaster.config.files import LANGUAGES
 from voicemaster.host import lines
@@ -97,7 +91,7 @@ def run(
     started = time.perf_counter()
     settings = settings or EndpointSettings()
     clips = select_clips(corpus, languages, limit, clean_only=True)
-    natural, _ = kokoro_samples(corpus, languages, limit)
+    natural, _ = voiced_samples(corpus, languages, limit)
     vad = SileroVad()
     speaker = Espeak(dict(voices))
     results = {

@@ -174,9 +174,10 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--limit", type=int, default=None, help="asr, latency: an even sample of this many clips")
     bench.add_argument(
         "--corpora",
-        default="espeak,kokoro,real,options",
-        help="asr: corpora, comma-separated: espeak, kokoro, real (recordings of people; --limit leaves it whole), "
-        "options (option words said by people among options of their kind; --limit samples them)",
+        default="espeak,kokoro,pico,real,options",
+        help="asr: corpora, comma-separated: espeak, kokoro, pico (the demo's players' voices), real (recordings of "
+        "people; --limit leaves it whole), options (option words said by people among options of their kind; --limit "
+        "samples them)",
     )
     bench.add_argument(
         "--questions", type=int, default=3, help="voice: questions in each timed game (played in real time)"

@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         figures = memory.run()
         print(json.dumps(figures) if args.json else memory.report(figures))
         return 0
-    from voicemaster.bench import asr, asr_report, korean_vosk
+    from voicemaster.bench import asr, asr_report, asr_samples, korean_vosk
 
     engines = [name.strip() for name in args.engines.split(",") if name.strip()]
     known = [*asr.ENGINE_SETUPS, *([korean_vosk.ENGINE] if args.what == "latency" else [])]
@@ -86,8 +86,11 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(figures, ensure_ascii=False) if args.json else latency.report(figures))
         return 0
     corpora = [name.strip() for name in args.corpora.split(",") if name.strip()]
-    if unknown := sorted(set(corpora) - set(asr.CORPORA)):
-        print(f"voicemaster: no corpus {', '.join(unknown)}; choose from {', '.join(asr.CORPORA)}", file=sys.stderr)
+    if unknown := sorted(set(corpora) - set(asr_samples.CORPORA)):
+        print(
+            f"voicemaster: no corpus {', '.join(unknown)}; choose from {', '.join(asr_samples.CORPORA)}",
+            file=sys.stderr,
+        )
         return 2
     figures = asr.run(args.corpus, engines, languages=languages, limit=args.limit, corpora=corpora)
     print(json.dumps(figures, ensure_ascii=False) if args.json else asr_report.report(figures))

@@ -7,6 +7,7 @@ import argparse
 import random
 import sys
 from dataclasses import replace
+from functools import partial
 
 from voicemaster.cli import questions as question_cli
 from voicemaster.cli import screen as screen_cli
@@ -128,29 +129,20 @@ def demo(args: argparse.Namespace) -> int:
         recognizer = open_recognizer(args.engine, language)
         print(f"Language {language}, seed {seed}, players {', '.join(names)}: this takes a few minutes.", flush=True)
         with screen_cli.screen_for(args, language, entries, live=False) as (watch, screen):
-            if args.format == "moneydrop":
-                result = run_moneydrop_demo(
-                    settings.money_drop_settings(names),
-                    seed=seed,
-                    language=language,
-                    entries=entries,
-                    recognizer=recognizer,
-                    voices=settings.speech,
-                    out=args.out,
-                    watch=watch,
-                    screen=screen,
-                )
-            else:
-                result = run_demo(
-                    settings.game_settings(names, seed),
-                    language=language,
-                    entries=entries,
-                    recognizer=recognizer,
-                    voices=settings.speech,
-                    out=args.out,
-                    watch=watch,
-                    screen=screen,
-                )
+            game = (
+                partial(run_moneydrop_demo, settings.money_drop_settings(names), seed=seed)
+                if args.format == "moneydrop"
+                else partial(run_demo, settings.game_settings(names, seed))
+            )
+            result = game(
+                language=language,
+                entries=entries,
+                recognizer=recognizer,
+                voices=settings.speech,
+                out=args.out,
+                watch=watch,
+                screen=screen,
+            )
     except (RecognizerUnavailable, SpeechUnavailable, DemoStuck) as error:
         print(f"voicemaster: {error}", file=sys.stderr)
         return 2

@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import stat
 import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -102,3 +104,44 @@ def read_toml(path: Path, limit: int = SETTINGS_MAX_BYTES) -> dict[str, Any]:
         raise ConfigError(path, "(file)", str(error)) from None
     except OSError as error:
         raise ConfigError(path, "(file)", f"cannot be read ({error.strerror})") from None
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table of a TOML file whose errors name the file and the key ("hear.toml: number.amount[2]: ... lacks
+    {amount}"): what a phrase file is read through."""
+
+    path: Path
+    data: Mapping[str, Any]
+    prefix: str = ""
+
+    def _get(self, key: str) -> Any:
+        if key not in self.data:
+            raise ConfigError(self.path, self.prefix + key, "missing")
+        return self.data[key]
+
+    def table(self, key: str) -> Table:
+        value = self._get(key)
+        if not isinstance(value, dict):
+            raise ConfigError(self.path, self.prefix + key, "expected a table")
+        return Table(self.path, value, f"{self.prefix}{key}.")
+
+    def text(self, key: str) -> str:
+        value = self._get(key)
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError(self.path, self.prefix + key, "expected a non-empty string")
+        return value
+
+    def texts(self, key: str, placeholder: str | None = None, *, empty: bool = False) -> tuple[str, ...]:
+        value = self._get(key)
+        if (
+            not isinstance(value, list)
+            or not (value or empty)
+            or not all(isinstance(v, str) and v.strip() for v in value)
+        ):
+            wanted = "a list" if empty else "a non-empty list"
+            raise ConfigError(self.path, self.prefix + key, f"expected {wanted} of non-empty strings")
+        for index, text in enumerate(value):
+            if placeholder and placeholder not in text:
+                raise ConfigError(self.path, f"{self.prefix}{key}[{index}]", f"{text!r} lacks {placeholder}")
+        return tuple(value)

@@ -15,6 +15,7 @@ import os
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -88,8 +89,19 @@ def _load(path: Path) -> tuple[str, list[Entry], list[Problem]]:
         return "", [], [Problem(path, None, None, str(error))]
     except OSError as error:
         return "", [], [Problem(path, None, None, f"cannot be read ({error.strerror or error})")]
+    found, wrong = _parsed(path, text)
+    return hashlib.sha256(_CODE_HASH + data).hexdigest(), list(found), list(wrong)
+
+
+PARSED_KEPT = 64
+"""Packs kept parsed in a process (the shipped bank is some forty): `bench fuzz` checks each fuzzed import against the
+whole bank, and parsing its TOML again each time was most of the run."""
+
+
+@lru_cache(maxsize=PARSED_KEPT)
+def _parsed(path: Path, text: str) -> tuple[tuple[Entry, ...], tuple[Problem, ...]]:
     found, wrong = load_text(path, text)
-    return hashlib.sha256(_CODE_HASH + data).hexdigest(), found, wrong
+    return tuple(found), tuple(wrong)
 
 
 def _code_hash() -> bytes:

@@ -7,6 +7,7 @@ uses `from_data` to turn TOML tables into settings.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import types
 import typing
@@ -90,8 +91,7 @@ def _decode_union(arms: tuple[Any, ...], data: Any, path: str) -> Any:
 def _decode_dataclass(cls: Any, data: Any, path: str) -> Any:
     if not isinstance(data, dict):
         raise DecodeError(path, f"expected a table, got {_kind(data)}")
-    hints = typing.get_type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+    hints, fields = _schema(cls)
     unknown = sorted(set(data) - set(fields))
     if unknown:
         raise DecodeError(_join(path, unknown[0]), f"unknown key; expected one of {', '.join(fields)}")
@@ -102,6 +102,13 @@ def _decode_dataclass(cls: Any, data: Any, path: str) -> Any:
         elif field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
             raise DecodeError(_join(path, name), "missing")
     return cls(**values)
+
+
+@functools.cache
+def _schema(cls: Any) -> tuple[dict[str, Any], dict[str, dataclasses.Field[Any]]]:
+    """A dataclass's field types and the fields its constructor takes, worked out once per class: resolving the type
+    hints was most of the time of a load, and a game is stored and checked after every action."""
+    return typing.get_type_hints(cls), {f.name: f for f in dataclasses.fields(cls) if f.init}
 
 
 def _decode_tuple(args: tuple[Any, ...], data: Any, path: str) -> tuple[Any, ...]:

@@ -24,6 +24,7 @@ from voicemaster.speech.hearing.phrases import (
     CONTEXTS_KEPT,
     JOKERS,
     HearPhrases,
+    Phrase,
     carrier_words,
     grammar,
     option_forms,
@@ -78,10 +79,10 @@ def understand_reading(reading: Reading, context: Context, phrases: HearPhrases)
 
 
 def _phrase(said: Normalized, query: Normalized, context: Context, phrases: HearPhrases) -> Understanding:
-    choices = grammar(context, phrases)
+    choices, texts = _compared(context, phrases)
     # Said exactly: phrases never share a text, and "ich nehme B" is one letter away from "ich nehme C". A phrase
-    # may end in a filler word ("wie bitte"), so the words as said are tried too.
-    exact = [phrase for phrase in choices if phrase.text in (said, query)]
+    # may end in a filler word ("wie bitte"), so the words as said are tried too. In the grammar's order.
+    exact = [choices[place] for place in sorted({*_places(texts, said), *_places(texts, query)})]
     if len({(phrase.intent, phrase.value) for phrase in exact}) > 1:
         return UNKNOWN  # an option's text that is another letter's name ("De" as option B): it names both
     if exact:
@@ -94,7 +95,7 @@ def _phrase(said: Normalized, query: Normalized, context: Context, phrases: Hear
     nearest: dict[tuple[Intent, str | None], int] = {}
     for _, edits, index in process.extract(
         query,
-        [phrase.text for phrase in choices],
+        texts,
         scorer=Levenshtein.distance,
         limit=None,
         score_cutoff=allowed + MARGIN,
@@ -108,6 +109,23 @@ def _phrase(said: Normalized, query: Normalized, context: Context, phrases: Hear
     if len(ranked) > 1 and ranked[1][1] - edits < MARGIN:
         return UNKNOWN
     return Understanding(intent, value, round(1 - edits / len(query), 3))
+
+
+@lru_cache(maxsize=CONTEXTS_KEPT)
+def _compared(context: Context, phrases: HearPhrases) -> tuple[tuple[Phrase, ...], list[str]]:
+    """The context's grammar and its texts, kept for the utterances heard in it."""
+    choices = grammar(context, phrases)
+    return choices, [phrase.text for phrase in choices]
+
+
+def _places(texts: list[str], text: str) -> list[int]:
+    """Where `text` stands in `texts`: found by `list.index`, which compares in C, not by a loop in Python."""
+    found: list[int] = []
+    while True:
+        try:
+            found.append(texts.index(text, found[-1] + 1 if found else 0))
+        except ValueError:
+            return found
 
 
 def by_words(query: Normalized, context: Context, phrases: HearPhrases) -> Understanding:

@@ -2,7 +2,8 @@
 
 Text is normalized where it comes in, once: a recognizer's reading (or a player's words as written) becomes a
 `Reading` at the recognizer's edge, and a phrase file's words are normalized when the file is loaded
-(`phrases.load`). The functions that compare take `Normalized` text, so mypy shows where a raw string would slip in.
+(`phrases.Compared`). The functions that compare take `Normalized` text, so mypy shows where a raw string would
+slip in.
 """
 
 from __future__ import annotations

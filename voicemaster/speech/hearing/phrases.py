@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from operator import itemgetter
 from pathlib import Path
-from typing import Any
 
-from voicemaster.config.files import ConfigError, read_toml
+from voicemaster.config.files import ConfigError, Table, read_toml
 from voicemaster.paths import PHRASES_DIR
 from voicemaster.rules.letters import Letter
 from voicemaster.speech.hearing.normal_form import Normalized, normalize, spoken
@@ -163,37 +163,59 @@ def grammar(context: Context, phrases: HearPhrases) -> tuple[Phrase, ...]:
 
 @lru_cache(maxsize=CONTEXTS_KEPT)
 def _grammar(context: Context, phrases: HearPhrases) -> tuple[Phrase, ...]:
-    found: list[tuple[str, Intent, str | None]] = []
+    fixed, made = _fixed(context.name, len(context.options) or 4, phrases)
+    own: list[Row] = []
     if context.name is ContextName.ANSWER:
         letters = Letter.first(len(context.options) or 4)
-        for letter in letters:
+        for letter, forms in zip(letters, option_forms(context.options, phrases), strict=False):
+            templates = (*phrases.answer_option, *phrases.carried.option)
+            own += [(t.replace("{option}", form), Intent.ANSWER, letter.value) for t in templates for form in forms]
+    elif context.name is ContextName.NAME:
+        for name in context.names:
+            own += [(t.replace("{name}", name), Intent.NAME, name) for t in phrases.name]
+    added = sorted((_made(row, phrases.language) for row in dict.fromkeys(own) if row not in fixed), key=_ORDER)
+    return tuple(phrase for _, phrase in sorted((*made, *added), key=_ORDER))  # two sorted runs: merged in C
+
+
+Row = tuple[str, Intent, str | None]
+"""A phrase as written, with its intent and value: all a `Phrase` is made from."""
+Ordered = tuple[tuple[Intent, str, Normalized, str], Phrase]
+"""A phrase with where it stands in a grammar: by meaning, then by its words."""
+_ORDER = itemgetter(0)
+
+
+@lru_cache(maxsize=16)
+def _fixed(name: ContextName, letters: int, phrases: HearPhrases) -> tuple[frozenset[Row], tuple[Ordered, ...]]:
+    """The phrases of a kind of context that no question changes (letters, jokers, yes and no, commands), made and
+    ordered once: they are most of every grammar, and a grammar is made for every question."""
+    found: list[Row] = []
+    if name is ContextName.ANSWER:
+        for letter in Letter.first(letters):
             for form in phrases.letters[letter]:
                 found += [(t.replace("{letter}", form), Intent.ANSWER, letter.value) for t in phrases.answer_letter]
             for form in phrases.letters[letter]:
                 carried = phrases.carried.letter + (phrases.carried.worded_letter if " " not in form.strip() else ())
                 found += [(t.replace("{letter}", form), Intent.ANSWER, letter.value) for t in carried]
-        for letter, forms in zip(letters, option_forms(context.options, phrases), strict=False):
-            templates = (*phrases.answer_option, *phrases.carried.option)
-            found += [(t.replace("{option}", form), Intent.ANSWER, letter.value) for t in templates for form in forms]
         for joker, said in phrases.jokers.items():
             found += [(text, Intent.JOKER, joker) for text in said]
-    elif context.name is ContextName.CONFIRM:
+    elif name is ContextName.CONFIRM:
         for intent, said in phrases.confirm.items():
             found += [(text, Intent(intent), None) for text in said]
-    elif context.name is ContextName.NAME:
-        for name in context.names:
-            found += [(t.replace("{name}", name), Intent.NAME, name) for t in phrases.name]
-    elif context.name is ContextName.NUMBER:
+    elif name is ContextName.NUMBER:
         # A placement is read back and confirmed, or corrected, in this same context.
         for intent, said in phrases.confirm.items():
             found += [(text, Intent(intent), None) for text in said]
         found += [(text, Intent.SWITCH_CATEGORY, None) for text in phrases.placement.switch]
     for command, said in phrases.commands.items():
         found += [(text, Intent(command), None) for text in said]
-    unique = {
-        Phrase(normalize(text, phrases.language), intent, value, spoken(text), text) for text, intent, value in found
-    }
-    return tuple(sorted(unique, key=lambda phrase: (phrase.intent, phrase.value or "", phrase.text, phrase.written)))
+    rows = frozenset(found)
+    return rows, tuple(sorted((_made(row, phrases.language) for row in rows), key=_ORDER))
+
+
+def _made(row: Row, language: str) -> Ordered:
+    written, intent, value = row
+    phrase = Phrase(normalize(written, language), intent, value, spoken(written), written)
+    return (intent, value or "", phrase.text, written), phrase
 
 
 SHORT_OPTION_WORDS = 2
@@ -274,7 +296,7 @@ def load(language: str, folder: Path = PHRASES_DIR) -> HearPhrases:
 @cache
 def _load(language: str, folder: Path) -> HearPhrases:
     path = folder / language / "hear.toml"
-    table = _Table(path, read_toml(path))
+    table = Table(path, read_toml(path))
     letters = table.table("letters")
     number = table.table("number")
     words, keywords, forms = table.table("words"), table.table("keywords"), table.table("option_forms")
@@ -322,7 +344,7 @@ def _load(language: str, folder: Path) -> HearPhrases:
     )
 
 
-def _compared(table: _Table, normalized: Callable[[tuple[str, ...]], tuple[Normalized, ...]]) -> Compared:
+def _compared(table: Table, normalized: Callable[[tuple[str, ...]], tuple[Normalized, ...]]) -> Compared:
     letters, forms, number = table.table("letters"), table.table("option_forms"), table.table("number")
     articles = [text for key in ("before_vowel", "before_consonant", "plural") for text in forms.texts(key, empty=True)]
     names = table.table("name").texts("phrases", placeholder="{name}")
@@ -345,7 +367,7 @@ def _compared(table: _Table, normalized: Callable[[tuple[str, ...]], tuple[Norma
     )
 
 
-def _carried(answer: _Table) -> Carried:
+def _carried(answer: Table) -> Carried:
     carriers, named = answer.texts("carriers"), answer.texts("carried")
     for index, text in enumerate(named):
         if ("{letter}" in text) == ("{option}" in text):
@@ -361,41 +383,3 @@ def _carried(answer: _Table) -> Carried:
         worded_letter=templates([text for text in named if "{letter}" in text and text.strip() != "{letter}"]),
         option=templates([text for text in named if "{option}" in text]),
     )
-
-
-@dataclass(frozen=True)
-class _Table:
-    path: Path
-    data: Mapping[str, Any]
-    prefix: str = ""
-
-    def _get(self, key: str) -> Any:
-        if key not in self.data:
-            raise ConfigError(self.path, self.prefix + key, "missing")
-        return self.data[key]
-
-    def table(self, key: str) -> _Table:
-        value = self._get(key)
-        if not isinstance(value, dict):
-            raise ConfigError(self.path, self.prefix + key, "expected a table")
-        return _Table(self.path, value, f"{self.prefix}{key}.")
-
-    def text(self, key: str) -> str:
-        value = self._get(key)
-        if not isinstance(value, str) or not value.strip():
-            raise ConfigError(self.path, self.prefix + key, "expected a non-empty string")
-        return value
-
-    def texts(self, key: str, placeholder: str | None = None, *, empty: bool = False) -> tuple[str, ...]:
-        value = self._get(key)
-        if (
-            not isinstance(value, list)
-            or not (value or empty)
-            or not all(isinstance(v, str) and v.strip() for v in value)
-        ):
-            wanted = "a list" if empty else "a non-empty list"
-            raise ConfigError(self.path, self.prefix + key, f"expected {wanted} of non-empty strings")
-        for index, text in enumerate(value):
-            if placeholder and placeholder not in text:
-                raise ConfigError(self.path, f"{self.prefix}{key}[{index}]", f"{text!r} lacks {placeholder}")
-        return tuple(value)

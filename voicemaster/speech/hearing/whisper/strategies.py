@@ -116,12 +116,9 @@ class ByGrammar:
 
     def hear(self, listened: Listened, context: Context) -> Heard:
         evidence, reading = self.evidence(listened, context)
-        if context.name is ContextName.CONFIRM:  # a placement read back, corrected
-            placement = parse_placement(reading, listened.phrases)
-            if placement is not None:
-                return Heard(Intent.PLACEMENT, placement, reading.text, 1.0)
-        meant = meaning_of(reading, context, listened.phrases)
-        return decide(evidence, meant, reading.text, listened.tuning.margins)
+        # In the confirm context, a placement read back may be corrected.
+        placed = placed_by(reading, listened.phrases) if context.name is ContextName.CONFIRM else None
+        return placed or decided(evidence, reading, listened, context)
 
 
 @dataclass(frozen=True)
@@ -132,15 +129,11 @@ class Placement:
 
     def hear(self, listened: Listened, context: Context) -> Heard:
         evidence, reading = self.grammar.evidence(listened, context)
-        placement = parse_placement(reading, listened.phrases)
-        if placement is not None:
-            return Heard(Intent.PLACEMENT, placement, reading.text, 1.0)
-        prompted = listened.reading(listened.phrases.expect[context.name])
-        placement = parse_placement(prompted, listened.phrases)
-        if placement is not None:
-            return Heard(Intent.PLACEMENT, placement, prompted.text, 1.0)
-        meant = meaning_of(reading, context, listened.phrases)
-        return decide(evidence, meant, reading.text, listened.tuning.margins)
+        return (
+            placed_by(reading, listened.phrases)
+            or placed_by(listened.reading(listened.phrases.expect[context.name]), listened.phrases)
+            or decided(evidence, reading, listened, context)
+        )
 
 
 @dataclass(frozen=True)
@@ -170,6 +163,17 @@ def examples_of(context: Context, phrases: HearPhrases) -> str:
     if context.name is ContextName.NAME:
         extra = context.names
     return " ".join([phrases.expect[context.name], *(f"{text}." for text in extra)])
+
+
+def placed_by(reading: Reading, phrases: HearPhrases) -> Heard | None:
+    """The reading as a money placement, if every clause of it is one."""
+    placement = parse_placement(reading, phrases)
+    return None if placement is None else Heard(Intent.PLACEMENT, placement, reading.text, 1.0)
+
+
+def decided(evidence: Evidence, reading: Reading, listened: Listened, context: Context) -> Heard:
+    """What the grammar's scores decide, with what the free reading's words mean beside them."""
+    return decide(evidence, meaning_of(reading, context, listened.phrases), reading.text, listened.tuning.margins)
 
 
 def meaning_of(reading: Reading, context: Context, phrases: HearPhrases) -> Understanding:
