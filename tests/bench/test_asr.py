@@ -93,3 +93,21 @@ def test_the_demo_players_voices_make_a_corpus_the_ear_is_measured_on(
         for s in samples
     ]
     assert sum(understood) >= 3, understood
+
+
+@pytest.mark.model
+@pytest.mark.audio
+def test_a_placement_taken_from_the_words_is_not_made_again_with_other_margins() -> None:
+    # The margin curve makes each grammar decision again; a placement read by its words was never one, and made
+    # again it came out as "repeat" or a yes (all nine of Pico's German placements, before).
+    from voicemaster.speech.voice.pico import Pico
+    from voicemaster.speech.voice.synthesis import Voice
+
+    recognizer = asr.ENGINE_SETUPS["whisper"].open("de")
+    said = Pico().speak("Zehn Bündel auf A", Voice("de-DE", engine="pico"))
+    heard = recognizer.recognize(said, Context(ContextName.NUMBER, "de", ("Berlin", "Paris", "Rom", "Wien")))
+    assert (heard.intent, heard.value) == ("placement", "A=10")
+    assert recognizer.last is None  # type: ignore[attr-defined]
+    answer = Pico().speak("Antwort B", Voice("de-DE", engine="pico"))
+    heard = recognizer.recognize(answer, Context(ContextName.ANSWER, "de", ("Berlin", "Paris", "Rom", "Wien")))
+    assert heard.value == "B" and recognizer.last is not None  # type: ignore[attr-defined]

@@ -9,7 +9,14 @@ from dataclasses import dataclass, field
 
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.normal_form import Reading
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Recognizer, RecognizerUnavailable
+from voicemaster.speech.hearing.recognition import (
+    Context,
+    ContextName,
+    Heard,
+    Intent,
+    Recognizer,
+    RecognizerUnavailable,
+)
 from voicemaster.speech.hearing.whisper.decision import Evidence
 from voicemaster.speech.hearing.whisper.strategies import (
     ByGrammar,
@@ -83,7 +90,10 @@ class WhisperVariant:
     def recognize(self, audio: Audio, context: Context) -> Heard:
         self.grammar.seen.clear()
         heard = self.whisper.recognize_with(self.variant(context, self.grammar), audio, context)
-        self.last = self.grammar.seen[-1] if self.grammar.seen else None
+        # A placement is taken from the reading's words before the grammar decides (the evidence was weighed all the
+        # same): made again with other margins, it would count as the grammar's yes or "repeat".
+        decided = self.grammar.seen and heard.intent is not Intent.PLACEMENT
+        self.last = self.grammar.seen[-1] if decided else None
         return heard
 
 
