@@ -116,6 +116,11 @@ def test_the_driver_writes_a_later_say_into_its_last_file(tmp_path: Path) -> Non
         "size = os.path.getsize(sys.argv[1])\n"
         "engine.say('A much longer sentence that was meant for the speaker, not for a file.'); engine.runAndWait()\n"
         "saved(2)\n"
+        # The line is printed before the thread has written the whole file: wait (boundedly) until it has grown and
+        # stays its size, or the process ends under a half-written file.
+        "deadline, last = time.monotonic() + 60, -1\n"
+        "while time.monotonic() < deadline and not (last == os.path.getsize(sys.argv[1]) > size):\n"
+        "    last = os.path.getsize(sys.argv[1]); time.sleep(0.2)\n"
         "out.write(shown.getvalue() + f'size {size}\\n')\n"
     )
     shown = subprocess.run([sys.executable, "-c", script, str(first)], capture_output=True, text=True, check=True)

@@ -122,7 +122,7 @@ def stopped_and_continued(env: dict[str, str]) -> Any:
         child.communicate()
         return fs.FaultOutcome("stop/continue", "speaking, stopped 4 s", None, "", False, None, True, fs.SECONDS)
     lines = [line for line in stderr.splitlines() if line.startswith(("voicemaster", "Traceback")) or "Error" in line]
-    message = (lines[-1] if lines else stdout.strip())[:200]
+    message = (lines[-1] if lines else stdout.strip())[: fs.MESSAGE_KEPT]
     traceback = "Traceback" in stderr
     seconds = round(time.perf_counter() - started, 2)
     return fs.FaultOutcome("stop/continue", "speaking, stopped 4 s", child.returncode, message, traceback, None,

@@ -36,6 +36,11 @@ SECONDS = 60
 GAME_ID = "game-faults"
 
 
+MESSAGE_KEPT = 1000
+"""Characters of a message kept: whole, for what it says comes after a path that may be long (the report shortens
+it for the eye)."""
+
+
 @dataclass(frozen=True)
 class FaultOutcome:
     fault: str
@@ -75,7 +80,7 @@ def _run(
     lines = [line for line in done.stderr.splitlines() if line.strip() and not line.startswith("  ")]
     traceback = "Traceback" in done.stderr or "this is a bug" in done.stderr
     message = (lines[-1] if traceback else lines[0]) if lines else (done.stdout.splitlines() or [""])[0]
-    outcome = FaultOutcome(fault, _shown(argv), done.returncode, message[:200], traceback, None, False, 0.0)
+    outcome = FaultOutcome(fault, _shown(argv), done.returncode, message[:MESSAGE_KEPT], traceback, None, False, 0.0)
     return _timed(outcome, started), done
 
 
@@ -198,7 +203,7 @@ def store_faults(folder: Path) -> list[FaultOutcome]:
     both = first.returncode == 0 and second.returncode == 0
     message = (second.stderr.strip().splitlines() or ["both games ran to their end" if both else ""])[-1]
     outcome = FaultOutcome(
-        "second instance", "two games at once on one data folder", second.returncode, message[:200],
+        "second instance", "two games at once on one data folder", second.returncode, message[:MESSAGE_KEPT],
         "Traceback" in second.stderr, _lost(_db(root), "game-first"), False, 0.0,
     )  # fmt: skip
     outcomes.append(_timed(outcome, started))
