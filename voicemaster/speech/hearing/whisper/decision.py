@@ -56,11 +56,10 @@ class Margins:
     """The meaning margin a pick needs when the free reading's spelling doubts it (`testimony`): spelled nearer a
     phrase of another meaning of its kind, or like none of its own."""
     undecided: float = 4.0
-    """The meaning margin a short answer needs when the reading leans to it no more than to another answer
+    """The meaning margin a short answer needs when a short reading leans to it no more than to another answer
     (`testimony`). Chosen on the real recordings and option words and the Kokoro and Pico corpora (964 utterances;
-    right / wrong meanings / false accepts of what names no answer): without it 694 / 33 / 71; at 3.0 661 / 20 / 47
-    (one wrong of Pico's); at 4.0 654 / 18 / 38, none of the voices'; at 6.0 644 / 17 / 32, where Pico's German
-    "Antwort B", read "und Vtp" at a margin of 4.2, is asked again."""
+    right / wrong meanings / false accepts of what names no answer), with `SHORT_READING` at 4: without the
+    objection 694 / 33 / 71; at 3.0 674 / 22 / 47; at 4.0 669 / 21 / 38; at 5.0 665 / 20 / 34; at 6.0 661 / 20 / 33."""
 
 
 LONGER_SLACK = 4
@@ -75,6 +74,11 @@ NEARER = 0.1
 """How much nearer (in that share) a phrase of another meaning must be to contradict the pick."""
 UNLIKE = 0.75
 """Beyond this distance from every phrase of the pick, the free reading resembles it not at all."""
+SHORT_READING = 4
+"""A reading of at most this many letters is one short word ("Da", "K.", "Nîle."), said as a letter or a number alone.
+Chosen with `Margins.undecided` (see there): the objection on every reading had the German demo (seed 11) ask again 26 of 260
+turns (Pico's "Antwort A" read "und what are"); on readings of up to 4 letters it keeps 15 right readings of the
+real set more and 3 wrong meanings more."""
 SPELLED_FROM = 3
 """A best phrase of fewer letters (a letter's name: "b", "zeh") says too little for a reading to be unlike it: a real
 "A" is read "Oh?" as often as "A."."""
@@ -113,6 +117,8 @@ class Evidence:
     spelling: int = 0
     """The letters of the best phrase, carrier words aside: a letter's name ("B") has too few to compare a reading
     with."""
+    said: int = 0
+    """The letters of the free reading ("K." 1, "und what are" 10)."""
 
     @property
     def meaning_margin(self) -> float:
@@ -151,13 +157,14 @@ def weigh(
         if hear is not None and reading is not None and reading.text
         else {}
     )
+    said = len(spoken(reading.text).replace(" ", "")) if reading is not None else 0
     if not best:
-        return Evidence(None, "", -math.inf, -math.inf, free, {}, no_speech, distances)
+        return Evidence(None, "", -math.inf, -math.inf, free, {}, no_speech, distances, said=said)
     ranked = sorted(best.items(), key=lambda item: -item[1][0])
     (meaning, (score, index)), rival = ranked[0], (ranked[1][1][0] if len(ranked) > 1 else -math.inf)
     shares = {key: value for key, (value, _) in best.items()}
     spelling = len(_core(phrases[index].text, hear)) if hear is not None else 0
-    return Evidence(meaning, phrases[index].written, score, rival, free, shares, no_speech, distances, spelling)
+    return Evidence(meaning, phrases[index].written, score, rival, free, shares, no_speech, distances, spelling, said)
 
 
 def spelled_from(reading: Normalized, phrases: tuple[Phrase, ...], hear: HearPhrases) -> dict[Meaning, float]:
@@ -232,9 +239,11 @@ def testimony(evidence: Evidence) -> str:
         return "unlike" if own > UNLIKE else ""
     # A short answer has too few letters for a reading to be unlike it ("Oh?" for a real "A"), but a reading that
     # leans to it no more than to another answer ("Da." for D, as near A; "K." for C, as near D) is no testimony
-    # for it: the scores alone took 15 wrong options and 33 letters past D or lone numbers there (and 40 right
+    # for it: the scores alone took 12 wrong options and 33 letters past D or lone numbers there (and 25 right
     # answers, most of them French on telephone audio: see `Margins.undecided`).
-    return "undecided" if intent is Intent.ANSWER and other <= own else ""
+    # Only a reading of one short word, as a letter or a number said alone: where the reading holds more ("und what
+    # are", Pico's "Antwort A" with its carrier misread), its letters tell little of the letter in it.
+    return "undecided" if intent is Intent.ANSWER and other <= own and evidence.said <= SHORT_READING else ""
 
 
 def _syllables(text: str) -> int:
