@@ -76,9 +76,9 @@ UNLIKE = 0.75
 """Beyond this distance from every phrase of the pick, the free reading resembles it not at all."""
 SHORT_READING = 4
 """A reading of at most this many letters is one short word ("Da", "K.", "Nîle."), said as a letter or a number alone.
-Chosen with `Margins.undecided` (see there): the objection on every reading had the German demo (seed 11) ask again 26 of 260
-turns (Pico's "Antwort A" read "und what are"); on readings of up to 4 letters it keeps 15 right readings of the
-real set more and 3 wrong meanings more."""
+Chosen with `Margins.undecided` (see there): the objection on every reading had the German demo (seed 11) ask
+again 26 of 260 turns (Pico's "Antwort A" read "und what are"); on readings of up to 4 letters it keeps 15 right
+readings of the 964 more, and 3 wrong meanings more."""
 SPELLED_FROM = 3
 """A best phrase of fewer letters (a letter's name: "b", "zeh") says too little for a reading to be unlike it: a real
 "A" is read "Oh?" as often as "A."."""
