@@ -13,7 +13,7 @@ test: setup
 # The pure tier, for a developer between two edits (after one `make setup`): no speech model, no sound, nothing
 # slow; under a minute.
 test-fast:
-	.venv/bin/pytest -m "not model and not audio and not slow"
+	.venv/bin/pytest -n 2 -m "not model and not audio and not slow"
 
 # The long real-time games the default suite leaves out (CI runs them too).
 test-slow: setup

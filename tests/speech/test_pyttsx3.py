@@ -116,11 +116,16 @@ def test_the_driver_writes_a_later_say_into_its_last_file(tmp_path: Path) -> Non
         "size = os.path.getsize(sys.argv[1])\n"
         "engine.say('A much longer sentence that was meant for the speaker, not for a file.'); engine.runAndWait()\n"
         "saved(2)\n"
-        # The line is printed before the thread has written the whole file: wait (boundedly) until it has grown and
-        # stays its size, or the process ends under a half-written file.
-        "deadline, last = time.monotonic() + 60, -1\n"
-        "while time.monotonic() < deadline and not (last == os.path.getsize(sys.argv[1]) > size):\n"
-        "    last = os.path.getsize(sys.argv[1]); time.sleep(0.2)\n"
+        # The line is printed before the thread has closed the file (the WAV header's length is written last): wait
+        # (boundedly) until the file says it holds more than the first sentence, or the process ends under a file
+        # whose header still says it is empty.
+        "import wave\n"
+        "def frames():\n"
+        "    try:\n"
+        "        with wave.open(sys.argv[1]) as w: return w.getnframes()\n"
+        "    except (EOFError, wave.Error): return 0\n"
+        "deadline = time.monotonic() + 60\n"
+        "while time.monotonic() < deadline and 44 + 2 * frames() <= size: time.sleep(0.1)\n"
         "out.write(shown.getvalue() + f'size {size}\\n')\n"
     )
     shown = subprocess.run([sys.executable, "-c", script, str(first)], capture_output=True, text=True, check=True)
