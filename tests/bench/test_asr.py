@@ -32,6 +32,10 @@ def test_bench_asr_reports_each_corpus_and_the_curve_its_margins_were_set_from(t
         point for point in real["margins"] if (point["meaning"], point["free"]) == (MARGINS.meaning, MARGINS.free)
     )
     assert in_use["accuracy"] == real["accuracy"]["share"]
+    # So does the curve of the undecided margin (German's real set is all grammar decisions).
+    point = next(point for point in real["undecided_curve"] if point["undecided"] == MARGINS.undecided)
+    assert point["understood"] == round(real["accuracy"]["share"] * real["accuracy"]["n"])
+    assert (point["wrong"], point["false_accepts"]) == (real["wrong"], real["false_accepts"])
     assert set(real["by_source"]) == {"klettres de"}  # German is KLettres' alone
     cell = real["by_source"]["klettres de"]
     assert cell["all"]["utterances"] == real["utterances"] and {"letter", "word", "yes"} <= set(cell)
@@ -42,6 +46,7 @@ def test_bench_asr_reports_each_corpus_and_the_curve_its_margins_were_set_from(t
     assert options["option_curve"]["de"] and "option_chosen" in options
     text = report(figures)
     assert "taken for another option" in text and "chosen:" in text
+    assert f"undecided margin (in use {MARGINS.undecided:g})" in text
     assert (
         "real recordings (klettres-data, Asterisk's" in text
         and "real recordings per source and language" in text

@@ -192,7 +192,12 @@ def _measure(setup: EngineSetup, corpora: dict[str, list[Sample]]) -> dict[str, 
                 evidence = recognizer.last if isinstance(recognizer, whisper_variants.WhisperVariant) else None
                 if evidence is not None:
                     weighed.append(Weighed(sample, context, evidence, heard))
-        found[name] = {**summarize(outcomes), "not_installed": missing, "margins": margin_curve(outcomes, weighed)}
+        found[name] = {
+            **summarize(outcomes),
+            "not_installed": missing,
+            "margins": margin_curve(outcomes, weighed),
+            "undecided_curve": asr_options.undecided_curve(weighed),
+        }
         if name == "options":
             points = asr_options.curve(weighed)
             found[name] |= {

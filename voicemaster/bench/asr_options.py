@@ -20,6 +20,7 @@ from voicemaster.speech.hearing.whisper.decision import MARGINS, Evidence, Margi
 
 MEANING_MARGINS = (0.5, 1.0, 1.5, 2.0, 3.0)
 DOUBTED_MARGINS = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, math.inf)
+UNDECIDED_MARGINS = (1.0, 3.0, 4.0, 5.0, 6.0)
 
 
 class _Sample(Protocol):
@@ -31,6 +32,9 @@ class _Sample(Protocol):
 
     @property
     def value(self) -> str | None: ...
+
+    @property
+    def intent(self) -> str: ...
 
 
 class _Weighed(Protocol):
@@ -103,6 +107,36 @@ def curve(weighed: Sequence[_Weighed]) -> dict[str, list[dict[str, Any]]]:
                 )
         found[language] = points
     return found
+
+
+def undecided_curve(weighed: Sequence[_Weighed]) -> list[dict[str, Any]]:
+    """Understood, wrong meanings and false accepts (an utterance that names nothing taken for something) had
+    `Margins.undecided` been another, the other margins as in use, over every grammar decision of a corpus: the data
+    it was chosen from."""
+    phrases = {item.sample.language: load_phrases(item.sample.language) for item in weighed}
+    free = [
+        understand(item.heard.text, item.context, phrases[item.sample.language]) if item.heard.text else UNKNOWN
+        for item in weighed
+    ]
+    points = []
+    for undecided in UNDECIDED_MARGINS:
+        margins = replace(MARGINS, undecided=undecided)
+        point = {"undecided": undecided, "understood": 0, "wrong": 0, "false_accepts": 0}
+        for item, reading in zip(weighed, free, strict=True):
+            heard = decide(item.evidence, reading, item.heard.text, margins)
+            if item.sample.intent == "unknown":
+                point["false_accepts"] += heard.intent != Intent.UNKNOWN
+            elif (heard.intent, heard.value) == (item.sample.intent, item.sample.value):
+                point["understood"] += 1
+            else:
+                point["wrong"] += heard.intent != Intent.UNKNOWN
+        points.append(point)
+    return points
+
+
+def undecided_report(points: Sequence[dict[str, Any]]) -> list[str]:
+    cells = ", ".join(f"{p['undecided']:g}: {p['understood']} / {p['wrong']} / {p['false_accepts']}" for p in points)
+    return [f"    undecided margin (in use {MARGINS.undecided:g}): understood / wrong / false accepts: {cells}"]
 
 
 def chosen(points: dict[str, list[dict[str, Any]]]) -> dict[str, Any] | None:

@@ -34,6 +34,8 @@ def report(figures: dict[str, Any]) -> str:
         for corpus, label in CORPORA.items():
             if corpus in result:
                 lines += _report_corpus(result[corpus], label)
+                if result[corpus].get("undecided_curve") and result[corpus]["utterances"]:
+                    lines += asr_options.undecided_report(result[corpus]["undecided_curve"])
         if "real" in result and result["real"]["utterances"]:
             lines += _report_sources(result["real"])
         if "options" in result and result["options"]["utterances"]:
