@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from voicemaster.bench import corpus
+from voicemaster.bench import corpus, utterance_set
 from voicemaster.bench.corpus import Clip, Noise
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.recognition import ContextName
@@ -36,11 +36,11 @@ def _renderings(manifest: Path) -> dict[tuple[str, int], dict[float | None, np.n
 
 @pytest.mark.parametrize("language", corpus.LANGUAGES)
 def test_the_utterances_cover_every_intent_joker_and_context(language: str) -> None:
-    spoken = corpus.utterances(language)
+    spoken = utterance_set.utterances(language)
     intents = Counter(u.intent for u in spoken)
-    assert set(intents) == set(corpus.INTENTS)
+    assert set(intents) == set(utterance_set.INTENTS)
     assert all(count >= 3 for count in intents.values()), intents
-    assert {u.value for u in spoken if u.intent == "joker"} == set(corpus.JOKERS)
+    assert {u.value for u in spoken if u.intent == "joker"} == set(utterance_set.JOKERS)
     assert {u.value for u in spoken if u.intent == "answer"} == set("ABCD")
     assert {u.context for u in spoken} == set(ContextName)
     unknown = [u for u in spoken if u.intent == "unknown"]
@@ -49,14 +49,14 @@ def test_the_utterances_cover_every_intent_joker_and_context(language: str) -> N
 
 
 def test_placement_values_follow_the_normal_form() -> None:
-    assert corpus.placement_problem("A=10,C=rest") is None
-    assert corpus.placement_problem("A=500000€,B=500000€") is None
-    assert corpus.placement_problem("B=all") is None
-    assert corpus.placement_problem("C=rest,A=10") is not None  # letter order
-    assert corpus.placement_problem("A=all,B=10") is not None
-    assert corpus.placement_problem("A=rest,B=rest") is not None
-    assert corpus.placement_problem("A=0") is not None
-    assert corpus.placement_problem("D=10", options=3) is not None
+    assert utterance_set.placement_problem("A=10,C=rest") is None
+    assert utterance_set.placement_problem("A=500000€,B=500000€") is None
+    assert utterance_set.placement_problem("B=all") is None
+    assert utterance_set.placement_problem("C=rest,A=10") is not None  # letter order
+    assert utterance_set.placement_problem("A=all,B=10") is not None
+    assert utterance_set.placement_problem("A=rest,B=rest") is not None
+    assert utterance_set.placement_problem("A=0") is not None
+    assert utterance_set.placement_problem("D=10", options=3) is not None
 
 
 def test_the_full_plan_is_balanced_and_gives_second_renderings_another_voice() -> None:
@@ -64,7 +64,7 @@ def test_the_full_plan_is_balanced_and_gives_second_renderings_another_voice() -
         renderings = corpus.plan(language, "full", 0)
         assert len(renderings) == corpus.FULL_RENDERINGS
         assert len({(r.voice, r.speed, r.pitch) for r in renderings}) == 60
-        assert {r.utterance.id for r in renderings} == {u.id for u in corpus.utterances(language)}
+        assert {r.utterance.id for r in renderings} == {u.id for u in utterance_set.utterances(language)}
         for values in (Counter(r.voice for r in renderings), Counter(r.speed for r in renderings)):
             assert max(values.values()) - min(values.values()) <= 0.15 * len(renderings) / len(values)
         voices: dict[str, set[str]] = {}
@@ -80,7 +80,7 @@ def test_the_small_corpus_has_every_intent_in_every_language_in_every_condition(
     for language in corpus.LANGUAGES:
         for condition in (None, *corpus.SNRS_DB):
             heard = {c.intent for c in clips if c.language == language and c.snr_db == condition}
-            assert heard == set(corpus.INTENTS), (language, condition)
+            assert heard == set(utterance_set.INTENTS), (language, condition)
     assert {c.noise for c in clips if c.snr_db is None} == {Noise.CLEAN}
 
 
@@ -150,5 +150,5 @@ def test_the_manifest_round_trips_through_load(small: Path) -> None:
 
 
 def test_a_malformed_utterance_is_named() -> None:
-    bad = corpus.Utterance("de-001", "de", ContextName.CONFIRM, (), (), "Paris", "answer", "B", hard=False)
-    assert "cannot be heard in context confirm" in (corpus._problem(bad) or "")
+    bad = utterance_set.Utterance("de-001", "de", ContextName.CONFIRM, (), (), "Paris", "answer", "B", hard=False)
+    assert "cannot be heard in context confirm" in (utterance_set._problem(bad) or "")

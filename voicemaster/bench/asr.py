@@ -28,7 +28,7 @@ from voicemaster.bench.asr_samples import (
     voiced_samples,
 )
 from voicemaster.bench.asr_tally import right, share, summarize, tally
-from voicemaster.bench.corpus import Utterance, UtteranceSet, utterances
+from voicemaster.bench.utterance_set import Utterance, UtteranceSet, utterances
 from voicemaster.config.files import LANGUAGES
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.intents import Understanding, understand

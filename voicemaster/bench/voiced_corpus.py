@@ -19,7 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from voicemaster.bench.corpus import Utterance, mixes, trimmed, utterances
+from voicemaster.bench.corpus import mixes, trimmed
+from voicemaster.bench.utterance_set import Utterance, utterances
 from voicemaster.play.demo import PICO, PLAYER_KOKORO_VOICES
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.signal import RECOGNITION_RATE, from_float, resample, to_float
