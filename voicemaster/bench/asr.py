@@ -196,7 +196,7 @@ def _measure(setup: EngineSetup, corpora: dict[str, list[Sample]]) -> dict[str, 
             **summarize(outcomes),
             "not_installed": missing,
             "margins": margin_curve(outcomes, weighed),
-            "undecided_curve": asr_options.undecided_curve(weighed),
+            "undecided_curve": undecided_curve(weighed),
         }
         if name == "options":
             points = asr_options.curve(weighed)
@@ -229,8 +229,7 @@ def margin_curve(outcomes: Sequence[tuple[Sample, Heard]], weighed: Sequence[Wei
         return []
     regraded = {id(item.heard) for item in weighed}
     fixed = [(sample, heard) for sample, heard in outcomes if id(heard) not in regraded]
-    phrases = {item.sample.language: load_phrases(item.sample.language) for item in weighed}
-    free = [understand(item.heard.text, item.context, phrases[item.sample.language]) for item in weighed]
+    free = asr_options.free_readings(weighed)
     curve = []
     for meaning in MEANING_MARGINS:
         for free_margin in FREE_MARGINS:
@@ -250,3 +249,30 @@ def margin_curve(outcomes: Sequence[tuple[Sample, Heard]], weighed: Sequence[Wei
                 }
             )
     return curve
+
+
+UNDECIDED_MARGINS = (1.0, 3.0, 4.0, 5.0, 6.0)
+
+
+def undecided_curve(weighed: Sequence[Weighed]) -> list[dict[str, Any]]:
+    """Understood, wrong meanings and false accepts had `Margins.undecided` been another, the other margins as in use,
+    over every grammar decision of a corpus: the data it was chosen from."""
+    free = asr_options.free_readings(weighed)
+    points = []
+    for undecided in UNDECIDED_MARGINS:
+        margins = replace(MARGINS, undecided=undecided)
+        again = [
+            (item.sample, decide(item.evidence, reading, item.heard.text, margins))
+            for item, reading in zip(weighed, free, strict=True)
+        ]
+        counted = tally(again)
+        understood = sum(right(sample, heard) for sample, heard in again if sample.intent != "unknown")
+        points.append(
+            {
+                "undecided": undecided,
+                "understood": understood,
+                "wrong": counted["wrong"],
+                "false_accepts": counted["false_accepts"],
+            }
+        )
+    return points

@@ -13,14 +13,13 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from voicemaster.bench import option_words
-from voicemaster.speech.hearing.intents import UNKNOWN, understand
+from voicemaster.speech.hearing.intents import Understanding, understand
 from voicemaster.speech.hearing.phrases import load as load_phrases
 from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Intent
 from voicemaster.speech.hearing.whisper.decision import MARGINS, Evidence, Margins, decide
 
 MEANING_MARGINS = (0.5, 1.0, 1.5, 2.0, 3.0)
 DOUBTED_MARGINS = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, math.inf)
-UNDECIDED_MARGINS = (1.0, 3.0, 4.0, 5.0, 6.0)
 
 
 class _Sample(Protocol):
@@ -32,9 +31,6 @@ class _Sample(Protocol):
 
     @property
     def value(self) -> str | None: ...
-
-    @property
-    def intent(self) -> str: ...
 
 
 class _Weighed(Protocol):
@@ -79,6 +75,13 @@ def cells(outcomes: Sequence[tuple[_Sample, Heard]]) -> dict[str, dict[str, dict
     return {language: dict(sorted(row.items())) for language, row in sorted(table.items())}
 
 
+def free_readings(weighed: Sequence[_Weighed]) -> list[Understanding]:
+    """What the words of each decision's free reading mean, as the decision weighed them: a curve makes every
+    decision again from these."""
+    phrases = {item.sample.language: load_phrases(item.sample.language) for item in weighed}
+    return [understand(item.heard.text, item.context, phrases[item.sample.language]) for item in weighed]
+
+
 def curve(weighed: Sequence[_Weighed]) -> dict[str, list[dict[str, Any]]]:
     """Per language, understood and wrong at every pair of meaning and doubt margins (the others as in use)."""
     by_language: dict[str, list[_Weighed]] = defaultdict(list)
@@ -86,8 +89,7 @@ def curve(weighed: Sequence[_Weighed]) -> dict[str, list[dict[str, Any]]]:
         by_language[item.sample.language].append(item)
     found: dict[str, list[dict[str, Any]]] = {}
     for language, items in sorted(by_language.items()):
-        phrases = load_phrases(language)
-        free = [understand(item.heard.text, item.context, phrases) if item.heard.text else UNKNOWN for item in items]
+        free = free_readings(items)
         points = []
         for meaning in MEANING_MARGINS:
             for doubted in DOUBTED_MARGINS:
@@ -107,31 +109,6 @@ def curve(weighed: Sequence[_Weighed]) -> dict[str, list[dict[str, Any]]]:
                 )
         found[language] = points
     return found
-
-
-def undecided_curve(weighed: Sequence[_Weighed]) -> list[dict[str, Any]]:
-    """Understood, wrong meanings and false accepts (an utterance that names nothing taken for something) had
-    `Margins.undecided` been another, the other margins as in use, over every grammar decision of a corpus: the data
-    it was chosen from."""
-    phrases = {item.sample.language: load_phrases(item.sample.language) for item in weighed}
-    free = [
-        understand(item.heard.text, item.context, phrases[item.sample.language]) if item.heard.text else UNKNOWN
-        for item in weighed
-    ]
-    points = []
-    for undecided in UNDECIDED_MARGINS:
-        margins = replace(MARGINS, undecided=undecided)
-        point = {"undecided": undecided, "understood": 0, "wrong": 0, "false_accepts": 0}
-        for item, reading in zip(weighed, free, strict=True):
-            heard = decide(item.evidence, reading, item.heard.text, margins)
-            if item.sample.intent == "unknown":
-                point["false_accepts"] += heard.intent != Intent.UNKNOWN
-            elif (heard.intent, heard.value) == (item.sample.intent, item.sample.value):
-                point["understood"] += 1
-            else:
-                point["wrong"] += heard.intent != Intent.UNKNOWN
-        points.append(point)
-    return points
 
 
 def undecided_report(points: Sequence[dict[str, Any]]) -> list[str]:
