@@ -25,7 +25,7 @@ from voicemaster.speech.hearing.intents import UNKNOWN, Understanding, parse_pla
 from voicemaster.speech.hearing.normal_form import Reading
 from voicemaster.speech.hearing.phrases import HearPhrases, Phrase, grammar
 from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Intent
-from voicemaster.speech.hearing.whisper.decision import MARGINS, Evidence, Margins, decide, weigh
+from voicemaster.speech.hearing.whisper.decision import MARGINS, Evidence, Margins, decide, margins_for, weigh
 from voicemaster.speech.hearing.whisper.model import AudioKeys, Whisper
 from voicemaster.speech.hearing.whisper.search import Scores, search, transcribe
 from voicemaster.speech.hearing.whisper.tokens import Tokens
@@ -58,6 +58,8 @@ class Listened:
     budget: int
     """The longest free reading worth decoding for an utterance this long."""
     tuning: Tuning
+    narrowband: bool = False
+    """Whether the utterance came through a telephone's band (`speech.hearing.band`)."""
 
     def reading(self, prompt: str | None = None, *, beam: int = 2) -> Reading:
         """The decoder's own reading, after `prompt` as its previous text if given; normalized here, where it comes
@@ -111,7 +113,15 @@ class ByGrammar:
         choices = grammar(context, listened.phrases)
         scores = listened.score(choices, self.prompt(context, listened.phrases))
         reading = Reading.of(listened.tokens.decode(scores.free_tokens), listened.phrases.language)
-        found = weigh(scores.phrases, choices, scores.free, scores.no_speech, reading=reading, hear=listened.phrases)
+        found = weigh(
+            scores.phrases,
+            choices,
+            scores.free,
+            scores.no_speech,
+            reading=reading,
+            hear=listened.phrases,
+            narrowband=listened.narrowband,
+        )
         return found, reading
 
     def hear(self, listened: Listened, context: Context) -> Heard:
@@ -173,7 +183,8 @@ def placed_by(reading: Reading, phrases: HearPhrases) -> Heard | None:
 
 def decided(evidence: Evidence, reading: Reading, listened: Listened, context: Context) -> Heard:
     """What the grammar's scores decide, with what the free reading's words mean beside them."""
-    return decide(evidence, meaning_of(reading, context, listened.phrases), reading.text, listened.tuning.margins)
+    margins = margins_for(context.language, evidence.narrowband, listened.tuning.margins)
+    return decide(evidence, meaning_of(reading, context, listened.phrases), reading.text, margins)
 
 
 def meaning_of(reading: Reading, context: Context, phrases: HearPhrases) -> Understanding:
