@@ -5,13 +5,13 @@ Whisper base hears such audio much worse in some languages (French telephone let
 there (`decision.NARROWBAND`). Two signs, over the frames that hold speech (within 25 dB of the loudest in the
 speech band):
 - almost nothing above 4.5 kHz against the upper speech band (2-3.4 kHz): what is left after 8 kHz sampling;
-- or a flat floor there, well below the speech: a codec's or line's noise (the GSM prompts of Armelle), where a
-  voice's own sounds (s, f, t) would rise and fall.
+- or a flat floor there, well below the speech: a codec's or line's noise (the GSM prompts of Armelle), where the
+  highs of a voice (s, f, t) have a shape, falling off with frequency.
 
-Measured (`voicemaster bench asr` prints each corpus's count as "narrowband"): every one of 390 Asterisk and Armelle
-telephone recordings and 84 klettres words sent through 8 kHz is narrowband; of 211 klettres recordings, 320 Kokoro
-and Pico utterances and 900 eSpeak-NG ones (clean, and in car noise at 10 and 5 dB), one Pico and one eSpeak-NG
-utterance in car noise are taken for narrowband, and only ask again sooner for it.
+Measured on every clip `voicemaster bench asr` decodes (it prints each corpus's count of narrowband decisions): all
+389 Asterisk and Armelle telephone recordings and the 84 klettres words sent through 8 kHz are narrowband; none of
+the 211 klettres recordings and 350 Kokoro and Pico utterances, and one of 900 eSpeak-NG utterances (in car noise at
+5 dB; it is only asked again sooner for it).
 """
 
 from __future__ import annotations
