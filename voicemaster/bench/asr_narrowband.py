@@ -19,7 +19,8 @@ FREE_MARGINS = (6.0, 4.0, 3.0, 2.0)
 
 def curve(weighed: Sequence[_Weighed]) -> dict[str, dict[str, Any]]:
     """Per language, its telephone-band decisions made again at each pair of meaning and free margins (the doubt and
-    undecided margins at least the meaning margin): understood, wrong meanings and false accepts."""
+    undecided margins as the language's telephone margins have them, and at least the meaning margin): understood,
+    wrong meanings and false accepts."""
     by_language: dict[str, list[_Weighed]] = defaultdict(list)
     for item in weighed:
         if item.evidence.narrowband:
@@ -27,6 +28,7 @@ def curve(weighed: Sequence[_Weighed]) -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     for language, items in sorted(by_language.items()):
         free = free_readings(items)
+        own = NARROWBAND.get(language, MARGINS)
         points = []
         for meaning in MEANING_MARGINS:
             for free_margin in FREE_MARGINS:
@@ -34,8 +36,8 @@ def curve(weighed: Sequence[_Weighed]) -> dict[str, dict[str, Any]]:
                     MARGINS,
                     meaning=meaning,
                     free=free_margin,
-                    doubted=max(meaning, MARGINS.doubted),
-                    undecided=max(meaning, MARGINS.undecided),
+                    doubted=max(meaning, own.doubted),
+                    undecided=max(meaning, own.undecided),
                 )
                 again = [
                     (item.sample, decide(item.evidence, reading, item.heard.text, margins))
@@ -51,7 +53,6 @@ def curve(weighed: Sequence[_Weighed]) -> dict[str, dict[str, Any]]:
                         "false_accepts": marks.count("false accept"),
                     }
                 )
-        own = NARROWBAND.get(language, MARGINS)
         found[language] = {"n": len(items), "in_use": {"meaning": own.meaning, "free": own.free}, "points": points}
     return found
 
