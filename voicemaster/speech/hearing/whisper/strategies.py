@@ -5,7 +5,8 @@
   confirm context a placement read back may be corrected: the free reading's words say so.
 - `Placement` (the money drop's placements): open-ended, so the words decide: the free reading first, as it owes
   nothing to a prompt, then a reading prompted with examples of placements (where it would not only echo them); the
-  quizmaster says it back before it counts. The context also holds yes, no and commands: when the words are no placement, the grammar decides those.
+  quizmaster says it back before it counts. The context also holds yes, no and commands: when the words are no
+  placement, the grammar decides those.
 - `NewName` (a new player introduces themselves): the decoder reads freely, prompted with the context's examples,
   and the text matcher finds the name; it is said back first.
 
