@@ -106,6 +106,22 @@ def test_the_player_answers_right_asks_for_two_jokers_and_refuses_a_name_mishear
     assert reply("question", "confirm") == ""
 
 
+def test_the_player_goes_on_in_its_own_words_only_when_asked_to_play_on_and_that_is_no_misreading() -> None:
+    asked = {key: reply_to(key, "confirm", "de", said="Markus, ", correct="C", level=2, jokers_used=frozenset())
+             for key in ("play_on", "name_read_back")}  # fmt: skip
+    assert [(found.slot, found.meant) for found in asked.values() if found] == [
+        ("go_on", ("yes", None)),
+        ("agree", ("yes", None)),  # "Markus, right?" is not answered "Ich spiele weiter"
+    ]
+    play_on = asked["play_on"]
+    assert play_on is not None
+    going_on = Fed("de", "other", "pico", "Ich spiele weiter", ("yes", None), 1.0, 0.5, ("resume", None), 0.3,
+                   play_on.alike)  # fmt: skip
+    assert not Turn(going_on, speech_end=1.5, reply=2.0).wrong
+    read_back = Fed("de", "other", "pico", "Ja", ("yes", None), 1.0, 0.5, ("resume", None), 0.3)
+    assert Turn(read_back, speech_end=1.5, reply=2.0).wrong
+
+
 @pytest.mark.slow
 @pytest.mark.model
 @pytest.mark.audio

@@ -172,7 +172,7 @@ class _Follower:
                 used = None if cpu is None else _cpu_seconds(self.game.pid)
                 self.fed.append(
                     Fed(self.language, reply.kind, spoken.source, spoken.text, reply.meant, began, span, heard,
-                        None if used is None or cpu is None else used - cpu)
+                        None if used is None or cpu is None else used - cpu, reply.alike)
                 )  # fmt: skip
                 self.pending = None
             case "listen":

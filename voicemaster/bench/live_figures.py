@@ -47,6 +47,8 @@ class Fed:
     """The meaning the game recorded; None if it recorded nothing (it heard silence, or the run ended first)."""
     cpu_seconds: float | None
     """CPU the game's process spent (all its threads) from the end of feeding to the decision showing in its log."""
+    alike: tuple[tuple[str, str | None], ...] = ()
+    """Other meanings the game takes as `meant` at this question (`live_player.Reply.alike`)."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,8 @@ class Turn:
     @property
     def wrong(self) -> bool:
         """Understood as something the player did not say."""
-        return self.fed.heard is not None and not self.asked_again and self.fed.heard != self.fed.meant
+        heard = self.fed.heard
+        return heard is not None and not self.asked_again and heard != self.fed.meant and heard not in self.fed.alike
 
 
 def audible(samples: npt.NDArray[np.int16]) -> npt.NDArray[np.bool_]:

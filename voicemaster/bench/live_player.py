@@ -28,6 +28,7 @@ SAID: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         "answer": ("Antwort {letter}", "{letter}", "Ich nehme {letter}"),
         "yes": ("Ja", "Ja, endgültig"),
         "go_on": ("Ja", "Ich spiele weiter"),
+        "agree": ("Ja", "Ja, genau"),
         "no": ("Nein",),
         "name": ("Ich heiße Markus", "Markus"),
         "fifty_fifty": ("Fünfzig-fünfzig",),
@@ -37,6 +38,7 @@ SAID: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         "answer": ("Answer {letter}", "{letter}", "I'll go with {letter}"),
         "yes": ("Yes", "Yes, final answer"),
         "go_on": ("Yes", "I'll play on"),
+        "agree": ("Yes", "Yes, that's right"),
         "no": ("No",),
         "name": ("My name is Mark", "Mark"),
         "fifty_fifty": ("Fifty-fifty",),
@@ -46,6 +48,7 @@ SAID: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         "answer": ("Réponse {letter}", "La {letter}", "Je dis {letter}"),
         "yes": ("Oui", "Oui, dernier mot"),
         "go_on": ("Oui", "Je continue"),
+        "agree": ("Oui", "Oui, c'est ça"),
         "no": ("Non",),
         "name": ("Je m'appelle Marc", "Marc"),
         "fifty_fifty": ("Cinquante-cinquante",),
@@ -65,6 +68,9 @@ class Reply:
     """Which of the player's lines: a key of `SAID`."""
     meant: tuple[str, str | None]
     letter: str = ""
+    alike: tuple[tuple[str, str | None], ...] = ()
+    """Other meanings the game takes as `meant` here: at "play on?", going on ("Ich spiele weiter": resume) is a
+    yes."""
 
 
 def reply_to(key: str | None, context: str, language: str, *, said: str, correct: str, level: int,
@@ -80,7 +86,8 @@ def reply_to(key: str | None, context: str, language: str, *, said: str, correct
         return Reply("answer", "answer", ("answer", correct), correct)
     if context != "confirm":
         return None
-    yes_then = "yes" if key == "final_answer" else "go_on"
+    # A yes in the words of its question: "Ich spiele weiter" only to "Spielst du weiter?", not to a name read back.
+    yes_then = {"final_answer": "yes", "play_on": "go_on"}.get(key or "", "agree")
     # The player says what a person would: yes where the quizmaster got it right, no where it did not.
     agrees = {
         "final_answer": f"{correct}, " in said,  # "Markus, Antwort B, Paris. ...": a letter misheard is refused
@@ -95,7 +102,8 @@ def reply_to(key: str | None, context: str, language: str, *, said: str, correct
         return None
     if not agrees:
         return Reply("other", "no", ("no", None))
-    return Reply("yes" if key == "final_answer" else "other", yes_then, ("yes", None))
+    alike = (("resume", None),) if key == "play_on" else ()
+    return Reply("yes" if key == "final_answer" else "other", yes_then, ("yes", None), alike=alike)
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,8 @@ def understand_reading(reading: Reading, context: Context, phrases: HearPhrases)
         meant = _phrase(said, query, context, phrases)  # a command first: "Hilfe" is not a name
         return meant if meant is not UNKNOWN else free_name(query, phrases)
     meant = _phrase(said, query, context, phrases)
+    if meant is UNKNOWN and context.name is ContextName.NAME:
+        meant = near_name(query, context.names, phrases)
     return meant if meant is not UNKNOWN else by_words(query, context, phrases)
 
 
@@ -184,15 +186,25 @@ def _readings(tokens: tuple[str, ...], context: Context, phrases: HearPhrases) -
     end, each position once: a word that is both a letter and a carrier doubles the readings, not the work."""
     after: list[set[tuple[Named, int]]] = [set() for _ in tokens] + [{(frozenset(), 0)}]
     for index in reversed(range(len(tokens))):
-        negated = index > 0 and tokens[index - 1] in phrases.words.negation
+        negated_before = index > 0 and tokens[index - 1] in phrases.words.negation
         for span, intent, value in _spans(context, phrases):
             if tokens[index : index + len(span)] == span:
+                negated = negated_before or _negated_after(tokens, index + len(span), intent, phrases)
                 weak = len(span) == 1 and span[0] in _carriers(phrases)
                 this: Named = frozenset() if negated else frozenset({(intent, value, weak)})
                 after[index] |= {(this | named, covered + len(span)) for named, covered in after[index + len(span)]}
         if tokens[index] in _carriers(phrases):
             after[index] |= after[index + 1]
     return after[0]
+
+
+COMMAND_INTENTS = frozenset(Intent(command) for command in COMMANDS)
+
+
+def _negated_after(tokens: tuple[str, ...], end: int, intent: Intent, phrases: HearPhrases) -> bool:
+    """Whether a command is taken back by the word after it ("je continue pas"). Never an answer: in "la B, pas la
+    C" the "pas" belongs to the C, and taking the B back would leave the C understood."""
+    return intent in COMMAND_INTENTS and end < len(tokens) and tokens[end] in phrases.words.negation_after
 
 
 def _one_meaning(named: Named) -> tuple[Intent, str | None] | None:
@@ -258,6 +270,31 @@ def free_name(query: Normalized, phrases: HearPhrases) -> Understanding:
         if len(words) > NAME_WORDS or any(ch.isdigit() for ch in match["name"]):
             return UNKNOWN
         return Understanding(Intent.NAME, " ".join(word[:1].upper() + word[1:] for word in words), 1.0)
+    return UNKNOWN
+
+
+NAME_SLIPS = 1
+"""Letters a known player's name may be misspelled by ("Mar" or "Mark" for Marc): a decoder writes a short name as it
+sounds, and the phrase matcher needs six letters before it tolerates any slip."""
+NAME_FROM = 3
+"""A name said shorter than this is no name ("Ma", "Oh")."""
+
+
+def near_name(query: Normalized, names: tuple[str, ...], phrases: HearPhrases) -> Understanding:
+    """The one known player whose name the utterance spells within `NAME_SLIPS`, alone or in a name phrase ("je
+    prends Mar"), and every other name at least `MARGIN` slips further; else `unknown`: a name not near one of the
+    players', or near two of them ("Tam" for Tim and Tom), is asked again."""
+    for pattern in _name_patterns(phrases):
+        match = pattern.fullmatch(query)
+        if match is None:
+            continue
+        said = match["name"].strip()
+        if len(said) < NAME_FROM:
+            return UNKNOWN
+        slips = sorted((Levenshtein.distance(said, normalize(name, phrases.language)), name) for name in names)
+        if not slips or slips[0][0] > NAME_SLIPS or (len(slips) > 1 and slips[1][0] - slips[0][0] < MARGIN):
+            return UNKNOWN
+        return Understanding(Intent.NAME, slips[0][1], round(1 - slips[0][0] / len(said), 3))
     return UNKNOWN
 
 

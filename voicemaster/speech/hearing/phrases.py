@@ -73,6 +73,8 @@ class Words:
     """The words that spell a letter with a name: "b wie Bruno", "b as in Bruno"."""
     keywords: Mapping[str, tuple[Normalized, ...]]
     """Per joker, command and "no": words (normalized, one or more) that name it inside a sentence."""
+    negation_after: frozenset[Normalized] = frozenset()
+    """Words that take back what stands right before them: French "je continue pas" goes on no more."""
 
 
 @dataclass(frozen=True)
@@ -314,7 +316,7 @@ def _load(language: str, folder: Path) -> HearPhrases:
         jokers={joker: table.table("joker").texts(joker) for joker in JOKERS},
         commands={command: table.table("command").texts(command) for command in COMMANDS},
         confirm={answer: table.table("confirm").texts(answer) for answer in ("yes", "no")},
-        name=table.table("name").texts("phrases", placeholder="{name}"),
+        name=_name_phrases(table),
         placement=PlacementWords(
             joiners=number.texts("joiners"),
             amount=number.texts("amount", placeholder="{amount}"),
@@ -329,6 +331,7 @@ def _load(language: str, folder: Path) -> HearPhrases:
         words=Words(
             carrier=frozenset(word for text in normalized(words.texts("carrier")) for word in text.split()),
             negation=frozenset(normalized(words.texts("negation"))),
+            negation_after=frozenset(normalized(words.texts("negation_after", empty=True))),
             last=normalized(words.texts("last")),
             spelling=tuple(tuple(text.split()) for text in normalized(words.texts("spelling"))),
             keywords={intent: normalized(keywords.texts(intent)) for intent in KEYWORD_INTENTS},
@@ -347,7 +350,7 @@ def _load(language: str, folder: Path) -> HearPhrases:
 def _compared(table: Table, normalized: Callable[[tuple[str, ...]], tuple[Normalized, ...]]) -> Compared:
     letters, forms, number = table.table("letters"), table.table("option_forms"), table.table("number")
     articles = [text for key in ("before_vowel", "before_consonant", "plural") for text in forms.texts(key, empty=True)]
-    names = table.table("name").texts("phrases", placeholder="{name}")
+    names = _name_phrases(table)
 
     def slotted(said: tuple[str, ...]) -> tuple[Normalized, ...]:
         return normalized(
@@ -365,6 +368,14 @@ def _compared(table: Table, normalized: Callable[[tuple[str, ...]], tuple[Normal
         rest=slotted(number.texts("rest", placeholder="{letter}")),
         everything=slotted(number.texts("all", placeholder="{letter}")),
     )
+
+
+def _name_phrases(table: Table) -> tuple[str, ...]:
+    """The name phrases, and each after each greeting ("Hallo, ich bin Markus")."""
+    name = table.table("name")
+    phrases = name.texts("phrases", placeholder="{name}")
+    greetings = name.texts("greetings", empty=True)
+    return phrases + tuple(f"{greeting} {phrase}" for greeting in greetings for phrase in phrases)
 
 
 def _carried(answer: Table) -> Carried:
