@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import math
 
-from voicemaster.bench import asr, asr_options
-from voicemaster.speech.hearing.whisper.decision import ACTING_AT_ONCE, MARGINS
+from voicemaster.bench import asr, asr_narrowband, asr_options
+from voicemaster.speech.hearing.whisper.decision import ACTING_AT_ONCE, MARGINS, NARROWBAND
 from voicemaster.speech.hearing.whisper.strategies import Tuning
 
 
 def test_no_margin_a_decision_uses_reaches_the_search_prune() -> None:
     # A dropped prefix ends more than the prune below the best phrase: a rival there passes every margin below it
     # as if it had not been scored at all, so the decision is the one a search of every phrase makes.
-    used = [MARGINS.meaning, MARGINS.doubted, MARGINS.undecided, *(meaning for meaning, _ in ACTING_AT_ONCE.values())]
+    used = [meaning for meaning, _ in ACTING_AT_ONCE.values()]
+    for margins in (MARGINS, *NARROWBAND.values()):
+        used += [margins.meaning, margins.doubted, margins.undecided]
     assert max(used) < Tuning().prune
 
 
@@ -22,6 +24,7 @@ def test_the_bench_curves_stop_at_the_search_prune() -> None:
     shown = [
         *asr.MEANING_MARGINS,
         *asr.UNDECIDED_MARGINS,
+        *asr_narrowband.MEANING_MARGINS,
         *asr_options.MEANING_MARGINS,
         *(doubted for doubted in asr_options.DOUBTED_MARGINS if doubted != math.inf),
     ]
