@@ -117,3 +117,54 @@ def test_a_placement_taken_from_the_words_is_not_made_again_with_other_margins()
     answer = Pico().speak("Antwort B", Voice("de-DE", engine="pico"))
     heard = recognizer.recognize(answer, Context(ContextName.ANSWER, "de", ("Berlin", "Paris", "Rom", "Wien")))
     assert heard.value == "B" and recognizer.last is not None  # type: ignore[attr-defined]
+
+
+def _weighed_answer(margin: float, *, narrowband: bool) -> asr.Weighed:
+    """Paris said among French cities, the scores leaning to it by `margin`, the free reading naming nothing."""
+    from voicemaster.speech.hearing.intents import understand
+    from voicemaster.speech.hearing.normal_form import Reading
+    from voicemaster.speech.hearing.phrases import grammar, load
+    from voicemaster.speech.hearing.whisper.decision import decide, margins_for, weigh
+
+    context = Context(ContextName.ANSWER, "fr", ("Londres", "Paris", "Rome", "Vienne"))
+    phrases = load("fr")
+    choices = grammar(context, phrases)
+    index = {phrase.written: number for number, phrase in enumerate(choices)}
+    text = "Parisse."
+    evidence = weigh(
+        {index["Paris"]: -3.0, index["Rome"]: -3.0 - margin},
+        choices,
+        -2.0,
+        0.0,
+        reading=Reading.of(text, "fr"),
+        hear=phrases,
+        narrowband=narrowband,
+    )
+    heard = decide(evidence, understand(text, context, phrases), text, margins_for("fr", narrowband))
+    sample = asr_samples.Sample(
+        Path("paris.wav"), "fr", ContextName.ANSWER, context.options, (), "Paris", "answer", "B", ""
+    )
+    return asr.Weighed(sample, context, evidence, heard)
+
+
+def test_the_narrowband_curve_shows_the_telephone_margins_and_every_curve_decides_as_the_game() -> None:
+    from voicemaster.bench import asr_narrowband
+    from voicemaster.speech.hearing.whisper.decision import NARROWBAND
+
+    own = NARROWBAND["fr"]
+    between = (MARGINS.meaning + own.meaning) / 2
+    phone, room = _weighed_answer(between, narrowband=True), _weighed_answer(between, narrowband=False)
+    assert (phone.heard.intent, room.heard.value) == ("unknown", "B")
+    curve = asr_narrowband.curve([phone, room])
+    assert set(curve) == {"fr"} and curve["fr"]["n"] == 1  # full-band audio is not on it
+    points = {(point["meaning"], point["free"]): point for point in curve["fr"]["points"]}
+    assert points[(own.meaning, own.free)]["understood"] == 0  # as the game decided
+    assert points[(1.0, own.free)]["understood"] == 1  # the plain margin would have taken it
+    # The margin curve, at the margins in use, decides the telephone audio at its own margins, as the game does.
+    in_use = next(
+        point
+        for point in asr.margin_curve([(phone.sample, phone.heard), (room.sample, room.heard)], [phone, room])
+        if (point["meaning"], point["free"]) == (MARGINS.meaning, MARGINS.free)
+    )
+    assert in_use["accuracy"] == 0.5
+    assert "narrowband curve, fr (1 telephone-band decisions" in "\n".join(asr_narrowband.report(curve))

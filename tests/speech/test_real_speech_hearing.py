@@ -32,9 +32,10 @@ def _sample(clips: tuple[RealClip, ...]) -> tuple[RealClip, ...]:
 SAMPLE = _sample(CLIPS)
 REST = tuple(clip for clip in CLIPS if clip not in SAMPLE and clip.intent != "unknown" and clip.language != "fr")
 """What the ear is held to today beyond A-D and yes/no: German and English words, numbers, months and weekdays as
-options. Not yet (issue 30, measured by `bench asr --corpora real`): French words, numbers and ordinals, where lone
-short words on telephone audio are still taken for another option, and what names nothing (letters past D, lone
-numbers in the money drop), which is still taken for something in about one clip in four."""
+options. Not yet (issue 30, measured by `bench asr --corpora real`): French words, where klettres' syllables are
+still taken for another one twice ("Mu" read "Mie", "Pi" read "B"; French telephone audio no longer is, since its
+larger margins), and what names nothing (letters past D, lone numbers in the money drop), which is still taken for
+something in about one clip in six."""
 
 
 class Ear:
@@ -80,19 +81,47 @@ def test_the_rest_of_the_real_recordings_likewise(clip: RealClip, ear: Ear) -> N
     _never_taken_for_another(clip, ear.hear(clip))
 
 
+FRENCH_TELEPHONE = ("asterisk-fr", "armelle")
+
+
 def test_most_real_recordings_are_understood_the_first_time_in_every_language(ear: Ear) -> None:
     # A loose floor on the sample: `voicemaster bench asr --corpora real` reports the exact shares on the whole set;
-    # here a player would notice being asked again for one answer in five.
+    # here a player would notice being asked again for one answer in five. French telephone audio is asked again
+    # more, by design: Whisper base took wrong meanings there at the margins of full-band audio, so it has larger
+    # ones (`decision.NARROWBAND`); a caller is still understood at least every other time.
     for language in real_speech.LANGUAGES:
-        commands = [clip for clip in SAMPLE if clip.language == language and clip.intent != "unknown"]
-        understood = [
-            clip for clip in commands if (ear.hear(clip).intent, ear.hear(clip).value) == (clip.intent, clip.value)
-        ]
-        missed = [(clip.file, ear.hear(clip).text) for clip in commands if clip not in understood]
-        assert len(understood) >= 0.8 * len(commands), (language, missed)
+        for telephone in (False, True):
+            commands = [
+                clip
+                for clip in SAMPLE
+                if clip.language == language
+                and clip.intent != "unknown"
+                and (clip.source in FRENCH_TELEPHONE) == telephone
+            ]
+            understood = [
+                clip for clip in commands if (ear.hear(clip).intent, ear.hear(clip).value) == (clip.intent, clip.value)
+            ]
+            missed = [(clip.file, ear.hear(clip).text) for clip in commands if clip not in understood]
+            floor = 0.5 if telephone else 0.8
+            assert len(understood) >= floor * len(commands), (language, telephone, missed)
 
 
 def test_every_voice_is_understood_saying_a_letter(ear: Ear) -> None:
     for speaker in {clip.speaker for clip in CLIPS}:
         letters = [clip for clip in SAMPLE if clip.speaker == speaker and clip.kind == "letter" and clip.value]
         assert any(ear.hear(clip).value == clip.value for clip in letters), speaker
+
+
+ECHOED = tuple(
+    clip
+    for clip in CLIPS
+    if clip.source == "armelle" and clip.context == "number" and clip.text in ("zéro", "huit", "quatorze")
+)
+
+
+@pytest.mark.parametrize("clip", ECHOED, ids=[_id(clip) for clip in ECHOED])
+def test_a_lone_number_on_a_french_phone_is_not_taken_for_the_prompts_placement(clip: RealClip, ear: Ear) -> None:
+    # Armelle's "zéro", "huit", "quatorze" in the money drop place nothing; a reading prompted with the examples
+    # ("Dix sur A. ...") read each "Dix sur C.". On French telephone audio only the free reading places.
+    assert len(ECHOED) == 3
+    assert ear.hear(clip).intent == "unknown", ear.hear(clip)

@@ -210,3 +210,21 @@ def test_the_numpy_decoder_reads_as_ctranslate2_does() -> None:
     result = theirs.generate(encoded, [list(tokens.special.start)], beam_size=1, max_length=24)[0]
     assert list(read) == [t for t in result.sequences_ids[0] if t < tokens.special.end]
     assert "audience" in tokens.decode(read).lower()
+
+
+@pytest.mark.parametrize("rows", [1, 2, 3, 5])
+def test_each_decoder_step_scores_as_the_whole_prefix_read_again(recognizer: WhisperRecognizer, rows: int) -> None:
+    # The trie search extends many prefixes a token at a time, with the keys of what they share kept (and two or three
+    # rows multiplied one at a time, the output projection stored transposed): each step's log-probabilities must be
+    # those of the decoder run over the whole prefix at once, whatever the batch.
+    listened = recognizer.listen(Espeak(DEFAULT_VOICES).render("Antwort B", "de"), "de")
+    model, audio, start = listened.model, listened.keys, list(listened.tokens.special.start)
+    prefixes, first = model.start(audio, start)
+    firsts = np.argsort(-first[0])[:rows]
+    prefixes, after_first = model.step(audio, prefixes.select(np.zeros(rows, dtype=np.intp)), firsts)
+    seconds = np.array([int(np.argmax(row[: listened.tokens.special.end])) for row in after_first])
+    _, after_second = model.step(audio, prefixes, seconds)
+    for row, (one, two) in enumerate(zip(firsts, seconds, strict=True)):
+        _, whole = model.start(audio, [*start, int(one), int(two)], at=(-2, -1))
+        np.testing.assert_allclose(after_first[row], whole[0], atol=2e-3)
+        np.testing.assert_allclose(after_second[row], whole[1], atol=2e-3)

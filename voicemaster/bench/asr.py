@@ -17,7 +17,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from voicemaster.bench import asr_options, whisper_variants
+from voicemaster.bench import asr_narrowband, asr_options, whisper_variants
+from voicemaster.bench.asr_options import decided_again
 from voicemaster.bench.asr_samples import (
     CORPORA,
     Sample,
@@ -39,7 +40,7 @@ from voicemaster.speech.hearing.recognition import (
     Recognizer,
     RecognizerUnavailable,
 )
-from voicemaster.speech.hearing.whisper.decision import MARGINS, Evidence, decide
+from voicemaster.speech.hearing.whisper.decision import MARGINS, Evidence
 from voicemaster.speech.hearing.whisper.strategies import Tuning
 
 
@@ -78,8 +79,8 @@ ENGINE_SETUPS = {
         ),
         EngineSetup(
             "whisper-narrow",
-            "the same with half the search: at most 12 prefixes a token, dropped 6 (not 8) below the best phrase",
-            whisper_variants.whisper(Tuning(beam=12, prune=6.0)),
+            "the same with half the search: at most 12 prefixes a token (not 24)",
+            whisper_variants.whisper(Tuning(beam=12)),
         ),
         EngineSetup(
             "whisper-words",
@@ -197,6 +198,8 @@ def _measure(setup: EngineSetup, corpora: dict[str, list[Sample]]) -> dict[str, 
             "not_installed": missing,
             "margins": margin_curve(outcomes, weighed),
             "undecided_curve": undecided_curve(weighed),
+            "narrowband": sum(item.evidence.narrowband for item in weighed),
+            "narrowband_curve": asr_narrowband.curve(weighed),
         }
         if name == "options":
             points = asr_options.curve(weighed)
@@ -234,10 +237,7 @@ def margin_curve(outcomes: Sequence[tuple[Sample, Heard]], weighed: Sequence[Wei
     for meaning in MEANING_MARGINS:
         for free_margin in FREE_MARGINS:
             margins = replace(MARGINS, meaning=meaning, free=free_margin)
-            again = [
-                (item.sample, decide(item.evidence, reading, item.heard.text, margins))
-                for item, reading in zip(weighed, free, strict=True)
-            ]
+            again = list(zip([item.sample for item in weighed], decided_again(weighed, free, margins), strict=True))
             counted = tally([*fixed, *again])
             curve.append(
                 {
@@ -261,10 +261,7 @@ def undecided_curve(weighed: Sequence[Weighed]) -> list[dict[str, Any]]:
     points = []
     for undecided in UNDECIDED_MARGINS:
         margins = replace(MARGINS, undecided=undecided)
-        again = [
-            (item.sample, decide(item.evidence, reading, item.heard.text, margins))
-            for item, reading in zip(weighed, free, strict=True)
-        ]
+        again = list(zip([item.sample for item in weighed], decided_again(weighed, free, margins), strict=True))
         counted = tally(again)
         understood = sum(right(sample, heard) for sample, heard in again if sample.intent != "unknown")
         points.append(

@@ -16,10 +16,12 @@ from voicemaster.bench import option_words
 from voicemaster.speech.hearing.intents import Understanding, understand
 from voicemaster.speech.hearing.phrases import load as load_phrases
 from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Intent
-from voicemaster.speech.hearing.whisper.decision import MARGINS, Evidence, Margins, decide
+from voicemaster.speech.hearing.whisper.decision import MARGINS, Evidence, Margins, decide, margins_for
 
 MEANING_MARGINS = (0.5, 1.0, 1.5, 2.0, 3.0)
-DOUBTED_MARGINS = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, math.inf)
+DOUBTED_MARGINS = (2.0, 3.0, 4.0, 5.0, 6.0, math.inf)
+"""Up to the search's prune (`Tuning.prune`, 6.0): a rival further below the best is not scored, so a wider margin
+would be made again on rivals the search never saw."""
 
 
 class _Sample(Protocol):
@@ -31,6 +33,9 @@ class _Sample(Protocol):
 
     @property
     def value(self) -> str | None: ...
+
+    @property
+    def intent(self) -> str: ...
 
 
 class _Weighed(Protocol):
@@ -82,6 +87,19 @@ def free_readings(weighed: Sequence[_Weighed]) -> list[Understanding]:
     return [understand(item.heard.text, item.context, phrases[item.sample.language]) for item in weighed]
 
 
+def decided_again(weighed: Sequence[_Weighed], free: Sequence[Understanding], margins: Margins) -> list[Heard]:
+    """Each decision made again at `margins`, telephone-band audio at its language's own margins as in a game."""
+    return [
+        decide(
+            item.evidence,
+            reading,
+            item.heard.text,
+            margins_for(item.sample.language, item.evidence.narrowband, margins),
+        )
+        for item, reading in zip(weighed, free, strict=True)
+    ]
+
+
 def curve(weighed: Sequence[_Weighed]) -> dict[str, list[dict[str, Any]]]:
     """Per language, understood and wrong at every pair of meaning and doubt margins (the others as in use)."""
     by_language: dict[str, list[_Weighed]] = defaultdict(list)
@@ -95,8 +113,8 @@ def curve(weighed: Sequence[_Weighed]) -> dict[str, list[dict[str, Any]]]:
             for doubted in DOUBTED_MARGINS:
                 margins = replace(MARGINS, meaning=meaning, doubted=doubted)
                 marks = [
-                    outcome(item.sample, decide(item.evidence, reading, item.heard.text, margins))
-                    for item, reading in zip(items, free, strict=True)
+                    outcome(item.sample, heard)
+                    for item, heard in zip(items, decided_again(items, free, margins), strict=True)
                 ]
                 points.append(
                     {

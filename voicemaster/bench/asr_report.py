@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from voicemaster.bench import asr_options
+from voicemaster.bench import asr_narrowband, asr_options
 from voicemaster.speech.hearing.whisper.decision import MARGINS
 
 
@@ -36,6 +36,9 @@ def report(figures: dict[str, Any]) -> str:
                 lines += _report_corpus(result[corpus], label)
                 if result[corpus].get("undecided_curve") and result[corpus]["utterances"]:
                     lines += asr_options.undecided_report(result[corpus]["undecided_curve"])
+                if result[corpus].get("narrowband_curve"):
+                    lines.append(f"    telephone-band (narrowband) decisions: {result[corpus]['narrowband']}")
+                    lines += asr_narrowband.report(result[corpus]["narrowband_curve"])
         if "real" in result and result["real"]["utterances"]:
             lines += _report_sources(result["real"])
         if "options" in result and result["options"]["utterances"]:

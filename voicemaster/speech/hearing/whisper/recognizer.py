@@ -16,6 +16,7 @@ import numpy as np
 
 from voicemaster.hints import python_extra
 from voicemaster.speech.audio import Audio
+from voicemaster.speech.hearing.band import narrowband
 from voicemaster.speech.hearing.phrases import grammar, load
 from voicemaster.speech.hearing.recognition import Context, Heard, RecognizerUnavailable
 from voicemaster.speech.hearing.whisper.model import Array, Whisper
@@ -63,7 +64,9 @@ class WhisperRecognizer:
         samples = to_float(resample(audio, RECOGNITION_RATE))
         keys = self.model.listen(self.model.encode(self.features(samples)))
         budget = budget_for(len(samples) / RECOGNITION_RATE)
-        return Listened(self.model, keys, self.tokens(language), load(language), budget, self.tuning)
+        return Listened(
+            self.model, keys, self.tokens(language), load(language), budget, self.tuning, narrowband(samples)
+        )
 
     def tokens(self, language: str) -> Tokens:
         return _tokens(self._tokenizer, language)
