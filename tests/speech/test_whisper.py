@@ -228,3 +228,17 @@ def test_each_decoder_step_scores_as_the_whole_prefix_read_again(recognizer: Whi
         _, whole = model.start(audio, [*start, int(one), int(two)], at=(-2, -1))
         np.testing.assert_allclose(after_first[row], whole[0], atol=2e-3)
         np.testing.assert_allclose(after_second[row], whole[1], atol=2e-3)
+
+
+def test_a_placement_read_with_the_prompt_starts_where_the_grammar_scores_did(recognizer: WhisperRecognizer) -> None:
+    # A money placement the free reading does not place is read again after the context's examples: the same
+    # prompt the grammar's second scores started from, run through the decoder once per utterance.
+    from voicemaster.speech.hearing.whisper.strategies import ByGrammar
+
+    context = _context("de", ContextName.NUMBER)
+    listened = recognizer.listen(Espeak(DEFAULT_VOICES).render("Zwanzig", "de"), "de")
+    ByGrammar().evidence(listened, context)
+    started = set(listened.keys.starts)
+    listened.reading(listened.phrases.expect[context.name])
+    assert set(listened.keys.starts) == started
+    assert len(started) == 2  # the free reading's start, and the prompt's
