@@ -374,11 +374,11 @@ def _compared(table: Table, normalized: Callable[[tuple[str, ...]], tuple[Normal
 
 
 def _name_phrases(table: Table) -> tuple[str, ...]:
-    """The name phrases, and each after each greeting ("Hallo, ich bin Markus")."""
+    """The name phrases, each also after each greeting ("Hallo, ich bin Markus"), and a player chosen by another."""
     name = table.table("name")
-    phrases = name.texts("phrases", placeholder="{name}")
-    greetings = name.texts("greetings", empty=True)
-    return phrases + tuple(f"{greeting} {phrase}" for greeting in greetings for phrase in phrases)
+    phrases, greetings = name.texts("phrases", placeholder="{name}"), name.texts("greetings", empty=True)
+    greeted = tuple(f"{greeting} {phrase}" for greeting in greetings for phrase in phrases)
+    return phrases + greeted + name.texts("chosen", placeholder="{name}", empty=True)
 
 
 def _carried(answer: Table) -> Carried:
