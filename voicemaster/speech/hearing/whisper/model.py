@@ -33,26 +33,9 @@ def layer_norm(x: Array, gamma: Array, beta: Array) -> Array:
     return (centred / np.sqrt(variance + LAYER_NORM_EPSILON)) * gamma + beta  # type: ignore[no-any-return]
 
 
-CACHED_ELEMENTS = 32_768
-"""A block of activations this size (128 KB) stays in the core's cache through the twenty-odd passes of `gelu`."""
-
-
 def gelu(x: Array) -> Array:
-    """Whisper's exact (erf) GELU, on blocks of rows of `CACHED_ELEMENTS`: the encoder's feed-forward activations
-    (250 x 2048 for a 5 s window) left the cache between passes. Measured A/B in one process (one thread, load
-    average 6.4): the encoder on a 5 s window 213 ms, in blocks 198 ms; the same numbers."""
-    if x.ndim != 2 or x.size <= CACHED_ELEMENTS:
-        return _gelu(x)
-    out = np.empty_like(x)
-    rows = max(1, CACHED_ELEMENTS // x.shape[1])
-    for first in range(0, len(x), rows):
-        out[first : first + rows] = _gelu(x[first : first + rows])
-    return out
-
-
-def _gelu(x: Array) -> Array:
-    """numpy has no erf: Abramowitz and Stegun 7.1.26, within 1.5e-7 of it. Worked in place on two temporaries:
-    copies took 2.5 times as long."""
+    """Whisper's exact (erf) GELU. numpy has no erf: Abramowitz and Stegun 7.1.26, within 1.5e-7 of it. Worked in
+    place on two temporaries: the encoder's feed-forward activations are large, and copies took 2.5 times as long."""
     z = np.abs(x)
     z *= np.float32(1 / math.sqrt(2))
     t = z * np.float32(0.3275911)
@@ -81,17 +64,8 @@ def log_softmax(logits: Array) -> Array:
     return logits
 
 
-HEAD_BY_HEAD = 16_000
-"""From this many query-key pairs (64 queries on a 5 s window: the encoder's 250 x 250, a prompt's cross-attention),
-attention is worked out one head at a time, so that each head's weights stay in the cache through the softmax.
-Measured (one thread, load average 6.5): the encoder's 250 x 250 5.9 ms a layer, head by head 3.0 (the encoder on a
-5 s window 200 ms -> 181 ms, the same numbers); 64 x 250 1.30 -> 0.88 ms; 49 x 250 0.63 -> 0.73 ms, so not below."""
-
-
 def attend(queries: Array, keys: Array, values: Array, mask: Array | None = None) -> Array:
     """Multi-head attention: queries (..., n, 512) against keys and values (..., m, 512)."""
-    if queries.ndim == 2 and len(queries) * len(keys) >= HEAD_BY_HEAD:
-        return _attend_head_by_head(queries, keys, values, mask)
     *batch, n, width = queries.shape
     m = keys.shape[-2]
     size = width // HEADS
@@ -104,23 +78,6 @@ def attend(queries: Array, keys: Array, values: Array, mask: Array | None = None
     weights = np.exp(weights - weights.max(axis=-1, keepdims=True))
     weights /= weights.sum(axis=-1, keepdims=True)
     return (weights @ v).swapaxes(-2, -3).reshape(*batch, n, width)  # type: ignore[no-any-return]
-
-
-def _attend_head_by_head(queries: Array, keys: Array, values: Array, mask: Array | None) -> Array:
-    size = queries.shape[1] // HEADS
-    scale = np.float32(1.0 / math.sqrt(size))
-    out = np.empty_like(queries)
-    for head in range(HEADS):
-        columns = slice(head * size, (head + 1) * size)
-        weights = queries[:, columns] @ keys[:, columns].T
-        weights *= scale
-        if mask is not None:
-            weights += mask
-        weights -= weights.max(axis=-1, keepdims=True)
-        np.exp(weights, out=weights)
-        weights /= weights.sum(axis=-1, keepdims=True)
-        out[:, columns] = weights @ values[:, columns]
-    return out
 
 
 def product(x: Array, matrix: Array) -> Array:
