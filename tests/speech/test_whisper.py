@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -210,3 +211,74 @@ def test_the_numpy_decoder_reads_as_ctranslate2_does() -> None:
     result = theirs.generate(encoded, [list(tokens.special.start)], beam_size=1, max_length=24)[0]
     assert list(read) == [t for t in result.sequences_ids[0] if t < tokens.special.end]
     assert "audience" in tokens.decode(read).lower()
+
+
+@pytest.mark.parametrize("rows", [1, 2, 3, 5])
+def test_each_decoder_step_scores_as_the_whole_prefix_read_again(recognizer: WhisperRecognizer, rows: int) -> None:
+    # The trie search extends many prefixes a token at a time, with the keys of what they share kept (and two or three
+    # rows multiplied one at a time, the output projection stored transposed): each step's log-probabilities must be
+    # those of the decoder run over the whole prefix at once, whatever the batch.
+    listened = recognizer.listen(Espeak(DEFAULT_VOICES).render("Antwort B", "de"), "de")
+    model, audio, start = listened.model, listened.keys, list(listened.tokens.special.start)
+    prefixes, first = model.start(audio, start)
+    firsts = np.argsort(-first[0])[:rows]
+    prefixes, after_first = model.step(audio, prefixes.select(np.zeros(rows, dtype=np.intp)), firsts)
+    seconds = np.array([int(np.argmax(row[: listened.tokens.special.end])) for row in after_first])
+    _, after_second = model.step(audio, prefixes, seconds)
+    for row, (one, two) in enumerate(zip(firsts, seconds, strict=True)):
+        _, whole = model.start(audio, [*start, int(one), int(two)], at=(-2, -1))
+        np.testing.assert_allclose(after_first[row], whole[0], atol=2e-3)
+        np.testing.assert_allclose(after_second[row], whole[1], atol=2e-3)
+
+
+def test_a_placement_read_with_the_prompt_starts_where_the_grammar_scores_did(recognizer: WhisperRecognizer) -> None:
+    # A money placement the free reading does not place is read again after the context's examples: the same
+    # prompt the grammar's second scores started from, run through the decoder once per utterance.
+    from voicemaster.speech.hearing.whisper.strategies import ByGrammar
+
+    context = _context("de", ContextName.NUMBER)
+    listened = recognizer.listen(Espeak(DEFAULT_VOICES).render("Zwanzig", "de"), "de")
+    ByGrammar().evidence(listened, context)
+    started = set(listened.keys.starts)
+    listened.reading(listened.phrases.expect[context.name])
+    assert set(listened.keys.starts) == started
+    assert len(started) == 2  # the free reading's start, and the prompt's
+
+
+def test_the_pruned_search_scores_every_phrase_that_matters_as_a_search_of_every_phrase(
+    recognizer: WhisperRecognizer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The search drops prefixes far below the best phrase, and spellings that can no longer raise their phrase's
+    # score ("Ja?" once "Ja" has its end of text): every phrase within the prune of the best keeps its score.
+    from voicemaster.speech.hearing.phrases import grammar
+    from voicemaster.speech.hearing.whisper import search as searching
+    from voicemaster.speech.hearing.whisper.search import search
+    from voicemaster.speech.hearing.whisper.strategies import Tuning, examples_of, trie
+
+    context = _context("de", ContextName.CONFIRM)
+    listened = recognizer.listen(Espeak(DEFAULT_VOICES).render("Ja, endgültig.", "de"), "de")
+    tokens, choices = listened.tokens, grammar(context, listened.phrases)
+    prompt = listened.prompt_tokens(examples_of(context, listened.phrases))
+
+    def scored(prune: float) -> dict[int, float]:
+        found = search(
+            listened.model,
+            listened.keys,
+            trie(tokens, choices),
+            tokens.special,
+            free_budget=listened.budget,
+            prune=prune,
+            beam=100_000,
+            prompt=prompt,
+        )
+        return found.phrases
+
+    pruned = scored(Tuning().prune)
+    monkeypatch.setattr(searching, "_may_improve", lambda *_: True)
+    everything = scored(math.inf)
+    best = max(everything.values())
+    near = {phrase: score for phrase, score in everything.items() if score >= best - Tuning().prune}
+    assert {phrase: pytest.approx(score, abs=1e-4) for phrase, score in near.items()} == {
+        phrase: score for phrase, score in pruned.items() if phrase in near
+    }
+    assert all(score < best - Tuning().prune for phrase, score in pruned.items() if phrase not in near)

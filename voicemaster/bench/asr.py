@@ -79,8 +79,8 @@ ENGINE_SETUPS = {
         ),
         EngineSetup(
             "whisper-narrow",
-            "the same with half the search: at most 12 prefixes a token, dropped 6 (not 8) below the best phrase",
-            whisper_variants.whisper(Tuning(beam=12, prune=6.0)),
+            "the same with half the search: at most 12 prefixes a token (not 24)",
+            whisper_variants.whisper(Tuning(beam=12)),
         ),
         EngineSetup(
             "whisper-words",

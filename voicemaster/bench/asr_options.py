@@ -19,7 +19,9 @@ from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, 
 from voicemaster.speech.hearing.whisper.decision import MARGINS, Evidence, Margins, decide, margins_for
 
 MEANING_MARGINS = (0.5, 1.0, 1.5, 2.0, 3.0)
-DOUBTED_MARGINS = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, math.inf)
+DOUBTED_MARGINS = (2.0, 3.0, 4.0, 5.0, 6.0, math.inf)
+"""Up to the search's prune (`Tuning.prune`, 6.0): a rival further below the best is not scored, so a wider margin
+would be made again on rivals the search never saw."""
 
 
 class _Sample(Protocol):

@@ -67,8 +67,8 @@ class Words:
     """Normalized words that may stand around a meaning without changing it: pronouns, articles, "nehmen", "glauben"."""
     negation: frozenset[Normalized]
     """Words that take back the answer right after them: "nicht A, ich nehme C" is C."""
-    last: tuple[Normalized, ...]
-    """Ways of saying the last option ("die letzte")."""
+    last: tuple[str, ...]
+    """Ways of saying the last option ("die letzte"), as written: the grammar spells them, the matcher normalizes."""
     spelling: tuple[tuple[str, ...], ...]
     """The words that spell a letter with a name: "b wie Bruno", "b as in Bruno"."""
     keywords: Mapping[str, tuple[Normalized, ...]]
@@ -198,6 +198,9 @@ def _fixed(name: ContextName, letters: int, phrases: HearPhrases) -> tuple[froze
             for form in phrases.letters[letter]:
                 carried = phrases.carried.letter + (phrases.carried.worded_letter if " " not in form.strip() else ())
                 found += [(t.replace("{letter}", form), Intent.ANSWER, letter.value) for t in carried]
+        # "La dernière", "ich nehme die letzte": the last option, alone and after each carrier.
+        last, templates = Letter.first(letters)[-1].value, ("{letter}", *phrases.carried.letter)
+        found += [(t.replace("{letter}", form), Intent.ANSWER, last) for t in templates for form in phrases.words.last]
         for joker, said in phrases.jokers.items():
             found += [(text, Intent.JOKER, joker) for text in said]
     elif name is ContextName.CONFIRM:
@@ -332,7 +335,7 @@ def _load(language: str, folder: Path) -> HearPhrases:
             carrier=frozenset(word for text in normalized(words.texts("carrier")) for word in text.split()),
             negation=frozenset(normalized(words.texts("negation"))),
             negation_after=frozenset(normalized(words.texts("negation_after", empty=True))),
-            last=normalized(words.texts("last")),
+            last=words.texts("last"),
             spelling=tuple(tuple(text.split()) for text in normalized(words.texts("spelling"))),
             keywords={intent: normalized(keywords.texts(intent)) for intent in KEYWORD_INTENTS},
         ),
@@ -371,11 +374,11 @@ def _compared(table: Table, normalized: Callable[[tuple[str, ...]], tuple[Normal
 
 
 def _name_phrases(table: Table) -> tuple[str, ...]:
-    """The name phrases, and each after each greeting ("Hallo, ich bin Markus")."""
+    """The name phrases, each also after each greeting ("Hallo, ich bin Markus"), and a player chosen by another."""
     name = table.table("name")
-    phrases = name.texts("phrases", placeholder="{name}")
-    greetings = name.texts("greetings", empty=True)
-    return phrases + tuple(f"{greeting} {phrase}" for greeting in greetings for phrase in phrases)
+    phrases, greetings = name.texts("phrases", placeholder="{name}"), name.texts("greetings", empty=True)
+    greeted = tuple(f"{greeting} {phrase}" for greeting in greetings for phrase in phrases)
+    return phrases + greeted + name.texts("chosen", placeholder="{name}", empty=True)
 
 
 def _carried(answer: Table) -> Carried:

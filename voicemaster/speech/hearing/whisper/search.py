@@ -140,7 +140,9 @@ def search(
                 tuple(s + float(rows[parent, token]) for s, (_, rows) in zip(scores, readings, strict=True))
             ]
         ]
-        candidates = sorted((c for c in candidates if c[0] >= floor), key=lambda c: -c[0])[:beam]
+        candidates = sorted(
+            (c for c in candidates if c[0] >= floor and _may_improve(c[4], c[0], best)), key=lambda c: -c[0]
+        )[:beam]
         next_free = None if free.done else free.advance(free_logprobs[0])
         groups: list[tuple[Prefixes, Tokens]] = []
         if candidates:
@@ -158,6 +160,13 @@ def search(
             readings = stepped[: len(readings)]
         frontier = [(child, extended) for _, extended, _, _, child in candidates]
     return Scores(best, tuple(free.tokens), free.score, no_speech)
+
+
+def _may_improve(node: Node, score: float, best: dict[int, float]) -> bool:
+    """Whether a prefix reaching `node` with `score` may still raise a phrase's score: a node with further tokens may
+    lead to any phrase; one where phrases only end ("B" read on as "B?") gives them at most its own score, which may
+    already be theirs by another spelling ("B" with the end of text): then it changes nothing, and is not decoded."""
+    return bool(node.children) or any(best.get(phrase, -math.inf) < score for phrase in node.ends)
 
 
 def _mean(scores: Iterable[float]) -> float:
