@@ -222,7 +222,7 @@ class Weighed:
 
 
 MEANING_MARGINS = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0)
-FREE_MARGINS = (2.0, 4.0, 6.0, 6.1, 6.5, 7.0, 8.0, 10.0, 12.0)
+FREE_MARGINS = (2.0, 4.0, 6.0, 6.5, 7.0, 8.0, 10.0, 12.0)
 
 
 def margin_curve(outcomes: Sequence[tuple[Sample, Heard]], weighed: Sequence[Weighed]) -> list[dict[str, Any]]:
