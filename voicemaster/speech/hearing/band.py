@@ -37,8 +37,10 @@ noise 0.985, but at -2 dB)."""
 def narrowband(samples: npt.NDArray[np.float32], rate: int = RECOGNITION_RATE) -> bool:
     """Whether the utterance (mono float samples at `rate`, 16 kHz in the recognizer) holds nothing of a voice above
     the telephone band."""
-    if len(samples) < FRAME or rate < 2 * 7_500:
-        return rate < 2 * 7_500
+    if rate < 2 * 7_500:  # sampled too slowly to hold anything above the telephone band
+        return True
+    if len(samples) < FRAME:
+        return False
     frames = np.lib.stride_tricks.sliding_window_view(samples.astype(np.float64), FRAME)[::HOP] * np.hanning(FRAME)
     power = np.abs(np.fft.rfft(frames, axis=1)) ** 2
     hertz = np.fft.rfftfreq(FRAME, 1 / rate)
