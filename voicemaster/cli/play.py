@@ -15,6 +15,7 @@ from voicemaster.cli.failures import warn
 from voicemaster.cli.settings import settings_for, speaking_settings
 from voicemaster.config.settings import ASK, Settings
 from voicemaster.questions.model import Entry
+from voicemaster.speakable import check_speakable
 from voicemaster.store import Store
 
 
@@ -23,6 +24,8 @@ def play(args: argparse.Namespace) -> int:
     if args.variant:
         settings = replace(settings, game=replace(settings.game, variant=args.variant))
     names = tuple(name.strip() for name in args.players.split(",") if name.strip()) or tuple(settings.game.players)
+    for name in names:  # each is said aloud: refused now, not when the quizmaster first names the player
+        check_speakable(name, f"--players: the name {name!a}")
     language = args.lang or settings.game.language
     entries = question_cli.playable_questions(language)
     if entries is None:

@@ -29,6 +29,7 @@ from voicemaster.rules import (
 )
 from voicemaster.rules.errors import InvalidSetup
 from voicemaster.rules.moneydrop import MoneyDropSettings
+from voicemaster.speakable import speech_problem
 from voicemaster.speech.voice.synthesis import DEFAULT_VOICES, SPEECH_ENGINES, Voice
 
 CONFIG_ENVIRONMENT = "VOICEMASTER_CONFIG_DIR"
@@ -146,6 +147,10 @@ def _check(path: Path, data: dict[str, Any], known_ladders: set[str]) -> None:
             raise ConfigError(
                 path, key, f"expected a name of at most {MAX_TEXT} characters, no control character; got {got}"
             )
+    for index, name in enumerate(game.players):  # said aloud: the rule of what may be spoken
+        problem = speech_problem(name)
+        if problem is not None:
+            raise ConfigError(path, f"game.players[{index}]", f"{name!a} cannot be said: {problem}")
     if game.ladder and game.ladder not in LADDERS and game.ladder not in known_ladders:
         known = ", ".join([*LADDERS, *sorted(known_ladders)])
         raise ConfigError(path, "game.ladder", f"no ladder {game.ladder!r}; known: {known}")

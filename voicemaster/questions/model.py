@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from voicemaster.paths import shown
+
 
 class Format(StrEnum):
     MILLIONAIRE = "millionaire"
@@ -46,5 +48,5 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        where = [str(self.path)] + [part for part in (self.entry, self.field) if part]
+        where = [shown(self.path)] + [part for part in (self.entry, self.field) if part]
         return ": ".join([*where, self.message])

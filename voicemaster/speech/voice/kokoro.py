@@ -20,6 +20,7 @@ import numpy as np
 
 from voicemaster import paths
 from voicemaster.hints import python_extra
+from voicemaster.speakable import Unspeakable
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.signal import from_float
 from voicemaster.speech.voice.synthesis import SpeechUnavailable, Voice
@@ -112,7 +113,10 @@ class Kokoro:
         if known is None:
             raise SpeechUnavailable(f"Kokoro has no voice {voice.name!r}; `voicemaster voices` lists those it has.")
         speed = min(max(voice.rate / NORMAL_RATE, SLOWEST_SPEED), FASTEST_SPEED)
-        samples, rate = self._engine.create(text, voice=voice.name, speed=speed, lang=known.phonemes)
+        try:
+            samples, rate = self._engine.create(text, voice=voice.name, speed=speed, lang=known.phonemes)
+        except ValueError as error:  # kokoro-onnx: "Nothing to synthesize, ... produced no phonemes"
+            raise Unspeakable(f"Kokoro finds nothing to say in {text[:40]!r} ({error}).") from None
         return from_float(np.asarray(samples, dtype=np.float32) * (voice.volume / 100), rate)
 
 

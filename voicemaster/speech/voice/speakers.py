@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
+from voicemaster.speakable import check_speakable, unheard
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.voice import kokoro, pico, pyttsx3_engine
 from voicemaster.speech.voice.render_ahead import Priority, RenderQueue
@@ -103,6 +104,9 @@ class Speakers:
         return Speakers({**self.voices, language: voice}, self.engines)
 
     def render(self, text: str, language: str) -> Audio:
+        """The line as audio; Unspeakable (a message, never an engine's own failure) for text that breaks the rule
+        of what may be spoken (`voicemaster/speakable.py`), which the ways in check before a game."""
+        check_speakable(text, "the text")
         voice = self.engines.resolve(self.voices[language], language)
         if voice.engine in ("kokoro", "pico", "pyttsx3") and voice.engine not in self.engines.failed:
             try:
@@ -135,7 +139,8 @@ SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-ZÀ-ÖØ-Þ«\"„])")
 def sentences(text: str) -> list[str]:
     """A line as Kokoro renders it, a sentence at a time: "Anna, answer B, Paris. Is that your final answer?" shares
     its second sentence with every other option and game, so only the first is rendered again."""
-    return [part for part in SENTENCE_END.split(text.strip()) if part] or [text]
+    # A part with nothing to hear ('Was? "!"') would be silence at best; Kokoro refuses it.
+    return [part for part in SENTENCE_END.split(text.strip()) if not unheard(part)] or [text]
 
 
 def rendered_path(text: str, voice: Voice) -> Path:
