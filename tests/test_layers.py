@@ -18,7 +18,16 @@ LAB = Path(voicemaster_lab.__file__).parent
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     # What everything may use: where files are, what to install, reading TOML; and the rules engine, which is pure.
-    ("voicemaster", "voicemaster.paths", "voicemaster.hints", "voicemaster.config.files", "voicemaster.rules"),
+    (
+        "voicemaster",
+        "voicemaster.paths",
+        "voicemaster.hints",
+        "voicemaster.config.files",
+        "voicemaster.config.voice",
+        "voicemaster.rules",
+    ),
+    # The dialogue's vocabulary: what may be said and what it meant, the quizmaster's effects. Pure data.
+    ("voicemaster.dialogue",),
     # The question bank, the speech models on disk, the game store; the audio clip every speech part passes around.
     (
         "voicemaster.questions",

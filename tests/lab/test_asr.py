@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from voicemaster.dialogue.meaning import Context, ContextName, Heard
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
 from voicemaster.speech.hearing.whisper.decision import MARGINS
 from voicemaster_lab.asr import measure, samples, tally
 from voicemaster_lab.asr.report import report
@@ -107,8 +107,8 @@ def test_the_demo_players_voices_make_a_corpus_the_ear_is_measured_on(
 def test_a_placement_taken_from_the_words_is_not_made_again_with_other_margins() -> None:
     # The margin curve makes each grammar decision again; a placement read by its words was never one, and made
     # again it came out as "repeat" or a yes (all nine of Pico's German placements, before).
+    from voicemaster.config.voice import Voice
     from voicemaster.speech.voice.pico import Pico
-    from voicemaster.speech.voice.synthesis import Voice
 
     recognizer = measure.ENGINE_SETUPS["whisper"].open("de")
     said = Pico().speak("Zehn Bündel auf A", Voice("de-DE", engine="pico"))

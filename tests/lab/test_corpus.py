@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from voicemaster.dialogue.meaning import ContextName
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.hearing.recognition import ContextName
 from voicemaster.speech.signal import RECOGNITION_RATE, to_float
 from voicemaster_lab.corpora import corpus, utterance_set
 from voicemaster_lab.corpora.corpus import Clip, Noise

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from voicemaster.dialogue.meaning import Context, ContextName, Intent
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.hearing.recognition import Context, ContextName, Intent
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.signal import to_float
 from voicemaster_lab.corpora import option_words

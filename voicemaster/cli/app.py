@@ -24,9 +24,9 @@ from voicemaster.cli import screen as screen_cli
 from voicemaster.cli.failures import guarded
 from voicemaster.cli.settings import settings_for, speaking_settings
 from voicemaster.config.files import LANGUAGES
+from voicemaster.dialogue.meaning import ContextName
 from voicemaster.rules import VARIANTS
 from voicemaster.speech.hearing.engines import ENGINES
-from voicemaster.speech.hearing.recognition import ContextName
 
 
 def main(argv: Sequence[str] | None = None) -> int:

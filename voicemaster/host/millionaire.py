@@ -16,6 +16,17 @@ from collections.abc import Generator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
+from voicemaster.dialogue.turns import (
+    Dialogue,
+    Effect,
+    Foresee,
+    Observation,
+    Play,
+    Record,
+    Say,
+    Silence,
+)
 from voicemaster.host import foresight, wording
 from voicemaster.host.lines import Money
 from voicemaster.host.listening import (
@@ -32,16 +43,6 @@ from voicemaster.host.millionaire_announcements import announce, score
 from voicemaster.host.millionaire_jokers import use_joker
 from voicemaster.host.saved import Session
 from voicemaster.host.screen_address import ScreenAddress, tell
-from voicemaster.host.turns import (
-    Dialogue,
-    Effect,
-    Foresee,
-    Observation,
-    Play,
-    Record,
-    Say,
-    Silence,
-)
 from voicemaster.questions.selection import Bank, Presented
 from voicemaster.rules import events, millionaire
 from voicemaster.rules.actions import (
@@ -58,7 +59,6 @@ from voicemaster.rules.ladders import Stakes
 from voicemaster.rules.letters import Letter
 from voicemaster.rules.state import Game, Seat
 from voicemaster.rules.variants import Joker
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Intent
 
 MISHEARD_BEFORE_SCAN = 3
 """After this many answers in a row that could not be understood, or were heard and then refused at "final

@@ -9,9 +9,9 @@ played, whether "final answer?" got nothing clear).
 
 from __future__ import annotations
 
+from voicemaster.dialogue.turns import Dialogue, Play, Record, Say, StartTimer, WaitUntil
 from voicemaster.host import wording
 from voicemaster.host.hosting import MillionaireHosting
-from voicemaster.host.turns import Dialogue, Play, Record, Say, StartTimer, WaitUntil
 from voicemaster.rules import events
 from voicemaster.rules.letters import Letter
 

@@ -10,11 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Generator
 
-from voicemaster.host import wording
-from voicemaster.host.hosting import MillionaireHosting
-from voicemaster.host.lines import Choice, Line
-from voicemaster.host.listening import listen
-from voicemaster.host.turns import (
+from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
+from voicemaster.dialogue.turns import (
     Dialogue,
     Effect,
     Elapsed,
@@ -25,10 +22,13 @@ from voicemaster.host.turns import (
     Silence,
     StartTimer,
 )
+from voicemaster.host import wording
+from voicemaster.host.hosting import MillionaireHosting
+from voicemaster.host.lines import Choice, Line
+from voicemaster.host.listening import listen
 from voicemaster.rules.actions import Action, AskAudience, PhoneAFriend, UseExtraJoker, UseFiftyFifty
 from voicemaster.rules.letters import Letter
 from voicemaster.rules.variants import AudienceForm, Joker, PhoneForm
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Intent
 
 TRIES_FOR_HELPERS = 3
 """How often a voter, phone partner or helper is asked before the joker is given back."""

@@ -16,6 +16,19 @@ from collections.abc import Generator, Mapping
 from dataclasses import replace
 from typing import Any
 
+from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
+from voicemaster.dialogue.turns import (
+    Dialogue,
+    Effect,
+    Elapsed,
+    Observation,
+    Play,
+    ReadTimer,
+    Record,
+    Say,
+    Silence,
+    StartTimer,
+)
 from voicemaster.host import wording
 from voicemaster.host.lines import Money
 from voicemaster.host.listening import (
@@ -31,24 +44,11 @@ from voicemaster.host.moneydrop_announcements import announce, by_letter
 from voicemaster.host.moneydrop_placement import Placement, Unplaceable, checked, counted
 from voicemaster.host.saved import DropSession
 from voicemaster.host.screen_address import ScreenAddress, tell
-from voicemaster.host.turns import (
-    Dialogue,
-    Effect,
-    Elapsed,
-    Observation,
-    Play,
-    ReadTimer,
-    Record,
-    Say,
-    Silence,
-    StartTimer,
-)
 from voicemaster.questions.model import Entry, Format
 from voicemaster.questions.selection import Bank, NoQuestionLeft, present
 from voicemaster.rules import errors
 from voicemaster.rules import moneydrop as md
 from voicemaster.rules.letters import Letter
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Intent
 
 MISHEARD_BEFORE_SCAN = 3
 """After this many placements in a row that could not be understood, or were read back and refused, the options

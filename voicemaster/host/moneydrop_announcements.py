@@ -8,9 +8,9 @@ interface (`hosting.MoneyDropHosting`) for its wording and its cards.
 
 from __future__ import annotations
 
+from voicemaster.dialogue.turns import Dialogue, Play, Record
 from voicemaster.host.hosting import MoneyDropHosting
 from voicemaster.host.lines import Money
-from voicemaster.host.turns import Dialogue, Play, Record
 from voicemaster.questions.model import Entry
 from voicemaster.rules import moneydrop as md
 from voicemaster.rules.letters import Letter

@@ -8,10 +8,10 @@ from collections.abc import Generator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from voicemaster.dialogue.turns import Dialogue, Effect, Observation
 from voicemaster.host import wording
 from voicemaster.host.hosting import MoneyDropHosting
 from voicemaster.host.lines import Money
-from voicemaster.host.turns import Dialogue, Effect, Observation
 from voicemaster.rules import errors
 from voicemaster.rules import moneydrop as md
 from voicemaster.rules.letters import Letter

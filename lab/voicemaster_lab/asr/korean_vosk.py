@@ -12,10 +12,12 @@ import importlib.util
 import time
 from pathlib import Path
 
+from voicemaster.config.voice import Voice
+from voicemaster.dialogue.meaning import Context, Heard, Intent
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.engines import VOSK_CONFIDENT
-from voicemaster.speech.hearing.recognition import Context, Heard, Intent, RecognizerUnavailable
-from voicemaster.speech.voice.synthesis import Espeak, Voice
+from voicemaster.speech.hearing.recognition import RecognizerUnavailable
+from voicemaster.speech.voice.synthesis import Espeak
 
 ENGINE = "vosk-ko"
 """Its name among `voicemaster bench latency --engines`."""

@@ -18,15 +18,11 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from voicemaster.config.files import LANGUAGES
+from voicemaster.dialogue.meaning import Context, Heard
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.intents import Understanding, understand
 from voicemaster.speech.hearing.phrases import load as load_phrases
-from voicemaster.speech.hearing.recognition import (
-    Context,
-    Heard,
-    Recognizer,
-    RecognizerUnavailable,
-)
+from voicemaster.speech.hearing.recognition import Recognizer, RecognizerUnavailable
 from voicemaster.speech.hearing.whisper.decision import MARGINS, Evidence
 from voicemaster.speech.hearing.whisper.strategies import Tuning
 from voicemaster_lab.asr import narrowband, options, whisper_variants

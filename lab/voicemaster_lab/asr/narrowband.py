@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from voicemaster.speech.hearing.recognition import Heard, Intent
+from voicemaster.dialogue.meaning import Heard, Intent
 from voicemaster.speech.hearing.whisper.decision import MARGINS, NARROWBAND, decide
 from voicemaster_lab.asr.options import _Sample, _Weighed, free_readings
 from voicemaster_lab.asr.tally import right

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from voicemaster.speech.hearing.recognition import ContextName
+from voicemaster.dialogue.meaning import ContextName
 from voicemaster_lab.asr import options
 from voicemaster_lab.corpora import real_speech, voiced
 from voicemaster_lab.corpora.corpus import Clip, Noise, generate, load

@@ -9,7 +9,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from voicemaster.speech.hearing.recognition import Heard, Intent
+from voicemaster.dialogue.meaning import Heard, Intent
 from voicemaster_lab.asr.samples import Sample
 
 

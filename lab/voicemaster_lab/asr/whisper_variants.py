@@ -7,16 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.normal_form import Reading
-from voicemaster.speech.hearing.recognition import (
-    Context,
-    ContextName,
-    Heard,
-    Intent,
-    Recognizer,
-    RecognizerUnavailable,
-)
+from voicemaster.speech.hearing.recognition import Recognizer, RecognizerUnavailable
 from voicemaster.speech.hearing.whisper.decision import Evidence
 from voicemaster.speech.hearing.whisper.strategies import (
     ByGrammar,

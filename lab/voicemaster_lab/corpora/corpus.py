@@ -32,9 +32,9 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from voicemaster.dialogue.meaning import ContextName
 from voicemaster.hints import system_package
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.hearing.recognition import ContextName
 from voicemaster.speech.signal import RECOGNITION_RATE, from_float, resample, to_float
 from voicemaster.speech.voice.synthesis import SpeechUnavailable
 from voicemaster_lab.corpora.utterance_set import INTENTS, Utterance, utterances

@@ -244,8 +244,8 @@ def _texts(language: str, per_language: int | None) -> list[tuple[int, tuple[str
 
 
 def _pico(languages: Sequence[str], folder: Path, per_language: int | None) -> tuple[list[Word], str | None]:
+    from voicemaster.config.voice import Voice
     from voicemaster.speech.voice import pico
-    from voicemaster.speech.voice.synthesis import Voice
 
     if not pico.installed():
         return [], pico.missing_message()
@@ -266,9 +266,9 @@ def _pico(languages: Sequence[str], folder: Path, per_language: int | None) -> t
 
 
 def _kokoro(languages: Sequence[str], folder: Path, per_language: int | None) -> tuple[list[Word], str | None]:
+    from voicemaster.config.voice import Voice
     from voicemaster.play.demo import PLAYER_KOKORO_VOICES
     from voicemaster.speech.voice import kokoro
-    from voicemaster.speech.voice.synthesis import Voice
 
     spoken = [language for language in languages if language in PLAYER_KOKORO_VOICES]
     if not spoken:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Literal
 
-from voicemaster.speech.hearing.recognition import ContextName
+from voicemaster.dialogue.meaning import ContextName
 
 INTENTS = (
     "answer", "joker", "yes", "no", "walk_away", "repeat", "help", "pause", "quit",

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
+from voicemaster.config.voice import Voice
 from voicemaster.play.demo import PICO, PLAYER_KOKORO_VOICES
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.signal import RECOGNITION_RATE, from_float, resample, to_float
 from voicemaster.speech.voice import kokoro, pico
-from voicemaster.speech.voice.synthesis import Voice
 from voicemaster_lab.corpora.corpus import mixes, trimmed
 from voicemaster_lab.corpora.utterance_set import Utterance, utterances
 

@@ -29,11 +29,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from voicemaster.config.settings import ASK, Settings, load_settings
-from voicemaster.host import lines as host_lines
-from voicemaster.host.millionaire import Quizmaster
-from voicemaster.host.moneydrop import MoneyDropHost
-from voicemaster.host.saved import DropSession, Session, restore
-from voicemaster.host.turns import (
+from voicemaster.dialogue.meaning import Heard
+from voicemaster.dialogue.turns import (
     Effect,
     Elapsed,
     Listen,
@@ -45,6 +42,10 @@ from voicemaster.host.turns import (
     StartTimer,
     WaitUntil,
 )
+from voicemaster.host import lines as host_lines
+from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.moneydrop import MoneyDropHost
+from voicemaster.host.saved import DropSession, Session, restore
 from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.play.runner import drive
 from voicemaster.play.simulated import SimulatedPlayers, SimulatedTeam
@@ -57,7 +58,6 @@ from voicemaster.rules.codec import from_data, to_data
 from voicemaster.rules.variants import VARIANTS
 from voicemaster.speech.hearing import phrases
 from voicemaster.speech.hearing.intents import understand
-from voicemaster.speech.hearing.recognition import Heard
 from voicemaster.store import Store
 from voicemaster_lab.faults.checks import after_fifty_fifty, read_out_problem, replayed, without_current_question
 

@@ -192,8 +192,8 @@ class Repertoire:
         return mixed + longer[len(mixed) // 2 :]
 
     def _render(self, engine: str, text: str, turn: int) -> Spoken | None:
+        from voicemaster.config.voice import Voice
         from voicemaster.speech.voice import kokoro, pico
-        from voicemaster.speech.voice.synthesis import Voice
 
         if engine == "pico":
             names = pico.voice_names(self.language)

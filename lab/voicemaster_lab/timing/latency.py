@@ -33,21 +33,16 @@ from typing import Any
 import numpy as np
 
 from voicemaster.config.files import LANGUAGES
+from voicemaster.config.voice import Voice
+from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.host import lines
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSource
 from voicemaster.speech.hearing.endpoint import EndpointSettings
 from voicemaster.speech.hearing.pipeline import listen_and_recognize
-from voicemaster.speech.hearing.recognition import (
-    Context,
-    ContextName,
-    Heard,
-    Intent,
-    Recognizer,
-    RecognizerUnavailable,
-)
+from voicemaster.speech.hearing.recognition import Recognizer, RecognizerUnavailable
 from voicemaster.speech.hearing.voice_activity import SileroVad, VoiceActivity
-from voicemaster.speech.voice.synthesis import Espeak, Voice
+from voicemaster.speech.voice.synthesis import Espeak
 from voicemaster_lab.asr import korean_vosk
 from voicemaster_lab.asr.measure import ENGINE_SETUPS, EngineSetup, per_language
 from voicemaster_lab.asr.samples import Sample, select_clips, voiced_samples

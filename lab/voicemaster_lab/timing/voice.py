@@ -24,20 +24,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from voicemaster.config.voice import Voice
+from voicemaster.dialogue.meaning import ContextName, Heard, Intent
+from voicemaster.dialogue.turns import Listen, Observation, Say
 from voicemaster.host import lines as host_lines
 from voicemaster.host.millionaire import Quizmaster
 from voicemaster.host.saved import Session
-from voicemaster.host.turns import Listen, Observation, Say
 from voicemaster.play.runner import Runner, Transcript, WallClock, Watcher, drive
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import Playback
-from voicemaster.speech.hearing.recognition import ContextName, Heard, Intent
 from voicemaster.speech.voice import kokoro, pico, pyttsx3_engine
 from voicemaster.speech.voice.speakers import Engines, Speakers, engine_for
-from voicemaster.speech.voice.synthesis import SpeechUnavailable, Voice
+from voicemaster.speech.voice.synthesis import SpeechUnavailable
 
 RTF_LINES = 8
 """Lines of the phrase file rendered for the real-time factor: the fixed lines, the longest first."""

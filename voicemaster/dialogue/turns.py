@@ -1,4 +1,4 @@
-"""The shape of a turn (DESIGN.md): the quizmaster emits effects and receives observations.
+"""The shape of a turn: the quizmaster emits effects and receives observations.
 
 Nothing here performs I/O or reads a clock. A runner carries the effects out against a speaker and a microphone,
 against files, or against a scripted player, and sends back what came of each `Listen`.
@@ -10,7 +10,7 @@ from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from voicemaster.speech.hearing.recognition import Context, Heard
+from voicemaster.dialogue.meaning import Context, Heard
 
 
 @dataclass(frozen=True)
