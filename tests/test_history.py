@@ -11,8 +11,8 @@ from pathlib import Path
 
 from voicemaster.dialogue.meaning import ContextName, Heard
 from voicemaster.dialogue.turns import Effect, Listen, Observation, Record
-from voicemaster.host.millionaire import Quizmaster
-from voicemaster.host.moneydrop import MoneyDropHost
+from voicemaster.host.millionaire.quizmaster import Quizmaster
+from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.host.saved import DropSession, Session
 from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.play.runner import drive

@@ -21,8 +21,8 @@ from voicemaster.dialogue.meaning import Heard
 from voicemaster.dialogue.turns import Effect, Foresee, Listen, Observation, Say, Silence
 from voicemaster.host import lines as host_lines
 from voicemaster.host.lines import Choice, Lines, Money
-from voicemaster.host.millionaire import Quizmaster
-from voicemaster.host.moneydrop import MoneyDropHost
+from voicemaster.host.millionaire.quizmaster import Quizmaster
+from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.host.saved import DropSession, Session
 from voicemaster.play.runner import drive
 from voicemaster.play.simulated import SimulatedPlayers, SimulatedTeam

@@ -14,7 +14,7 @@ from voicemaster.config.voice import DEFAULT_VOICES
 from voicemaster.dialogue.meaning import ContextName, Heard
 from voicemaster.dialogue.turns import Effect, Foresee, Listen, Observation, Record, Say, Silence
 from voicemaster.host.lines import load as load_lines
-from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.saved import Session
 from voicemaster.play.runner import Runner, SessionClock, Transcript, drive
 from voicemaster.questions.selection import Bank

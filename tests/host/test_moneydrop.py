@@ -11,8 +11,8 @@ import pytest
 from voicemaster.dialogue.meaning import ContextName, Heard
 from voicemaster.dialogue.turns import Effect, Elapsed, Listen, Observation, ReadTimer, Record, Say, Silence, StartTimer
 from voicemaster.host.lines import load as load_lines
-from voicemaster.host.moneydrop import MoneyDropHost
-from voicemaster.host.moneydrop_placement import Placement, in_bundles
+from voicemaster.host.moneydrop.host import MoneyDropHost
+from voicemaster.host.moneydrop.placement import Placement, in_bundles
 from voicemaster.host.saved import DropSession
 from voicemaster.play.runner import drive
 from voicemaster.questions.selection import Bank

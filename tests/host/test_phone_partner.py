@@ -9,7 +9,7 @@ import pytest
 
 from voicemaster.dialogue.meaning import ContextName
 from voicemaster.dialogue.turns import Listen, Observation, Silence
-from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.saved import Session
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant

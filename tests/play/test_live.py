@@ -17,7 +17,7 @@ from voicemaster.config.settings import Settings, default_paths, load_settings
 from voicemaster.dialogue.meaning import Context, ContextName, Heard
 from voicemaster.dialogue.turns import Listen, Observation, Record, Say, Silence
 from voicemaster.host.lines import load as load_lines
-from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.saved import Session
 from voicemaster.play.live import _resumed_or_new, _run
 from voicemaster.play.runner import Runner, SessionClock, Transcript, drive

@@ -15,8 +15,8 @@ from voicemaster.config.voice import Voice
 from voicemaster.dialogue.meaning import Heard
 from voicemaster.dialogue.turns import Dialogue, Listen, Observation, Say, Silence
 from voicemaster.host import lines as host_lines
-from voicemaster.host.millionaire import Quizmaster
-from voicemaster.host.moneydrop import MoneyDropHost
+from voicemaster.host.millionaire.quizmaster import Quizmaster
+from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.host.saved import DropSession, Session
 from voicemaster.host.screen_address import ScreenAddress
 from voicemaster.paths import QUESTIONS_DIR

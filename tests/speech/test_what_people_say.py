@@ -17,7 +17,7 @@ from voicemaster.dialogue.meaning import Context, ContextName, Heard
 from voicemaster.dialogue.turns import Effect, Listen, Observation, Record, Say
 from voicemaster.host.lines import load as load_lines
 from voicemaster.host.listening import ask_yes_no
-from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.saved import Session
 from voicemaster.play.runner import drive
 from voicemaster.questions.selection import Bank

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 from voicemaster.dialogue.meaning import ContextName
 from voicemaster.dialogue.turns import Listen, Say
-from voicemaster.host.millionaire import Quizmaster
-from voicemaster.host.moneydrop import MoneyDropHost
+from voicemaster.host.millionaire.quizmaster import Quizmaster
+from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.rules import moneydrop as md
 from voicemaster.rules.letters import Letter
 from voicemaster.rules.state import Question, Round, Seat

@@ -8,8 +8,8 @@ import typing
 from pathlib import Path
 from typing import Any
 
-from voicemaster.host.millionaire import Quizmaster
-from voicemaster.host.moneydrop import MoneyDropHost
+from voicemaster.host.millionaire.quizmaster import Quizmaster
+from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.host.saved import DropSession, Session, restore
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import Game, millionaire

@@ -43,8 +43,8 @@ from voicemaster.dialogue.turns import (
     WaitUntil,
 )
 from voicemaster.host import lines as host_lines
-from voicemaster.host.millionaire import Quizmaster
-from voicemaster.host.moneydrop import MoneyDropHost
+from voicemaster.host.millionaire.quizmaster import Quizmaster
+from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.host.saved import DropSession, Session, restore
 from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.play.runner import drive

@@ -28,7 +28,7 @@ from voicemaster.config.voice import Voice
 from voicemaster.dialogue.meaning import ContextName, Heard, Intent
 from voicemaster.dialogue.turns import Listen, Observation, Say
 from voicemaster.host import lines as host_lines
-from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.saved import Session
 from voicemaster.play.runner import Runner, Transcript, WallClock, Watcher, drive
 from voicemaster.questions.packs import load, pack_files

@@ -3,7 +3,7 @@ the other players voting), the phone call (simulated or a partner at the table) 
 
 These are the quizmaster's own steps, kept apart so `millionaire.py` reads as the game's flow: each takes the
 quizmaster hosting the game through its public interface (`hosting.MillionaireHosting`), whose `apply` carries out
-the joker's action. What is said of a joker's result is in `millionaire_announcements.py`.
+the joker's action. What is said of a joker's result is in `millionaire/announcements.py`.
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ round: start one; no question: offer walking away, then ask; someone to act: the
 resumed from the store continues exactly where it was, and there is no second state machine to keep in step.
 Every rules transition is recorded (and stored) before it is announced.
 
-The jokers' dialogues are in `millionaire_jokers.py`, what is said about each rules event in
-`millionaire_announcements.py`, the lines rendered ahead in `foresight.py`: each takes the quizmaster through its
+The jokers' dialogues are in `millionaire/jokers.py`, what is said about each rules event in
+`millionaire/announcements.py`, the lines rendered ahead in `foresight.py`: each takes the quizmaster through its
 public interface (`hosting.MillionaireHosting`).
 """
 
@@ -39,8 +39,8 @@ from voicemaster.host.listening import (
     one_by_one,
     pause,
 )
-from voicemaster.host.millionaire_announcements import announce, score
-from voicemaster.host.millionaire_jokers import use_joker
+from voicemaster.host.millionaire.announcements import announce, score
+from voicemaster.host.millionaire.jokers import use_joker
 from voicemaster.host.saved import Session
 from voicemaster.host.screen_address import ScreenAddress, tell
 from voicemaster.questions.selection import Bank, Presented

@@ -5,8 +5,8 @@ categories: offer two; a choice open: hear it; money to place: hear the placemen
 trapdoors), so a run resumed after a crash continues where it was. A placement is said back in full and locked only
 after a clear yes; it can be corrected one option at a time ("doch fünfzehn auf A").
 
-What a placement says, how it counts in bundles and why one is refused, is in `moneydrop_placement.py`; what is
-said about each rules event in `moneydrop_announcements.py`.
+What a placement says, how it counts in bundles and why one is refused, is in `moneydrop/placement.py`; what is
+said about each rules event in `moneydrop/announcements.py`.
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ from voicemaster.host.listening import (
     one_by_one,
     pause,
 )
-from voicemaster.host.moneydrop_announcements import announce, by_letter
-from voicemaster.host.moneydrop_placement import Placement, Unplaceable, checked, counted
+from voicemaster.host.moneydrop.announcements import announce, by_letter
+from voicemaster.host.moneydrop.placement import Placement, Unplaceable, checked, counted
 from voicemaster.host.saved import DropSession
 from voicemaster.host.screen_address import ScreenAddress, tell
 from voicemaster.questions.model import Entry, Format
