@@ -1,4 +1,5 @@
-"""The phone partner at the table (RULES.md §1.4, the `partner` form): the partner has the call's 30 seconds to say
+"""The phone partner at the table (docs/rules.md, "Jokers", the `partner` form): the partner has the call's 30 seconds
+to say
 their letter, and why; the quizmaster reads it back and adds none of its own, since everyone hears the partner."""
 
 from __future__ import annotations
