@@ -17,12 +17,13 @@ from typing import Any
 
 import pytest
 
+from voicemaster.dialogue.meaning import Heard
+from voicemaster.dialogue.turns import Effect, Foresee, Listen, Observation, Say, Silence
 from voicemaster.host import lines as host_lines
 from voicemaster.host.lines import Choice, Lines, Money
-from voicemaster.host.millionaire import Quizmaster
-from voicemaster.host.moneydrop import MoneyDropHost
+from voicemaster.host.millionaire.quizmaster import Quizmaster
+from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.host.saved import DropSession, Session
-from voicemaster.host.turns import Effect, Foresee, Listen, Observation, Say, Silence
 from voicemaster.play.runner import drive
 from voicemaster.play.simulated import SimulatedPlayers, SimulatedTeam
 from voicemaster.questions.selection import Bank
@@ -31,7 +32,6 @@ from voicemaster.rules import moneydrop as md
 from voicemaster.rules.variants import VARIANTS, AudienceForm, PhoneForm
 from voicemaster.speech.hearing import phrases
 from voicemaster.speech.hearing.intents import understand
-from voicemaster.speech.hearing.recognition import Heard
 
 LANGUAGES = ("de", "en", "fr")
 NAMES = ("Anna", "Ben", "Cem", "Dora", "Emil", "Fay")
@@ -239,7 +239,7 @@ CALL_OVER = ("locked", "walked_away", "question_intro", "correct_answer")
 
 def partner_checks(game: Game) -> Iterator[str]:
     """ "Ben meint: B": the partner's letter as the partner said it. From the call until the player locks, the
-    quizmaster says no letter that nobody said: in voice play it adds none of its own (RULES.md §1.4)."""
+    quizmaster says no letter that nobody said: in voice play it adds none of its own (docs/rules.md, "Jokers")."""
     calling: str | None = None
     heard_from = 0
     for line in game.spoken:

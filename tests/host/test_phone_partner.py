@@ -1,4 +1,5 @@
-"""The phone partner at the table (RULES.md §1.4, the `partner` form): the partner has the call's 30 seconds to say
+"""The phone partner at the table (docs/rules.md, "Jokers", the `partner` form): the partner has the call's 30 seconds
+to say
 their letter, and why; the quizmaster reads it back and adds none of its own, since everyone hears the partner."""
 
 from __future__ import annotations
@@ -7,13 +8,13 @@ import re
 
 import pytest
 
-from voicemaster.host.millionaire import Quizmaster
+from voicemaster.dialogue.meaning import ContextName
+from voicemaster.dialogue.turns import Listen, Observation, Silence
+from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.saved import Session
-from voicemaster.host.turns import Listen, Observation, Silence
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
 from voicemaster.rules.variants import PhoneForm
-from voicemaster.speech.hearing.recognition import ContextName
 
 from .test_millionaire import Script, Table, always_right, heard
 

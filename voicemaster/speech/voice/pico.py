@@ -2,7 +2,7 @@
 
 Pico speaks de-DE, en-US, en-GB and fr-FR with one female voice each, 16 kHz mono, Apache-2.0; `ttspico` 0.3.2 is an
 sdist holding Pico's C sources and its language files (the `voice` extra builds it with gcc). Whisper base heard the
-demo's German player phrases in Pico's voice 17 of 17, in eSpeak-NG's 11 of 17 (NOTES-audio.md), so Pico is the
+demo's German player phrases in Pico's voice 17 of 17, in eSpeak-NG's 11 of 17 (docs/speech.md), so Pico is the
 German quizmaster's voice and the German players'. It renders about 30 times faster than real time, so no
 render-ahead is needed, but `Speakers` keeps its lines on disk as it does Kokoro's.
 
@@ -27,11 +27,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from voicemaster.config.voice import Voice
 from voicemaster.hints import python_extra
 from voicemaster.speakable import Unspeakable
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.signal import from_float
-from voicemaster.speech.voice.synthesis import SpeechUnavailable, Voice
+from voicemaster.speech.voice.synthesis import SpeechUnavailable
 
 SAMPLE_RATE = 16_000
 ENGINE_VOLUME = 50

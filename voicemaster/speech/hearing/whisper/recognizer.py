@@ -14,12 +14,13 @@ from pathlib import Path
 
 import numpy as np
 
+from voicemaster.dialogue.meaning import Context, Heard
 from voicemaster.hints import python_extra
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.band import narrowband
 from voicemaster.speech.hearing.normal_form import Normalized
 from voicemaster.speech.hearing.phrases import grammar, load
-from voicemaster.speech.hearing.recognition import Context, Heard, RecognizerUnavailable
+from voicemaster.speech.hearing.recognition import RecognizerUnavailable
 from voicemaster.speech.hearing.whisper.decision import spelled_from
 from voicemaster.speech.hearing.whisper.model import Array, Whisper
 from voicemaster.speech.hearing.whisper.strategies import Listened, Strategy, Tuning, budget_for, strategy_for, trie
@@ -49,9 +50,8 @@ class WhisperRecognizer:
 
     def prepare(self, context: Context) -> None:
         """Works out the context's token trie ahead, while the question is read, so hearing the answer needn't; and
-        the phrases' words the decision compares a free reading with (kept per context by `spelled_from`): 8-33 ms
-        of CPU on a new question's answers (measured in de/en/fr, one thread, load average 4), which the first
-        decision of every question paid."""
+        the phrases' words the decision compares a free reading with (kept per context by `spelled_from`), which the
+        first decision of every question paid otherwise."""
         phrases = load(context.language)
         choices = grammar(context, phrases)
         trie(self.tokens(context.language), choices)
