@@ -110,3 +110,12 @@ def pack_name_problem(path: Path) -> str | None:
     if path.suffix != PACK_SUFFIX:
         return f"the question bank loads only packs whose file name ends in {PACK_SUFFIX}"
     return None
+
+
+def file_in_the_way(folder: Path) -> Path | None:
+    """The file (or other non-folder) at `folder` or at one of the folders above it, which keeps `folder` from being
+    made; None if there is none."""
+    for candidate in (folder, *folder.parents):
+        if os.path.lexists(candidate):
+            return None if candidate.is_dir() else candidate
+    return None

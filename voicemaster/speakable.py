@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import unicodedata
 
-LONGEST_WORD = 60
+LONGEST_WORD = 50
 """The longest word (characters between spaces) spoken text may hold: the longest every engine renders whole, in
 every shape of word tried (letters, one letter repeated, digits) with every voice (`tests/speech/test_long_words.py`
 renders it). Words our packs use are at most half as long."""

@@ -69,7 +69,11 @@ def _play_with(
                 screen=screen,
             )
     except StoreUnwritable as error:
-        kept = "The game stopped at its last saved step; `voicemaster play` offers it again once the store is writable."
+        kept = (
+            "The game stopped at its last saved step; `voicemaster play` offers it again once the store is writable."
+            if error.kept
+            else "The game stopped and could not be kept: its file is gone, so it cannot be continued."
+        )
         print(f"voicemaster: {error} {kept}", file=sys.stderr)
         return 2
     except (RecognizerUnavailable, SpeechUnavailable, AudioUnavailable) as error:

@@ -107,9 +107,11 @@ def user_config_file() -> Path:
 
 
 def default_paths() -> list[Path]:
-    """The shipped defaults, then the user's own file if there is one."""
+    """The shipped defaults, then the user's own file if there is one. Anything at its name counts (a symbolic link
+    that leads nowhere or round to itself too): read, it is an error that says so, where skipping it would play on
+    the defaults without a word."""
     user_file = user_config_file()
-    return [paths.DEFAULT_CONFIG] + ([user_file] if user_file.exists() else [])
+    return [paths.DEFAULT_CONFIG] + ([user_file] if os.path.lexists(user_file) else [])
 
 
 def load_settings(paths: list[Path] | None = None) -> Settings:

@@ -44,6 +44,7 @@ from voicemaster.store.files import (
     StoreError,
     StoreUnwritable,
     explained,
+    link_loop,
     looked,
     make_folder,
     migrate,
@@ -94,6 +95,9 @@ class Store:
         lock_path = self.path.with_suffix(".lock")
         self._lock_created = exclusive and not os.path.lexists(lock_path)
         self._folder_created = not os.path.lexists(self.path.parent)
+        looped = link_loop(self.path)  # before SQLite, which would say only that it cannot open it
+        if looped is not None:
+            raise looped
         make_folder(self.path.parent)
         self._lock = take_lock(lock_path) if exclusive else None
         try:
@@ -102,7 +106,10 @@ class Store:
                 self._check_writable()
             self._fingerprint = self._looked()
         except BaseException:
+            if hasattr(self, "_db"):  # opened, then found read-only
+                self._db.close()
             self._release()
+            self._remove_created()
             raise
 
     # Opening, and what can go wrong with the file
@@ -231,7 +238,7 @@ class Store:
             self._relock()
             self._db = self._connect_or_explain()
         except StoreError as error:
-            raise StoreUnwritable(str(error)) from None
+            raise StoreUnwritable(str(error), kept=self._still_kept()) from None
         carried = False
         if aside is not None and aside.is_file() and not aside.is_symlink():
             with contextlib.suppress(sqlite3.DatabaseError):
@@ -280,11 +287,17 @@ class Store:
         if unused:
             with contextlib.suppress(OSError):
                 self.path.unlink()
-                if self._lock_created:
-                    self.path.with_suffix(".lock").unlink()
-                if self._folder_created:
-                    self.path.parent.rmdir()  # only if empty: nothing of anyone else's goes
+                self._remove_created()
         self._release()
+
+    def _remove_created(self) -> None:
+        """The lock file and the data folder this store created, removed (the folder only if empty): a start that
+        failed leaves nothing behind; a lock file no process holds only says a game is on when none is."""
+        with contextlib.suppress(OSError):
+            if self._lock_created:
+                self.path.with_suffix(".lock").unlink()
+            if self._folder_created:
+                self.path.parent.rmdir()  # only if empty: nothing of anyone else's goes
 
     def _empty(self) -> bool:
         try:
@@ -359,8 +372,16 @@ class Store:
                     if rows:
                         self._db.executemany(sql, rows)
         except sqlite3.DatabaseError as error:
-            raise StoreUnwritable(str(explained(error, self.path, "write"))) from None
+            raise StoreUnwritable(str(explained(error, self.path, "write")), kept=self._still_kept()) from None
         self._fingerprint = self._looked()
+
+    def _still_kept(self) -> bool:
+        """Whether the file at the path holds every game this store wrote, as it last wrote it (a failed write is
+        rolled back): what a failed save may promise the players. Not when the file went with its folder."""
+        try:
+            return looked(self.path) is not None and reads_back(self.path, self._saved) is None
+        except OSError:
+            return False
 
     def unfinished_game(self) -> tuple[str, str] | None:
         """The most recent game that did not end, as (id, state): a crash, a power cut or Ctrl-C left it."""

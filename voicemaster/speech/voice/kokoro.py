@@ -130,7 +130,18 @@ def _voice_tables(folder: Path) -> Path:
     if target.exists():
         return target
     tables = {file.stem: np.fromfile(file, dtype="<f4").reshape(-1, 1, STYLE_WIDTH) for file in files}
-    write_whole(target, lambda path: np.savez(path, **tables))  # type: ignore[arg-type]
+    try:
+        write_whole(target, lambda path: np.savez(path, **tables))  # type: ignore[arg-type]
+    except OSError as error:
+        blocking = paths.file_in_the_way(target.parent)
+        problem = (
+            f"{paths.shown(blocking)} is a file where voicemaster keeps its cache folder: remove it (rm "
+            f"{paths.shown(blocking)}), and Kokoro's voices are prepared there again."
+            if blocking is not None
+            else f"cannot prepare Kokoro's voices in {paths.shown(target.parent)} ({error.strerror or error}): make "
+            "the cache folder writable, or point XDG_CACHE_HOME to another folder."
+        )
+        raise SpeechUnavailable(problem) from None
     return target
 
 
