@@ -44,6 +44,7 @@ from voicemaster.store.files import (
     StoreError,
     StoreUnwritable,
     explained,
+    kept_after_failure,
     link_loop,
     looked,
     make_folder,
@@ -378,10 +379,7 @@ class Store:
     def _still_kept(self) -> bool:
         """Whether the file at the path holds every game this store wrote, as it last wrote it (a failed write is
         rolled back): what a failed save may promise the players. Not when the file went with its folder."""
-        try:
-            return looked(self.path) is not None and reads_back(self.path, self._saved) is None
-        except OSError:
-            return False
+        return kept_after_failure(self.path, self._saved)
 
     def unfinished_game(self) -> tuple[str, str] | None:
         """The most recent game that did not end, as (id, state): a crash, a power cut or Ctrl-C left it."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import shutil
 import sqlite3
 import stat
 import sys
@@ -206,13 +207,31 @@ def link_loop(path: Path) -> StoreError | None:
     return None
 
 
-def reads_back(path: Path, saved: dict[str, tuple[str, int]]) -> str | None:
+def kept_after_failure(path: Path, saved: dict[str, tuple[str, int]]) -> bool:
+    """Whether the next open of the store will find every game in `saved` as written, after a write failed: checked
+    on a copy of the file and of the journal the failed write left (SQLite rolls that journal back when it next
+    opens the file, which this program cannot do on a file it may not write)."""
+    if looked(path) is None:
+        return False
+    try:
+        with tempfile.TemporaryDirectory(prefix="voicemaster-kept-") as folder:
+            copy = Path(folder) / path.name
+            shutil.copyfile(path, copy)
+            journal = path.with_name(path.name + "-journal")
+            if journal.is_file():
+                shutil.copyfile(journal, copy.with_name(copy.name + "-journal"))
+            return reads_back(copy, saved, mode="rw") is None
+    except OSError:
+        return False
+
+
+def reads_back(path: Path, saved: dict[str, tuple[str, int]], *, mode: str = "ro") -> str | None:
     """None when the file is sound and holds every game in `saved` (id: state, finished) as written; else what is
-    wrong with it. Read-only: a damaged file is kept as it was found."""
+    wrong with it. Read-only by default: a damaged file is kept as it was found."""
     if saved and os.stat(path).st_size == 0:
         return "was emptied"
     try:
-        with contextlib.closing(sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)) as db:
+        with contextlib.closing(sqlite3.connect(f"{path.absolute().as_uri()}?mode={mode}", uri=True)) as db:
             check = db.execute("PRAGMA quick_check").fetchone()
             if check != ("ok",):
                 return f"was damaged ({check[0] if check else 'no answer'})"
