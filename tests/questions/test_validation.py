@@ -53,6 +53,9 @@ def test_a_good_pack_has_no_problems(tmp_path: Path) -> None:
     [
         ({"options": '"Donau", "Rhein", "Elbe"'}, "options", "expected 4 options, got 3"),
         ({"options": '"Donau", "Rhein", "donau", "Main"'}, "options", "appears 2 times"),
+        ({"options": '"Donau", "Elf", "1911", "11"'}, "options", "'Elf' and '11' sound the same read aloud ('11')"),
+        ({"options": '"Donau", "Großstraße", "Großstrasse", "Main"'}, "options", "sound the same read aloud"),
+        ({"options": '"Donau", "Heinrich der Achte", "Heinrich der 8.", "Main"'}, "options", "sound the same"),
         ({"answer": "Moldau"}, "answer", "is not one of the options"),
         ({"level": 16}, "level", "from 1 to 15"),
         ({"question": " "}, "question", "empty"),
