@@ -35,13 +35,15 @@ if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
 fi
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 
-# Reinstall only when the package's declaration changed.
+# Reinstall only when the product's or the lab's declaration changed.
 stamp=.venv/.setup-stamp
-want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+want=$(cat pyproject.toml lab/pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     echo "setup: installing voicemaster and its extras into .venv/"
     .venv/bin/python -m pip install -q --upgrade pip
     .venv/bin/python -m pip install -q -e ".[dev]"
+    # The lab (benchmarks, corpora, fault drills) beside the product: it adds `voicemaster bench`, never ships.
+    .venv/bin/python -m pip install -q --no-deps -e ./lab
     echo "$want" >"$stamp"
 fi
 
@@ -59,7 +61,7 @@ for package in $real_speech_packages; do
         break
     fi
 done
-.venv/bin/python -m voicemaster.bench.real_speech
+.venv/bin/python -m voicemaster_lab.corpora.real_speech
 
 # axe-core, the accessibility checker the screen's browser tests run in Chromium: from the npm registry (MPL-2.0; a
 # test tool, so fetched here into the git-ignored .cache/, not shipped).

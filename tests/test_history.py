@@ -9,17 +9,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-from voicemaster.host.millionaire import Quizmaster
-from voicemaster.host.moneydrop import MoneyDropHost
+from voicemaster.dialogue.meaning import ContextName, Heard
+from voicemaster.dialogue.turns import Effect, Listen, Observation, Record
+from voicemaster.host.millionaire.quizmaster import Quizmaster
+from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.host.saved import DropSession, Session
-from voicemaster.host.turns import Effect, Listen, Observation, Record
 from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.play.runner import drive
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
 from voicemaster.rules import moneydrop as md
-from voicemaster.speech.hearing.recognition import ContextName, Heard
 from voicemaster.store import Store
 
 EXE = shutil.which("voicemaster", path=str(Path(sys.executable).parent))

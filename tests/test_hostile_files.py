@@ -80,8 +80,9 @@ def test_what_goes_into_the_recognizers_prompt_and_grammar_is_bounded(
     whisper: Callable[[str], Recognizer], context_name: str, options: tuple[str, ...], names: tuple[str, ...]
 ) -> None:
     """Whisper's decoder has 448 positions: a prompt or phrase past them was "this is a bug (ValueError)"."""
-    from voicemaster.speech.hearing.recognition import Context, ContextName
-    from voicemaster.speech.voice.synthesis import DEFAULT_VOICES, Espeak
+    from voicemaster.config.voice import DEFAULT_VOICES
+    from voicemaster.dialogue.meaning import Context, ContextName
+    from voicemaster.speech.voice.synthesis import Espeak
 
     said = Espeak(DEFAULT_VOICES).render("Antwort B", "de")
     heard = whisper("de").recognize(said, Context(ContextName(context_name), "de", options, names))
@@ -103,7 +104,8 @@ def _extensible(samples: bytes, rate: int, bits: int = 16, channels: int = 1) ->
 @pytest.mark.model  # Whisper hears it
 @pytest.mark.audio  # eSpeak-NG says it
 def test_a_16_bit_mono_extensible_wav_is_heard(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from voicemaster.speech.voice.synthesis import DEFAULT_VOICES, Espeak
+    from voicemaster.config.voice import DEFAULT_VOICES
+    from voicemaster.speech.voice.synthesis import Espeak
 
     said = Espeak(DEFAULT_VOICES).render("Antwort B", "de")
     recording = tmp_path / "extensible.wav"

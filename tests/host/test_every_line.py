@@ -17,12 +17,13 @@ from typing import Any
 
 import pytest
 
+from voicemaster.dialogue.meaning import Heard
+from voicemaster.dialogue.turns import Effect, Foresee, Listen, Observation, Say, Silence
 from voicemaster.host import lines as host_lines
 from voicemaster.host.lines import Choice, Lines, Money
-from voicemaster.host.millionaire import Quizmaster
-from voicemaster.host.moneydrop import MoneyDropHost
+from voicemaster.host.millionaire.quizmaster import Quizmaster
+from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.host.saved import DropSession, Session
-from voicemaster.host.turns import Effect, Foresee, Listen, Observation, Say, Silence
 from voicemaster.play.runner import drive
 from voicemaster.play.simulated import SimulatedPlayers, SimulatedTeam
 from voicemaster.questions.selection import Bank
@@ -31,7 +32,6 @@ from voicemaster.rules import moneydrop as md
 from voicemaster.rules.variants import VARIANTS, AudienceForm, PhoneForm
 from voicemaster.speech.hearing import phrases
 from voicemaster.speech.hearing.intents import understand
-from voicemaster.speech.hearing.recognition import Heard
 
 LANGUAGES = ("de", "en", "fr")
 NAMES = ("Anna", "Ben", "Cem", "Dora", "Emil", "Fay")

@@ -10,19 +10,19 @@ from typing import Any
 
 import pytest
 
+from voicemaster.config.voice import DEFAULT_VOICES
+from voicemaster.dialogue.meaning import ContextName, Heard
+from voicemaster.dialogue.turns import Effect, Foresee, Listen, Observation, Record, Say, Silence
 from voicemaster.host.lines import load as load_lines
-from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.saved import Session
-from voicemaster.host.turns import Effect, Foresee, Listen, Observation, Record, Say, Silence
 from voicemaster.play.runner import Runner, SessionClock, Transcript, drive
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, Mode, new_game, variant
 from voicemaster.rules.variants import AudienceForm, PhoneForm
 from voicemaster.speech.devices.files import FileSink
-from voicemaster.speech.hearing.recognition import ContextName, Heard
 from voicemaster.speech.voice.earcons import earcon
 from voicemaster.speech.voice.speakers import Speakers
-from voicemaster.speech.voice.synthesis import DEFAULT_VOICES
 
 Script = Callable[["Table", Listen, str], Observation]
 

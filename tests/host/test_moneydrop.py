@@ -8,18 +8,18 @@ from typing import Any
 
 import pytest
 
+from voicemaster.dialogue.meaning import ContextName, Heard
+from voicemaster.dialogue.turns import Effect, Elapsed, Listen, Observation, ReadTimer, Record, Say, Silence, StartTimer
 from voicemaster.host.lines import load as load_lines
-from voicemaster.host.moneydrop import MoneyDropHost
-from voicemaster.host.moneydrop_placement import Placement, in_bundles
+from voicemaster.host.moneydrop.host import MoneyDropHost
+from voicemaster.host.moneydrop.placement import Placement, in_bundles
 from voicemaster.host.saved import DropSession
-from voicemaster.host.turns import Effect, Elapsed, Listen, Observation, ReadTimer, Record, Say, Silence, StartTimer
 from voicemaster.play.runner import drive
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import moneydrop as md
 from voicemaster.rules.letters import Letter
 from voicemaster.speech.hearing import phrases
 from voicemaster.speech.hearing.intents import understand
-from voicemaster.speech.hearing.recognition import ContextName, Heard
 
 Script = Callable[["Studio", Listen, str], str]
 """What the team says (text, "" for silence), given the key of the quizmaster's last line."""

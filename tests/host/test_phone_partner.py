@@ -7,13 +7,13 @@ import re
 
 import pytest
 
-from voicemaster.host.millionaire import Quizmaster
+from voicemaster.dialogue.meaning import ContextName
+from voicemaster.dialogue.turns import Listen, Observation, Silence
+from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.saved import Session
-from voicemaster.host.turns import Listen, Observation, Silence
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
 from voicemaster.rules.variants import PhoneForm
-from voicemaster.speech.hearing.recognition import ContextName
 
 from .test_millionaire import Script, Table, always_right, heard
 

@@ -7,14 +7,14 @@ from typing import TypeVar
 
 import pytest
 
+from voicemaster.dialogue.meaning import Heard
+from voicemaster.dialogue.turns import Effect, Listen, Observation, Say, Silence
 from voicemaster.host.lines import load as load_lines
 from voicemaster.host.setup import which_variant, who_plays
-from voicemaster.host.turns import Effect, Listen, Observation, Say, Silence
 from voicemaster.play.runner import drive
 from voicemaster.rules.variants import VARIANTS
 from voicemaster.speech.hearing import phrases
 from voicemaster.speech.hearing.intents import understand
-from voicemaster.speech.hearing.recognition import Heard
 
 T = TypeVar("T")
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from voicemaster.config.voice import Voice
 from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.play.demo import PLAYER_ESPEAK_VOICES, run_demo, run_moneydrop_demo
 from voicemaster.questions.model import Entry
@@ -20,7 +21,6 @@ from voicemaster.rules import GameSettings, variant
 from voicemaster.rules.moneydrop import MoneyDropSettings
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.recognition import Recognizer
-from voicemaster.speech.voice.synthesis import Voice
 
 
 @pytest.fixture(scope="module")

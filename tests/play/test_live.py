@@ -14,17 +14,17 @@ import pytest
 
 from voicemaster.cli.history import listed
 from voicemaster.config.settings import Settings, default_paths, load_settings
+from voicemaster.dialogue.meaning import Context, ContextName, Heard
+from voicemaster.dialogue.turns import Listen, Observation, Record, Say, Silence
 from voicemaster.host.lines import load as load_lines
-from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.saved import Session
-from voicemaster.host.turns import Listen, Observation, Record, Say, Silence
 from voicemaster.play.live import _resumed_or_new, _run
 from voicemaster.play.runner import Runner, SessionClock, Transcript, drive
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
 from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import MicrophoneLost, MicrophoneUnavailable
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
 from voicemaster.speech.voice.speakers import Speakers
 from voicemaster.store import Store, StoreUnwritable
 

@@ -9,14 +9,14 @@ from collections.abc import Generator
 
 import pytest
 
+from voicemaster.config.voice import DEFAULT_VOICES
+from voicemaster.dialogue.meaning import Context, ContextName
+from voicemaster.dialogue.turns import Effect, Listen, Observation, Say, Silence
 from voicemaster.host.lines import load as load_lines
-from voicemaster.host.turns import Effect, Listen, Observation, Say, Silence
 from voicemaster.play.runner import Runner, SessionClock, Transcript, drive
 from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import Playback
-from voicemaster.speech.hearing.recognition import Context, ContextName
 from voicemaster.speech.voice.speakers import Speakers
-from voicemaster.speech.voice.synthesis import DEFAULT_VOICES
 
 
 def question_then_answer() -> Generator[Effect, Observation | None, None]:

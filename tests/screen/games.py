@@ -11,12 +11,14 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
+from voicemaster.config.voice import Voice
+from voicemaster.dialogue.meaning import Heard
+from voicemaster.dialogue.turns import Dialogue, Listen, Observation, Say, Silence
 from voicemaster.host import lines as host_lines
-from voicemaster.host.millionaire import Quizmaster
-from voicemaster.host.moneydrop import MoneyDropHost
+from voicemaster.host.millionaire.quizmaster import Quizmaster
+from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.host.saved import DropSession, Session
 from voicemaster.host.screen_address import ScreenAddress
-from voicemaster.host.turns import Dialogue, Listen, Observation, Say, Silence
 from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.play.demo import Simulated
 from voicemaster.play.runner import Runner, SessionClock, Transcript, Watcher, drive
@@ -30,9 +32,7 @@ from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import Playback
 from voicemaster.speech.hearing import phrases
 from voicemaster.speech.hearing.intents import understand
-from voicemaster.speech.hearing.recognition import Heard
 from voicemaster.speech.voice.speakers import Speakers
-from voicemaster.speech.voice.synthesis import Voice
 
 PLAYERS = ("Anna", "Ben")
 SEED = 5

@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 
 from tests.screen.games import Cast, play_game, play_money_drop
+from voicemaster.config.voice import Voice
+from voicemaster.dialogue.meaning import Context, ContextName
+from voicemaster.dialogue.turns import Listen, Say
 from voicemaster.host.screen_address import ScreenAddress
-from voicemaster.host.turns import Listen, Say
 from voicemaster.play.demo import Simulated
-from voicemaster.speech.hearing.recognition import Context, ContextName
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.voice.speakers import Speakers
-from voicemaster.speech.voice.synthesis import Voice
 
 pytestmark = pytest.mark.audio  # every line of the game is rendered
 

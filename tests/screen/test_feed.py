@@ -266,12 +266,12 @@ def test_a_game_play_resumes_is_on_the_screen_before_its_first_new_step(
     """`play` continues an interrupted game: the page shows it (the question it stood on) as soon as the players say
     yes, built from the stored game the resume read."""
     from voicemaster.config.settings import default_paths, load_settings
+    from voicemaster.dialogue.meaning import Heard
     from voicemaster.host.lines import load as load_lines
     from voicemaster.play.live import _resumed_or_new
     from voicemaster.play.runner import Runner, SessionClock, Transcript
     from voicemaster.questions.selection import Bank
     from voicemaster.speech.devices.files import FileSink
-    from voicemaster.speech.hearing.recognition import Heard
     from voicemaster.speech.voice.speakers import Speakers
     from voicemaster.store import Store
 

@@ -1,5 +1,5 @@
 """The speech tests' fixtures: Whisper as an ear, the shipped eSpeak-NG voices, and a private PulseAudio daemon with
-a virtual microphone and speaker (`voicemaster.bench.pulse`, shared with `bench live`), for tests through the real
+a virtual microphone and speaker (`voicemaster_lab.harness.pulse`, shared with `bench live`), for tests through the real
 sounddevice path. PortAudio lists devices once, so it is restarted (`devices.rescan`) once the daemon is up.
 """
 
@@ -13,12 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from voicemaster.bench.pulse import INSTALL_HINT, Pulse, missing_tools, start_pulse
 from voicemaster.config.settings import default_paths, load_settings
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.signal import resample, to_float
 from voicemaster.speech.voice.synthesis import Espeak
+from voicemaster_lab.harness.pulse import INSTALL_HINT, Pulse, missing_tools, start_pulse
 
 __all__ = ["Pulse", "matches", "start_pulse"]  # the daemon is imported from here by the tests that use it
 

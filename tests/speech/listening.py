@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from functools import cache
 
+from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import AudioIn, Playback
 from voicemaster.speech.hearing.pipeline import Hearing, listen_and_recognize
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Intent
 from voicemaster.speech.hearing.voice_activity import SileroVad
 
 ANYTHING = Context(ContextName.ANSWER, "de")

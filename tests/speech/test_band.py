@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from voicemaster.bench import real_speech
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.band import narrowband
 from voicemaster.speech.signal import RECOGNITION_RATE, from_float, resample, to_float
+from voicemaster_lab.corpora import real_speech
 
 CLIPS = real_speech.load()
 FULL_BAND = [clip for clip in CLIPS if clip.source == "klettres" and clip.kind == "letter"][::7]

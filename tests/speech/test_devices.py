@@ -17,6 +17,7 @@ import pytest
 from tests.speech.conftest import matches
 from tests.speech.listening import listen
 from voicemaster.cli import app as cli
+from voicemaster.config.voice import Voice
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices import portaudio as devices
 from voicemaster.speech.devices.files import FileSink, FileSource, Played, ScriptEnded
@@ -26,7 +27,7 @@ from voicemaster.speech.devices.microphone import Microphone
 from voicemaster.speech.devices.portaudio import Device
 from voicemaster.speech.signal import resample
 from voicemaster.speech.voice import voices
-from voicemaster.speech.voice.synthesis import Espeak, Voice
+from voicemaster.speech.voice.synthesis import Espeak
 
 pytestmark = pytest.mark.audio  # sound played, written and heard back
 

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from tests.speech.conftest import matches
+from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSource
 from voicemaster.speech.devices.interfaces import FRAME_SECONDS
 from voicemaster.speech.hearing.endpoint import Endpoint, EndpointSettings, Segmenter, Timeline
 from voicemaster.speech.hearing.pipeline import Hearing, listen_and_recognize
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Intent
 from voicemaster.speech.hearing.voice_activity import SileroVad
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.signal import resample

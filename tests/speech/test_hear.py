@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from voicemaster.cli.app import main
+from voicemaster.config.voice import DEFAULT_VOICES
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.signal import to_float
-from voicemaster.speech.voice.synthesis import DEFAULT_VOICES, Espeak
+from voicemaster.speech.voice.synthesis import Espeak
 
 pytestmark = pytest.mark.model  # `voicemaster hear` decodes recordings
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from voicemaster.config.files import ConfigError
+from voicemaster.dialogue.meaning import Context, ContextName
 from voicemaster.speech.hearing import phrases
 from voicemaster.speech.hearing.intents import understand
-from voicemaster.speech.hearing.recognition import Context, ContextName
 
 GERMAN = phrases.load("de")
 ANSWER = Context(ContextName.ANSWER, "de", ("Berlin", "Paris", "Rom", "Wien"))

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from voicemaster.dialogue.meaning import Context, ContextName
 from voicemaster.speech.hearing.intents import understand
 from voicemaster.speech.hearing.phrases import load, option_forms
-from voicemaster.speech.hearing.recognition import Context, ContextName
 
 COMPOSERS = ("Wolfgang Amadeus Mozart", "Franz Schubert", "Johann Sebastian Bach", "Richard Wagner")
 

@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 
 from voicemaster.cli.app import main
+from voicemaster.config.voice import Voice
+from voicemaster.dialogue.meaning import Context, ContextName
 from voicemaster.play.demo import player_voices
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.hearing.recognition import Context, ContextName
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.voice import pico
 from voicemaster.speech.voice.render_ahead import Priority
 from voicemaster.speech.voice.speakers import Engines, Speakers, rendered_path, resolved
-from voicemaster.speech.voice.synthesis import Voice
 
 pytestmark = pytest.mark.audio  # Pico renders speech
 

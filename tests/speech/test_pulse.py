@@ -24,6 +24,7 @@ import pytest
 
 from tests.speech.conftest import Pulse, matches, start_pulse
 from tests.speech.listening import listen
+from voicemaster.config.voice import Voice
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.capture import Watch, speaker_present
 from voicemaster.speech.devices.interfaces import AudioUnavailable, MicrophoneLost, MicrophoneUnavailable
@@ -33,7 +34,7 @@ from voicemaster.speech.hearing.endpoint import EndpointSettings
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.signal import resample
 from voicemaster.speech.voice.pico import Pico
-from voicemaster.speech.voice.synthesis import Espeak, Voice
+from voicemaster.speech.voice.synthesis import Espeak
 
 pytestmark = pytest.mark.audio  # a PulseAudio daemon of its own, played and recorded
 
@@ -91,7 +92,7 @@ def test_the_microphone_hears_an_utterance_played_into_it(microphone_capture: Mi
 def test_what_the_microphone_heard_is_recognized(
     microphone_capture: MicrophoneCapture, whisper: Callable[[str], WhisperRecognizer]
 ) -> None:
-    from voicemaster.speech.hearing.recognition import Context, ContextName
+    from voicemaster.dialogue.meaning import Context, ContextName
 
     assert microphone_capture.heard is not None
     recognizer = whisper("de")

@@ -16,13 +16,14 @@ import pyttsx3
 
 from voicemaster.cli.app import main
 from voicemaster.config.settings import load_settings
+from voicemaster.config.voice import Voice
+from voicemaster.dialogue.meaning import Context, ContextName
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.hearing.recognition import Context, ContextName
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.voice import pyttsx3_engine
 from voicemaster.speech.voice.pyttsx3_engine import Pyttsx3Speech, shared
 from voicemaster.speech.voice.speakers import Speakers, resolved
-from voicemaster.speech.voice.synthesis import Espeak, SpeechUnavailable, Voice
+from voicemaster.speech.voice.synthesis import Espeak, SpeechUnavailable
 
 pytestmark = pytest.mark.audio  # pyttsx3 renders speech
 

@@ -13,11 +13,11 @@ from collections.abc import Callable
 
 import pytest
 
-from voicemaster.bench import real_speech
-from voicemaster.bench.real_speech import LETTERS, RealClip
+from voicemaster.dialogue.meaning import Context, ContextName, Heard
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
+from voicemaster_lab.corpora import real_speech
+from voicemaster_lab.corpora.real_speech import LETTERS, RealClip
 
 CLIPS = real_speech.load()
 

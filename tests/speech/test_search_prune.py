@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import math
 
-from voicemaster.bench import asr, asr_narrowband, asr_options
 from voicemaster.speech.hearing.whisper.decision import ACTING_AT_ONCE, MARGINS, NARROWBAND
 from voicemaster.speech.hearing.whisper.strategies import Tuning
+from voicemaster_lab.asr import measure, narrowband, options
 
 
 def test_no_margin_a_decision_uses_reaches_the_search_prune() -> None:
@@ -22,10 +22,10 @@ def test_no_margin_a_decision_uses_reaches_the_search_prune() -> None:
 def test_the_bench_curves_stop_at_the_search_prune() -> None:
     # The curves make each decision again with other margins, on the rivals the search scored.
     shown = [
-        *asr.MEANING_MARGINS,
-        *asr.UNDECIDED_MARGINS,
-        *asr_narrowband.MEANING_MARGINS,
-        *asr_options.MEANING_MARGINS,
-        *(doubted for doubted in asr_options.DOUBTED_MARGINS if doubted != math.inf),
+        *measure.MEANING_MARGINS,
+        *measure.UNDECIDED_MARGINS,
+        *narrowband.MEANING_MARGINS,
+        *options.MEANING_MARGINS,
+        *(doubted for doubted in options.DOUBTED_MARGINS if doubted != math.inf),
     ]
     assert max(shown) <= Tuning().prune

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from voicemaster.config.settings import default_paths, load_settings
+from voicemaster.config.voice import Voice
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.voice.synthesis import Espeak, SpeechUnavailable, Voice
+from voicemaster.speech.voice.synthesis import Espeak, SpeechUnavailable
 
 pytestmark = pytest.mark.audio  # eSpeak-NG renders speech
 

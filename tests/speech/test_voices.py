@@ -15,12 +15,12 @@ import pytest
 from voicemaster.cli.app import main
 from voicemaster.config.files import ConfigError
 from voicemaster.config.settings import load_settings
+from voicemaster.config.voice import Voice
+from voicemaster.dialogue.meaning import Context, ContextName
 from voicemaster.play.demo import player_voices
-from voicemaster.speech.hearing.recognition import Context, ContextName
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.voice.render_ahead import Priority
 from voicemaster.speech.voice.speakers import Engines, Speakers, rendered_path, resolved
-from voicemaster.speech.voice.synthesis import Voice
 
 pytestmark = [pytest.mark.model, pytest.mark.audio]  # Kokoro renders speech
 
@@ -157,7 +157,7 @@ def test_the_program_ends_cleanly_while_lines_are_rendered_ahead(tmp_path: Path)
         "import time\n"
         "from voicemaster.speech.voice.render_ahead import Priority\n"
         "from voicemaster.speech.voice.speakers import Speakers\n"
-        "from voicemaster.speech.voice.synthesis import Voice\n"
+        "from voicemaster.config.voice import Voice\n"
         "speakers = Speakers({'en': Voice()})\n"
         "speakers.ahead([f'This is line number {n} of many.' for n in range(30)], 'en', Priority.FIXED)\n"
         "time.sleep(2)\n"

@@ -16,11 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from voicemaster.bench import korean_vosk
+from voicemaster.config.voice import Voice
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.recognition import RecognizerUnavailable
 from voicemaster.speech.hearing.vosk_engine import UNKNOWN, VoskEngine
-from voicemaster.speech.voice.synthesis import Espeak, Voice
+from voicemaster.speech.voice.synthesis import Espeak
+from voicemaster_lab.asr import korean_vosk
 
 pytestmark = pytest.mark.model  # the Vosk engine loads a model
 

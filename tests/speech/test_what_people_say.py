@@ -13,17 +13,17 @@ from typing import Any
 
 import pytest
 
+from voicemaster.dialogue.meaning import Context, ContextName, Heard
+from voicemaster.dialogue.turns import Effect, Listen, Observation, Record, Say
 from voicemaster.host.lines import load as load_lines
 from voicemaster.host.listening import ask_yes_no
-from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.saved import Session
-from voicemaster.host.turns import Effect, Listen, Observation, Record, Say
 from voicemaster.play.runner import drive
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
 from voicemaster.speech.hearing.intents import understand
 from voicemaster.speech.hearing.phrases import load
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard
 
 GO_ON = {
     "de": ["Ich spiele weiter", "Ja, ich spiele weiter", "Ich mache weiter", "Ich will weiterspielen", "Weiter",

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from voicemaster.speech.hearing.recognition import Context, ContextName
+from voicemaster.config.voice import Voice
+from voicemaster.dialogue.meaning import Context, ContextName
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.voice import pico
 from voicemaster.speech.voice.speakers import Speakers
-from voicemaster.speech.voice.synthesis import Voice
 
 pytestmark = pytest.mark.audio  # Pico renders speech
 

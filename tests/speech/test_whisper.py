@@ -9,16 +9,17 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from voicemaster.config.voice import DEFAULT_VOICES
+from voicemaster.dialogue.meaning import Context, ContextName
 from voicemaster.models.verify import require_model
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.intents import understand
 from voicemaster.speech.hearing.phrases import load
-from voicemaster.speech.hearing.recognition import Context, ContextName
 from voicemaster.speech.hearing.whisper.decision import MARGINS, Evidence, decide
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.hearing.whisper.search import FreeReading
 from voicemaster.speech.hearing.whisper.tokens import Special, complete_tokenizer
-from voicemaster.speech.voice.synthesis import DEFAULT_VOICES, Espeak
+from voicemaster.speech.voice.synthesis import Espeak
 
 pytestmark = pytest.mark.model  # Whisper and its tokenizer, loaded
 

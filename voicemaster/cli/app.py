@@ -2,8 +2,8 @@
 
 The commands of a family are in their own modules: `play.py` (`play`, `demo`), `hear.py` (`hear`, `devices`),
 `questions.py` (`questions ...`, and the bank a game plays with), `models.py` (`models ...`), `voices.py` (`say`,
-`voices`), `history.py` and `bench.py`; `settings.py` gives each command its settings, `failures.py` turns a failure
-into one line.
+`voices`), `history.py`; add-ons installed beside it (the lab's `bench`) come in through entry points.
+`settings.py` gives each command its settings, `failures.py` turns a failure into one line.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from importlib import metadata
 from pathlib import Path
 
-from voicemaster import __version__, paths
-from voicemaster.cli import bench as bench_cli
+from voicemaster import __version__
 from voicemaster.cli import hear as hear_cli
 from voicemaster.cli import history as history_cli
 from voicemaster.cli import models as model_cli
@@ -24,9 +24,9 @@ from voicemaster.cli import screen as screen_cli
 from voicemaster.cli.failures import guarded
 from voicemaster.cli.settings import settings_for, speaking_settings
 from voicemaster.config.files import LANGUAGES
+from voicemaster.dialogue.meaning import ContextName
 from voicemaster.rules import VARIANTS
 from voicemaster.speech.hearing.engines import ENGINES
-from voicemaster.speech.hearing.recognition import ContextName
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -145,54 +145,25 @@ def _parser() -> argparse.ArgumentParser:
     model_setup.add_argument("--shared", type=Path, help="install models found here (default: ../shared/models)")
     model_setup.set_defaults(run=model_cli.run, models_action=model_cli.setup)
 
-    bench = commands.add_parser("bench", help="measure speed (prints figures, never fails on time)")
-    bench.add_argument(
-        "what",
-        choices=("rules", "asr", "latency", "live", "yes-wait", "memory", "voice", "faults", "fuzz", "screen"),
-        help="rules: simulated games per second; asr: recognition accuracy and speed; latency: from the end of an "
-        "utterance to the reply; live: felt latency in a real game on virtual sound devices; "
-        "yes-wait: how long a yes must be waited out, against yeses taken back; "
-        "memory: peak memory of a game; voice: speech engines' real-time factor and the "
-        "time to the first sample of a reply, with and without render-ahead; faults: games killed and resumed, "
-        "fuzzed files through the commands, a damaged store and missing devices; fuzz: the fuzzed files alone; "
-        "screen: a real-time game with and without the screen open",
-    )
-    bench.add_argument("--seconds", type=float, default=1.0, help="rules: time per scenario")
-    bench.add_argument(
-        "--corpus",
-        type=Path,
-        default=paths.cache_dir() / "corpus",
-        help="asr, latency: speech corpus, made if missing (default: in the cache folder)",
-    )
-    bench.add_argument(
-        "--engines",
-        default="whisper,vosk",
-        help="asr, latency: engines, comma-separated; latency also vosk-ko: the Vosk engine timed on Korean",
-    )
-    bench.add_argument("--languages", default=",".join(LANGUAGES), help="asr, latency, live, voice: languages")
-    bench.add_argument("--utterances", type=int, default=12, help="live: the player's turns timed in each language")
-    bench.add_argument("--limit", type=int, default=None, help="asr, latency: an even sample of this many clips")
-    bench.add_argument(
-        "--corpora",
-        default="espeak,kokoro,pico,real,options",
-        help="asr: corpora, comma-separated: espeak, kokoro, pico (the demo's players' voices), real (recordings of "
-        "people; --limit leaves it whole), options (option words said by people among options of their kind; --limit "
-        "samples them)",
-    )
-    bench.add_argument(
-        "--questions", type=int, default=3, help="voice: questions in each timed game (played in real time)"
-    )
-    bench.add_argument(
-        "--games",
-        type=int,
-        default=None,
-        help="faults: games of each format killed and resumed (default 100); screen: games each way (default 3)",
-    )
-    bench.add_argument("--inputs", type=int, default=5000, help="faults, fuzz: fuzzed input files")
-    bench.add_argument("--seed", type=int, default=17, help="fuzz: the seed of the mutations (faults uses 17)")
-    bench.add_argument("--json", action="store_true", help="print one JSON object")
-    bench.set_defaults(run=bench_cli.run)
+    _add_installed_commands(commands)
     return parser
+
+
+COMMANDS_GROUP = "voicemaster.commands"
+"""Entry points of this group add commands: the lab's `bench`, where it is installed beside the product."""
+
+
+def _add_installed_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Each installed command family adds its parser; one that fails to load leaves the others working."""
+    for entry in metadata.entry_points(group=COMMANDS_GROUP):
+        try:
+            add = entry.load()
+        except Exception as error:  # a broken add-on must not take the game down with it
+            print(
+                f"voicemaster: the command {entry.name!r} could not be loaded ({error}); reinstall it", file=sys.stderr
+            )
+            continue
+        add(commands)
 
 
 def _say(args: argparse.Namespace) -> int:

@@ -8,15 +8,15 @@ import json
 import sys
 
 from voicemaster.cli.settings import settings_for
-from voicemaster.speech.hearing.recognition import ContextName
+from voicemaster.dialogue.meaning import ContextName
 
 HEAR_SECONDS = 30
 """What `hear` decodes of a recording: one utterance is far shorter, and an hour of audio took gigabytes."""
 
 
 def hear(args: argparse.Namespace) -> int:
+    from voicemaster.dialogue.meaning import Context
     from voicemaster.speech.hearing.engines import open_recognizer
-    from voicemaster.speech.hearing.recognition import Context
     from voicemaster.speech.sound_file import read_recording
 
     language = args.lang or settings_for(args).game.language

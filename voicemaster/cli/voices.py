@@ -11,9 +11,10 @@ from pathlib import Path
 
 from voicemaster.config.files import LANGUAGES, ConfigError, read_toml
 from voicemaster.config.settings import Settings
+from voicemaster.config.voice import SPEECH_ENGINES, Voice
 from voicemaster.speech.voice import kokoro, pico, pyttsx3_engine
 from voicemaster.speech.voice.speakers import Speakers, resolved
-from voicemaster.speech.voice.synthesis import ESPEAK_VOICES, SPEECH_ENGINES, Espeak, SpeechUnavailable, Voice
+from voicemaster.speech.voice.synthesis import ESPEAK_VOICES, Espeak, SpeechUnavailable
 
 MBROLA_VOICES = Path("/usr/share/mbrola")
 

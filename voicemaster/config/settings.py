@@ -15,6 +15,7 @@ from typing import Any
 
 from voicemaster import paths
 from voicemaster.config.files import CURRENCIES, LANGUAGES, ConfigError, read_toml
+from voicemaster.config.voice import DEFAULT_VOICES, SPEECH_ENGINES, Voice
 from voicemaster.rules import (
     LADDERS,
     LEVELS,
@@ -29,7 +30,6 @@ from voicemaster.rules import (
 )
 from voicemaster.rules.errors import InvalidSetup
 from voicemaster.rules.moneydrop import MoneyDropSettings
-from voicemaster.speech.voice.synthesis import DEFAULT_VOICES, SPEECH_ENGINES, Voice
 
 CONFIG_ENVIRONMENT = "VOICEMASTER_CONFIG_DIR"
 

@@ -8,9 +8,9 @@ at once even with a voice that takes as long to render as to speak.
 
 from __future__ import annotations
 
+from voicemaster.dialogue.turns import Say
 from voicemaster.host import wording
 from voicemaster.host.hosting import MillionaireHosting
-from voicemaster.host.turns import Say
 from voicemaster.questions.selection import NoQuestionLeft
 from voicemaster.rules.ladders import LEVELS
 from voicemaster.rules.letters import Letter

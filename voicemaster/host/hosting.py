@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping
 from typing import Any, Protocol
 
+from voicemaster.dialogue.meaning import Context
+from voicemaster.dialogue.turns import Dialogue, Effect, Observation, Say
 from voicemaster.host.lines import Money
-from voicemaster.host.turns import Dialogue, Effect, Observation, Say
 from voicemaster.questions.model import Entry
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import events
@@ -20,7 +21,6 @@ from voicemaster.rules.actions import Action
 from voicemaster.rules.ladders import Stakes
 from voicemaster.rules.letters import Letter
 from voicemaster.rules.state import Game, Seat
-from voicemaster.speech.hearing.recognition import Context
 
 
 class MillionaireHosting(Protocol):

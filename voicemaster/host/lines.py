@@ -26,7 +26,7 @@ from typing import Any
 from num2words import num2words
 
 from voicemaster.config.files import CURRENCIES, ConfigError, read_toml
-from voicemaster.host.turns import Say
+from voicemaster.dialogue.turns import Say
 from voicemaster.paths import PHRASES_DIR
 
 OTHER = "other"

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Generator, Sequence
 from typing import Any
 
-from voicemaster.host.turns import Effect, Listen, Observation, Record, Say, Silence, Voice
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Intent
+from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
+from voicemaster.dialogue.turns import Effect, Listen, Observation, Record, Say, Silence, Voice
 
 LISTEN_SECONDS = 8.0
 """How long the quizmaster waits for a player to start speaking."""

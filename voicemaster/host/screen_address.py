@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from voicemaster.dialogue.turns import Dialogue, Say
 from voicemaster.host.lines import Address
-from voicemaster.host.turns import Dialogue, Say
 
 
 @dataclass(frozen=True)

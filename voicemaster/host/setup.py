@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Generator
 
+from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
+from voicemaster.dialogue.turns import Effect, Observation, Say
 from voicemaster.host.lines import Line
 from voicemaster.host.listening import ask_yes_no, listen
-from voicemaster.host.turns import Effect, Observation, Say
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Intent
 
 MAX_PLAYERS = 6
 

@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from voicemaster.config.voice import Voice
+from voicemaster.dialogue.meaning import Intent
+from voicemaster.dialogue.turns import Dialogue, Listen, Observation, Say, Silence
 from voicemaster.host import lines as host_lines
-from voicemaster.host.millionaire import Quizmaster
-from voicemaster.host.moneydrop import MoneyDropHost
+from voicemaster.host.millionaire.quizmaster import Quizmaster
+from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.host.saved import DropSession, Session
 from voicemaster.host.screen_address import ScreenAddress
-from voicemaster.host.turns import Dialogue, Listen, Observation, Say, Silence
 from voicemaster.play.runner import Runner, SessionClock, Transcript, Watcher, drive
 from voicemaster.play.simulated import SimulatedPlayers, SimulatedTeam
 from voicemaster.questions.model import Entry
@@ -29,11 +31,10 @@ from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import Playback
 from voicemaster.speech.hearing import phrases
 from voicemaster.speech.hearing.intents import understand
-from voicemaster.speech.hearing.recognition import Intent, Recognizer
+from voicemaster.speech.hearing.recognition import Recognizer
 from voicemaster.speech.voice import kokoro, pico
 from voicemaster.speech.voice.earcons import earcon
 from voicemaster.speech.voice.speakers import Engines, Speakers, resolved
-from voicemaster.speech.voice.synthesis import Voice
 from voicemaster.store import Store
 
 MOST_UTTERANCES = 600

@@ -16,14 +16,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from voicemaster.config.settings import ASK, Settings
+from voicemaster.dialogue.turns import Listen, Observation, Say, Silence
 from voicemaster.host import lines as host_lines
 from voicemaster.host.listening import offer_resume
-from voicemaster.host.millionaire import Quizmaster
-from voicemaster.host.moneydrop import MoneyDropHost
+from voicemaster.host.millionaire.quizmaster import Quizmaster
+from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.host.saved import DropSession, Session, UnreadableGame, restore, unfinishable
 from voicemaster.host.screen_address import ScreenAddress
 from voicemaster.host.setup import which_variant, who_plays
-from voicemaster.host.turns import Listen, Observation, Say, Silence
 from voicemaster.play.runner import Runner, Transcript, WallClock, Watcher, drive
 from voicemaster.questions.model import Entry
 from voicemaster.questions.selection import Bank

@@ -23,8 +23,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO, TypeVar
 
-from voicemaster.host.lines import Lines
-from voicemaster.host.turns import (
+from voicemaster.dialogue.turns import (
     Effect,
     Elapsed,
     Foresee,
@@ -38,6 +37,7 @@ from voicemaster.host.turns import (
     Voice,
     WaitUntil,
 )
+from voicemaster.host.lines import Lines
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import AudioOut, AudioUnavailable, Playback

@@ -11,15 +11,15 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from voicemaster.host.millionaire import Quizmaster
-from voicemaster.host.moneydrop import MoneyDropHost
-from voicemaster.host.turns import Listen, Say
+from voicemaster.dialogue.meaning import ContextName
+from voicemaster.dialogue.turns import Listen, Say
+from voicemaster.host.millionaire.quizmaster import Quizmaster
+from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.rules import moneydrop as md
 from voicemaster.rules.letters import Letter
 from voicemaster.rules.state import Question, Round, Seat
 from voicemaster.rules.variants import Joker
 from voicemaster.speech.hearing.phrases import HearPhrases
-from voicemaster.speech.hearing.recognition import ContextName
 
 SAYS_NO_FIRST = 0.15
 """How often a player hesitates at "final answer?" and says no before answering again."""

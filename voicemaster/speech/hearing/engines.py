@@ -6,18 +6,12 @@ import time
 from pathlib import Path
 from typing import Literal
 
+from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.intents import understand
 from voicemaster.speech.hearing.normal_form import spoken
 from voicemaster.speech.hearing.phrases import HearPhrases, grammar, load
-from voicemaster.speech.hearing.recognition import (
-    Context,
-    ContextName,
-    Heard,
-    Intent,
-    Recognizer,
-    RecognizerUnavailable,
-)
+from voicemaster.speech.hearing.recognition import Recognizer, RecognizerUnavailable
 
 EngineName = Literal["auto", "vosk", "whisper"]
 ENGINES: tuple[EngineName, ...] = ("auto", "vosk", "whisper")

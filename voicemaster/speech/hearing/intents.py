@@ -17,6 +17,7 @@ from functools import cache, lru_cache
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
+from voicemaster.dialogue.meaning import Context, ContextName, Intent
 from voicemaster.rules.letters import Letter
 from voicemaster.speech.hearing.normal_form import Normalized, Reading, normalize, strip_filler
 from voicemaster.speech.hearing.phrases import (
@@ -29,7 +30,6 @@ from voicemaster.speech.hearing.phrases import (
     grammar,
     option_forms,
 )
-from voicemaster.speech.hearing.recognition import Context, ContextName, Intent
 
 SIMILARITY = 85
 """How close (in per cent of its letters) an utterance must be to a phrase: a slip of one letter in seven passes."""

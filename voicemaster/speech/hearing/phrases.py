@@ -16,10 +16,10 @@ from operator import itemgetter
 from pathlib import Path
 
 from voicemaster.config.files import ConfigError, Table, read_toml
+from voicemaster.dialogue.meaning import Context, ContextName, Intent
 from voicemaster.paths import PHRASES_DIR
 from voicemaster.rules.letters import Letter
 from voicemaster.speech.hearing.normal_form import Normalized, normalize, spoken
-from voicemaster.speech.hearing.recognition import Context, ContextName, Intent
 
 JOKERS = ("fifty_fifty", "audience", "phone", "extra")
 COMMANDS = (

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from voicemaster.dialogue.meaning import Context, Heard, Intent
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import AudioIn, Playback
 from voicemaster.speech.hearing.endpoint import (
@@ -32,7 +33,7 @@ from voicemaster.speech.hearing.endpoint import (
     Resumed,
     Timeline,
 )
-from voicemaster.speech.hearing.recognition import Context, Heard, Intent, Recognizer
+from voicemaster.speech.hearing.recognition import Recognizer
 from voicemaster.speech.hearing.voice_activity import VoiceActivity
 
 DEFAULT_SETTINGS = EndpointSettings()

@@ -19,10 +19,11 @@ from typing import Any
 import numpy as np
 
 from voicemaster import paths
+from voicemaster.config.voice import Voice
 from voicemaster.hints import python_extra
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.signal import from_float
-from voicemaster.speech.voice.synthesis import SpeechUnavailable, Voice
+from voicemaster.speech.voice.synthesis import SpeechUnavailable
 
 MODEL, VOICES = "kokoro-82m", "kokoro-voices"
 MODEL_FILE = "kokoro-v1.0.int8.onnx"

@@ -27,10 +27,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from voicemaster.config.voice import Voice
 from voicemaster.hints import python_extra
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.signal import from_float
-from voicemaster.speech.voice.synthesis import SpeechUnavailable, Voice
+from voicemaster.speech.voice.synthesis import SpeechUnavailable
 
 SAMPLE_RATE = 16_000
 ENGINE_VOLUME = 50

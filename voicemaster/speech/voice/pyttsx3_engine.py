@@ -36,9 +36,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from voicemaster.config.voice import Voice
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.sound_file import Sound, read_complete
-from voicemaster.speech.voice.synthesis import ESPEAK_VOICES, SpeechUnavailable, Voice
+from voicemaster.speech.voice.synthesis import ESPEAK_VOICES, SpeechUnavailable
 
 INSTALL = "pip install 'voicemaster[pyttsx3]'` (on Linux also `sudo apt-get install libespeak-ng1`)"
 SECONDS_PER_CHARACTER = 0.2

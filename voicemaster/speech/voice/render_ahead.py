@@ -23,8 +23,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from enum import IntEnum
 
+from voicemaster.config.voice import Voice
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.voice.synthesis import Voice
 
 IDLE_SECONDS = 5.0
 """A worker with nothing to do for this long ends (a new one starts with the next line): a finished game leaves no

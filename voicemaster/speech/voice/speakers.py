@@ -18,10 +18,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
+from voicemaster.config.voice import Voice
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.voice import kokoro, pico, pyttsx3_engine
 from voicemaster.speech.voice.render_ahead import Priority, RenderQueue
-from voicemaster.speech.voice.synthesis import Espeak, SpeechUnavailable, Voice
+from voicemaster.speech.voice.synthesis import Espeak, SpeechUnavailable
 
 
 def engine_for(voice: Voice, language: str) -> str:

@@ -2,7 +2,7 @@
 
 eSpeak-NG is called directly rather than through pyttsx3: pyttsx3 2.99 on Linux can return before its file is
 complete, writes a header rate that is not the voice's, and lets a later `say()` write into an earlier file
-(NOTES-audio.md). The command line renders one complete, byte-identical WAV per sentence in 10-20 ms. pyttsx3 is
+(docs/speech.md). The command line renders one complete, byte-identical WAV per sentence in 10-20 ms. pyttsx3 is
 the voice of systems without it (`speech/voice/pyttsx3_engine.py`).
 """
 
@@ -14,6 +14,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from voicemaster.config.voice import Voice
 from voicemaster.hints import system_package
 from voicemaster.speech.audio import Audio
 
@@ -22,23 +23,6 @@ class SpeechUnavailable(RuntimeError):
     """No speech synthesizer is installed; the message says what to install."""
 
 
-@dataclass(frozen=True)
-class Voice:
-    """How one language is spoken: a voice of an engine, words per minute, volume 0-200 and pitch."""
-
-    name: str = ""
-    """The engine's name for the voice; empty: the engine's own voice for the language."""
-    rate: int = 160
-    volume: int = 100
-    engine: str = "auto"
-    """auto | kokoro | pico | espeak | pyttsx3 (`speech/voice/speakers.py` resolves auto)."""
-    pitch: int = 100
-    """Percent of the voice's own pitch, as Pico takes it (50-200): the demo's German players are one Pico voice
-    made several people by their pitch and rate. Kokoro, eSpeak-NG and pyttsx3 speak at their voice's pitch."""
-
-
-SPEECH_ENGINES = ("auto", "kokoro", "pico", "espeak", "pyttsx3")
-DEFAULT_VOICES = {"de": Voice(), "en": Voice(), "fr": Voice()}
 ESPEAK_VOICES = {"de": "de", "en": "en-gb", "fr": "fr"}
 """eSpeak-NG's voice where the voice names none."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from voicemaster.speech.voice.synthesis import Voice
+from voicemaster.config.voice import Voice
 
 SLOWEST = 100
 FASTEST = 280

@@ -30,10 +30,10 @@ from functools import lru_cache
 
 from rapidfuzz.distance import Levenshtein
 
+from voicemaster.dialogue.meaning import Heard, Intent
 from voicemaster.speech.hearing.intents import Understanding
 from voicemaster.speech.hearing.normal_form import Normalized, Reading, spoken
 from voicemaster.speech.hearing.phrases import CONTEXTS_KEPT, HearPhrases, Phrase, carrier_words
-from voicemaster.speech.hearing.recognition import Heard, Intent
 
 Meaning = tuple[Intent, str | None]
 

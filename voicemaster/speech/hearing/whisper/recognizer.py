@@ -14,12 +14,13 @@ from pathlib import Path
 
 import numpy as np
 
+from voicemaster.dialogue.meaning import Context, Heard
 from voicemaster.hints import python_extra
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.band import narrowband
 from voicemaster.speech.hearing.normal_form import Normalized
 from voicemaster.speech.hearing.phrases import grammar, load
-from voicemaster.speech.hearing.recognition import Context, Heard, RecognizerUnavailable
+from voicemaster.speech.hearing.recognition import RecognizerUnavailable
 from voicemaster.speech.hearing.whisper.decision import spelled_from
 from voicemaster.speech.hearing.whisper.model import Array, Whisper
 from voicemaster.speech.hearing.whisper.strategies import Listened, Strategy, Tuning, budget_for, strategy_for, trie

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
 
+from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.speech.hearing.intents import UNKNOWN, Understanding, parse_placement, understand_reading
 from voicemaster.speech.hearing.normal_form import Reading
 from voicemaster.speech.hearing.phrases import HearPhrases, Phrase, grammar
-from voicemaster.speech.hearing.recognition import Context, ContextName, Heard, Intent
 from voicemaster.speech.hearing.whisper.decision import (
     MARGINS,
     NARROWBAND,

@@ -1,0 +1,1 @@
+"""How well the recognizers understand: `voicemaster bench asr` and its figures."""

@@ -1,0 +1,271 @@
+"""`voicemaster bench asr`: how well and how fast each recognizer understands the speech corpus.
+
+The samples of each corpus are made in `asr_samples.py`, the figures of a set of outcomes in `asr_tally.py`; here the
+engines compared, the run, and the curve the margins are set from.
+
+Figures, never pass/fail: intent accuracy per language and noise level, answers taken for something else (wrong),
+utterances refused (asked again), false accepts on non-command speech, and decode time p50/p95 per engine. Beside
+them, the intent matcher alone on the written words, of the corpus and of a held-out set written without sight of
+the phrase files: what no recognizer could do better than, and how far the matcher carries beyond its phrases.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from voicemaster.config.files import LANGUAGES
+from voicemaster.dialogue.meaning import Context, Heard
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.hearing.intents import Understanding, understand
+from voicemaster.speech.hearing.phrases import load as load_phrases
+from voicemaster.speech.hearing.recognition import Recognizer, RecognizerUnavailable
+from voicemaster.speech.hearing.whisper.decision import MARGINS, Evidence
+from voicemaster.speech.hearing.whisper.strategies import Tuning
+from voicemaster_lab.asr import narrowband, options, whisper_variants
+from voicemaster_lab.asr.options import decided_again
+from voicemaster_lab.asr.samples import (
+    CORPORA,
+    Sample,
+    espeak_samples,
+    option_samples,
+    real_samples,
+    select_clips,
+    voiced_samples,
+)
+from voicemaster_lab.asr.tally import right, share, summarize, tally
+from voicemaster_lab.corpora.utterance_set import Utterance, UtteranceSet, utterances
+
+
+@dataclass(frozen=True)
+class EngineSetup:
+    name: str
+    describe: str
+    open: Callable[[str], Recognizer]
+    """Opens the recognizer for a language; raises RecognizerUnavailable when its model is missing."""
+
+
+def _vosk(language: str) -> Recognizer:
+    from voicemaster.speech.hearing.engines import open_recognizer
+
+    return open_recognizer("vosk", language)
+
+
+ENGINE_SETUPS = {
+    setup.name: setup
+    for setup in (
+        EngineSetup(
+            "whisper",
+            "Whisper base deciding by the grammar: every phrase of the context scored (after no text and after "
+            "the context's examples), two margins",
+            whisper_variants.whisper(Tuning()),
+        ),
+        EngineSetup(
+            "whisper-unprompted",
+            "the same with each phrase scored after no text only, not also after the context's examples",
+            whisper_variants.whisper(Tuning(), prompted=False),
+        ),
+        EngineSetup(
+            "whisper-2.5s",
+            "the same with a 2.5 s window instead of 5 s (half the encoder's time)",
+            whisper_variants.whisper(Tuning(window_seconds=2.5)),
+        ),
+        EngineSetup(
+            "whisper-narrow",
+            "the same with half the search: at most 12 prefixes a token (not 24)",
+            whisper_variants.whisper(Tuning(beam=12)),
+        ),
+        EngineSetup(
+            "whisper-words",
+            "Whisper base's free reading, understood by its words alone (the baseline)",
+            whisper_variants.whisper(Tuning(), whisper_variants.words_only),
+        ),
+        EngineSetup("vosk", "Vosk small model with a grammar per context", _vosk),
+    )
+}
+
+
+def run(
+    corpus: Path,
+    engines: Sequence[str],
+    *,
+    languages: Sequence[str] = LANGUAGES,
+    limit: int | None = None,
+    corpora: Sequence[str] = CORPORA,
+) -> dict[str, Any]:
+    """`limit` samples the eSpeak-NG and Kokoro corpora; the real recordings are measured whole."""
+    clips = select_clips(corpus, languages, limit) if "espeak" in corpora else ()
+    real, real_missing = real_samples(languages) if "real" in corpora else ([], None)
+    natural, natural_missing = voiced_samples(corpus, languages, limit) if "kokoro" in corpora else ([], None)
+    pico, pico_missing = voiced_samples(corpus, languages, limit, "pico") if "pico" in corpora else ([], None)
+    worded, worded_missing = option_samples(corpus, languages, limit) if "options" in corpora else ([], "")
+    measured = {
+        "espeak": espeak_samples(corpus, clips),
+        "kokoro": natural,
+        "pico": pico,
+        "real": real,
+        "options": worded,
+    }
+    results = {
+        name: _measure(ENGINE_SETUPS[name], {which: measured[which] for which in CORPORA if which in corpora})
+        for name in engines
+    }
+    written = {which: as_written(which, languages) for which in ("utterances", "heldout")}
+    return {
+        "benchmark": "asr",
+        "corpus": str(corpus),
+        "corpora": list(corpora),
+        "clips": len(clips),
+        "real_clips": len(real),
+        "real_missing": real_missing,
+        "kokoro_clips": len(natural),
+        "kokoro_missing": natural_missing,
+        "pico_clips": len(pico),
+        "pico_missing": pico_missing,
+        "option_clips": len(worded),
+        "option_missing": worded_missing,
+        "engines": results,
+        "written": written,
+    }
+
+
+def as_written(which: UtteranceSet, languages: Sequence[str]) -> dict[str, Any]:
+    """The intent matcher on the written words of one set of utterances, as if a recognizer had heard them perfectly."""
+    outcomes: list[tuple[Utterance, Understanding]] = []
+    for language in languages:
+        phrases = load_phrases(language)
+        for said in utterances(language, which):
+            context = Context(said.context, language, said.options, said.names)
+            outcomes.append((said, understand(said.text, context, phrases)))
+    commands = [(said, meant) for said, meant in outcomes if said.intent != "unknown"]
+    return {
+        **tally(outcomes),
+        "accuracy_by_language": {
+            language: share([right(said, meant) for said, meant in commands if said.language == language])
+            for language in languages
+        },
+    }
+
+
+class _HasLanguage(Protocol):
+    @property
+    def language(self) -> str: ...
+
+
+Sampled = TypeVar("Sampled", bound=_HasLanguage)
+
+
+def per_language(
+    setup: EngineSetup, clips: Sequence[Sampled], missing: dict[str, str]
+) -> Iterator[tuple[str, Recognizer, list[Sampled]]]:
+    """Each language's clips with the engine's recognizer for it, loaded once; a language whose model is not
+    installed goes into `missing` with the reason."""
+    by_language: dict[str, list[Sampled]] = defaultdict(list)
+    for clip in clips:
+        by_language[clip.language].append(clip)
+    for language, own in sorted(by_language.items()):
+        try:
+            recognizer = setup.open(language)
+        except RecognizerUnavailable as error:
+            missing[language] = str(error)
+            continue
+        yield language, recognizer, own
+
+
+def _measure(setup: EngineSetup, corpora: dict[str, list[Sample]]) -> dict[str, Any]:
+    found: dict[str, Any] = {"describe": setup.describe}
+    for name, samples in corpora.items():
+        outcomes: list[tuple[Sample, Heard]] = []
+        weighed: list[Weighed] = []
+        missing: dict[str, str] = {}
+        for _, recognizer, own in per_language(setup, samples, missing):
+            for sample in own:
+                context = Context(sample.context, sample.language, sample.options, sample.names)
+                heard = recognizer.recognize(Audio.read(sample.path), context)
+                outcomes.append((sample, heard))
+                evidence = recognizer.last if isinstance(recognizer, whisper_variants.WhisperVariant) else None
+                if evidence is not None:
+                    weighed.append(Weighed(sample, context, evidence, heard))
+        found[name] = {
+            **summarize(outcomes),
+            "not_installed": missing,
+            "margins": margin_curve(outcomes, weighed),
+            "undecided_curve": undecided_curve(weighed),
+            "narrowband": sum(item.evidence.narrowband for item in weighed),
+            "narrowband_curve": narrowband.curve(weighed),
+        }
+        if name == "options":
+            points = options.curve(weighed)
+            found[name] |= {
+                "option_cells": options.cells(outcomes),
+                "option_curve": points,
+                "option_chosen": options.chosen(points),
+            }
+    return found
+
+
+@dataclass(frozen=True)
+class Weighed:
+    """A grammar decision and the evidence it was made on, to be made again with other margins."""
+
+    sample: Sample
+    context: Context
+    evidence: Evidence
+    heard: Heard
+
+
+MEANING_MARGINS = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0)
+FREE_MARGINS = (2.0, 4.0, 6.0, 6.5, 7.0, 8.0, 10.0, 12.0)
+
+
+def margin_curve(outcomes: Sequence[tuple[Sample, Heard]], weighed: Sequence[Weighed]) -> list[dict[str, Any]]:
+    """Accuracy, wrong meanings and false accepts had the margins been others: the data they were set from.
+    Utterances decided without the grammar (placements, new names) count as they were heard."""
+    if not weighed:
+        return []
+    regraded = {id(item.heard) for item in weighed}
+    fixed = [(sample, heard) for sample, heard in outcomes if id(heard) not in regraded]
+    free = options.free_readings(weighed)
+    curve = []
+    for meaning in MEANING_MARGINS:
+        for free_margin in FREE_MARGINS:
+            margins = replace(MARGINS, meaning=meaning, free=free_margin)
+            again = list(zip([item.sample for item in weighed], decided_again(weighed, free, margins), strict=True))
+            counted = tally([*fixed, *again])
+            curve.append(
+                {
+                    "meaning": meaning,
+                    "free": free_margin,
+                    "accuracy": counted["accuracy"]["share"] if counted["accuracy"] else None,
+                    "wrong": counted["wrong"],
+                    "false_accepts": counted["false_accepts"],
+                }
+            )
+    return curve
+
+
+UNDECIDED_MARGINS = (1.0, 3.0, 4.0, 5.0, 6.0)
+
+
+def undecided_curve(weighed: Sequence[Weighed]) -> list[dict[str, Any]]:
+    """Understood, wrong meanings and false accepts had `Margins.undecided` been another, the other margins as in use,
+    over every grammar decision of a corpus: the data it was chosen from."""
+    free = options.free_readings(weighed)
+    points = []
+    for undecided in UNDECIDED_MARGINS:
+        margins = replace(MARGINS, undecided=undecided)
+        again = list(zip([item.sample for item in weighed], decided_again(weighed, free, margins), strict=True))
+        counted = tally(again)
+        understood = sum(right(sample, heard) for sample, heard in again if sample.intent != "unknown")
+        points.append(
+            {
+                "undecided": undecided,
+                "understood": understood,
+                "wrong": counted["wrong"],
+                "false_accepts": counted["false_accepts"],
+            }
+        )
+    return points

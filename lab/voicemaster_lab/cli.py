@@ -1,0 +1,151 @@
+"""`voicemaster bench ...`: each measurement run and its figures printed, as a report or as JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from voicemaster import paths
+from voicemaster.cli.questions import bank_roots
+from voicemaster.cli.settings import settings_for
+from voicemaster.config.files import LANGUAGES
+
+
+def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`voicemaster bench ...`, added to the product's command line by the `voicemaster.commands` entry point."""
+    bench = commands.add_parser("bench", help="measure speed (prints figures, never fails on time)")
+    bench.add_argument(
+        "what",
+        choices=("rules", "asr", "latency", "live", "yes-wait", "memory", "voice", "faults", "fuzz", "screen"),
+        help="rules: simulated games per second; asr: recognition accuracy and speed; latency: from the end of an "
+        "utterance to the reply; live: felt latency in a real game on virtual sound devices; "
+        "yes-wait: how long a yes must be waited out, against yeses taken back; "
+        "memory: peak memory of a game; voice: speech engines' real-time factor and the "
+        "time to the first sample of a reply, with and without render-ahead; faults: games killed and resumed, "
+        "fuzzed files through the commands, a damaged store and missing devices; fuzz: the fuzzed files alone; "
+        "screen: a real-time game with and without the screen open",
+    )
+    bench.add_argument("--seconds", type=float, default=1.0, help="rules: time per scenario")
+    bench.add_argument(
+        "--corpus",
+        type=Path,
+        default=paths.cache_dir() / "corpus",
+        help="asr, latency: speech corpus, made if missing (default: in the cache folder)",
+    )
+    bench.add_argument(
+        "--engines",
+        default="whisper,vosk",
+        help="asr, latency: engines, comma-separated; latency also vosk-ko: the Vosk engine timed on Korean",
+    )
+    bench.add_argument("--languages", default=",".join(LANGUAGES), help="asr, latency, live, voice: languages")
+    bench.add_argument("--utterances", type=int, default=12, help="live: the player's turns timed in each language")
+    bench.add_argument("--limit", type=int, default=None, help="asr, latency: an even sample of this many clips")
+    bench.add_argument(
+        "--corpora",
+        default="espeak,kokoro,pico,real,options",
+        help="asr: corpora, comma-separated: espeak, kokoro, pico (the demo's players' voices), real (recordings of "
+        "people; --limit leaves it whole), options (option words said by people among options of their kind; --limit "
+        "samples them)",
+    )
+    bench.add_argument(
+        "--questions", type=int, default=3, help="voice: questions in each timed game (played in real time)"
+    )
+    bench.add_argument(
+        "--games",
+        type=int,
+        default=None,
+        help="faults: games of each format killed and resumed (default 100); screen: games each way (default 3)",
+    )
+    bench.add_argument("--inputs", type=int, default=5000, help="faults, fuzz: fuzzed input files")
+    bench.add_argument("--seed", type=int, default=17, help="fuzz: the seed of the mutations (faults uses 17)")
+    bench.add_argument("--json", action="store_true", help="print one JSON object")
+    bench.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.what == "rules":
+        from voicemaster_lab.timing import rules
+
+        figures = rules.run(args.seconds)
+        print(json.dumps(figures) if args.json else rules.report(figures))
+        return 0
+    if args.what == "voice":
+        from voicemaster_lab.timing import voice
+
+        languages = [language.strip() for language in args.languages.split(",") if language.strip()]
+        figures = voice.run(bank_roots(None), languages, max(1, min(args.questions, 15)))
+        print(json.dumps(figures) if args.json else voice.report(figures))
+        return 0
+    if args.what == "faults":
+        from voicemaster_lab.faults import drill
+
+        figures = drill.run(max(0, 100 if args.games is None else args.games), max(0, args.inputs))
+        print(json.dumps(figures, ensure_ascii=False) if args.json else drill.report(figures))
+        return 0
+    if args.what == "fuzz":
+        from voicemaster.cli.app import main  # the commands the fuzzer feeds its files to
+        from voicemaster_lab.faults import drill, fuzz
+
+        figures = fuzz.fuzz(max(0, args.inputs), args.seed, command=main)
+        print(json.dumps(figures, ensure_ascii=False) if args.json else "\n".join(drill.fuzz_report(figures)))
+        return 0
+    if args.what == "screen":
+        from voicemaster_lab.timing import screen
+
+        language = args.languages.split(",")[0].strip()
+        games = 3 if args.games is None else max(1, args.games)
+        figures = screen.run(bank_roots(None), language, max(1, min(args.questions, 15)), games)
+        print(json.dumps(figures) if args.json else screen.report(figures))
+        return 0
+    if args.what == "live":
+        from voicemaster_lab.timing import live
+
+        languages = [language.strip() for language in args.languages.split(",") if language.strip()]
+        try:
+            figures = live.run(languages, max(1, args.utterances), config=args.config)
+        except live.LiveUnavailable as error:
+            print(f"voicemaster: {error}", file=sys.stderr)
+            return 2
+        print(json.dumps(figures, ensure_ascii=False) if args.json else live.report(figures))
+        return 0
+    if args.what == "yes-wait":
+        from voicemaster_lab.timing import yes_wait
+
+        languages = [language.strip() for language in args.languages.split(",") if language.strip()]
+        figures = yes_wait.run(languages)
+        print(json.dumps(figures, ensure_ascii=False) if args.json else yes_wait.report(figures))
+        return 0
+    if args.what == "memory":
+        from voicemaster_lab.timing import memory
+
+        figures = memory.run()
+        print(json.dumps(figures) if args.json else memory.report(figures))
+        return 0
+    from voicemaster_lab.asr import korean_vosk, measure, report, samples
+
+    engines = [name.strip() for name in args.engines.split(",") if name.strip()]
+    known = [*measure.ENGINE_SETUPS, *([korean_vosk.ENGINE] if args.what == "latency" else [])]
+    unknown = sorted(set(engines) - set(known))
+    if unknown:
+        print(f"voicemaster: no engine {', '.join(unknown)}; choose from {', '.join(known)}", file=sys.stderr)
+        return 2
+    languages = [language.strip() for language in args.languages.split(",") if language.strip()]
+    if args.what == "latency":
+        from voicemaster_lab.timing import latency
+
+        voices = settings_for(args).speech
+        figures = latency.run(args.corpus, engines, voices=voices, languages=languages, limit=args.limit)
+        print(json.dumps(figures, ensure_ascii=False) if args.json else latency.report(figures))
+        return 0
+    corpora = [name.strip() for name in args.corpora.split(",") if name.strip()]
+    if unknown := sorted(set(corpora) - set(samples.CORPORA)):
+        print(
+            f"voicemaster: no corpus {', '.join(unknown)}; choose from {', '.join(samples.CORPORA)}",
+            file=sys.stderr,
+        )
+        return 2
+    figures = measure.run(args.corpus, engines, languages=languages, limit=args.limit, corpora=corpora)
+    print(json.dumps(figures, ensure_ascii=False) if args.json else report.report(figures))
+    return 0

@@ -1,0 +1,1 @@
+"""The Millionaire quizmaster: the question flow (`quizmaster`), its jokers and its announcements."""
