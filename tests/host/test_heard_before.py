@@ -6,7 +6,7 @@ import pytest
 
 from tests.host.test_millionaire import Table, always_right
 from tests.questions.test_evenings import synthetic_bank
-from voicemaster.host.millionaire import Quizmaster
+from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.saved import Session
 from voicemaster.rules import GameSettings, new_game, variant
 
