@@ -8,24 +8,14 @@ from __future__ import annotations
 
 from functools import cache
 
-from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
+from tests.fakes import UnderstandsNothing
+from voicemaster.dialogue.meaning import Context, ContextName
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import AudioIn, Playback
 from voicemaster.speech.hearing.pipeline import Hearing, listen_and_recognize
 from voicemaster.speech.hearing.voice_activity import SileroVad
 
 ANYTHING = Context(ContextName.ANSWER, "de")
-
-
-class UnderstandsNothing:
-    """A recognizer that refuses every utterance, at once."""
-
-    def prepare(self, context: Context) -> None:
-        del context
-
-    def recognize(self, audio: Audio, context: Context) -> Heard:
-        del audio, context
-        return Heard(Intent.UNKNOWN, None, "", 0.0)
 
 
 @cache

@@ -148,7 +148,7 @@ def test_library_lines_on_standard_error_are_dropped_and_our_message_still_shown
 
 
 def test_play_on_a_read_only_store_says_how_to_fix_it_and_history_still_lists(tmp_path: Path) -> None:
-    from tests.test_store import read_only
+    from tests.store.test_store import read_only
 
     path = store_path(tmp_path)
     path.parent.mkdir(parents=True)

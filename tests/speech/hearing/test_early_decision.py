@@ -8,6 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from tests.fakes import UnderstandsNothing
 from tests.speech.conftest import matches
 from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.speech.audio import Audio
@@ -203,29 +204,14 @@ def test_an_answer_not_complete_at_a_short_pause_is_heard_out_whole(
     assert meaning(early) == meaning(full)
 
 
-class Puzzled:
-    """A recognizer that understands nothing, and counts how often it was asked."""
-
-    def __init__(self) -> None:
-        self.asked = 0
-
-    def prepare(self, context: Context) -> None:
-        del context
-
-    def recognize(self, audio: Audio, context: Context) -> Heard:
-        del audio, context
-        self.asked += 1
-        return Heard(Intent.UNKNOWN, None, "", 0.0)
-
-
 def test_an_utterance_not_understood_at_its_last_pause_is_not_read_again(espeak: Espeak, vad: SileroVad) -> None:
-    puzzled = Puzzled()
+    puzzled = UnderstandsNothing()
     hearing = listen_and_recognize(FileSource([spoken(espeak, "Antwort B")]), puzzled, ANSWER, 3, vad=vad)
     assert puzzled.asked == 1 and not hearing.early and meaning(hearing) == ("unknown", None)
 
 
 def test_nobody_speaking_is_heard_as_nobody(vad: SileroVad) -> None:
-    hearing = listen_and_recognize(FileSource([pause(1.0)]), Puzzled(), ANSWER, 1, vad=vad)
+    hearing = listen_and_recognize(FileSource([pause(1.0)]), UnderstandsNothing(), ANSWER, 1, vad=vad)
     assert hearing.heard is None and hearing.audio is None and hearing.recognitions == ()
 
 

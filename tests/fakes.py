@@ -1,0 +1,25 @@
+"""The fakes every test folder shares: small stand-ins that make a test fast, never make it pass.
+
+Each keeps what it was asked, so that a test can check the part under test really used it.
+"""
+
+from __future__ import annotations
+
+from voicemaster.dialogue.meaning import Context, Heard, Intent
+from voicemaster.speech.audio import Audio
+
+
+class UnderstandsNothing:
+    """A recognizer that refuses every utterance at once, and counts how often it was asked: with it, no pause ends
+    an utterance early and no model is loaded, so a test stays about where speech begins and ends."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def prepare(self, context: Context) -> None:
+        del context
+
+    def recognize(self, audio: Audio, context: Context) -> Heard:
+        del audio, context
+        self.asked += 1
+        return Heard(Intent.UNKNOWN, None, "", 0.0)
