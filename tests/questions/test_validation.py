@@ -91,6 +91,22 @@ def test_duplicate_ids_and_near_duplicate_questions(tmp_path: Path) -> None:
     assert any("de-m-01-002: id: already used" in p for p in found)
 
 
+LONG = (
+    "Welcher Fluss, der im Schwarzwald entspringt und durch zehn Länder und vier Hauptstädte fließt, bevor er nach "
+    "fast dreitausend Kilometern ins Schwarze Meer mündet, fließt durch die österreichische Hauptstadt Wien?"
+)
+
+
+def test_a_question_too_long_to_read_in_twelve_seconds_is_named(tmp_path: Path) -> None:
+    """Some fifteen seconds for the German voice with the options' words: named, with how long it takes."""
+    path = pack(tmp_path, {"question": LONG})
+    assert [p for p in problems(path) if "too long to read aloud" in p] == [
+        f"{path}: de-m-01-001: question: too long to read aloud: with its options about 14.8 seconds (at most 12)"
+    ]
+    shorter = "Welcher Fluss fließt durch Wien und mündet nach fast dreitausend Kilometern ins Schwarze Meer?"
+    assert problems(pack(tmp_path, {"question": shorter})) == []
+
+
 def test_years_read_well_and_are_allowed() -> None:
     assert reading_problems("Im Jahr 1989 fiel die Mauer.", "de") == []
     assert reading_problems("Quel roi régnait en 1789 l’année de la Révolution ?", "fr") == []
