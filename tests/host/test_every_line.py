@@ -239,7 +239,7 @@ CALL_OVER = ("locked", "walked_away", "question_intro", "correct_answer")
 
 def partner_checks(game: Game) -> Iterator[str]:
     """ "Ben meint: B": the partner's letter as the partner said it. From the call until the player locks, the
-    quizmaster says no letter that nobody said: in voice play it adds none of its own (RULES.md §1.4)."""
+    quizmaster says no letter that nobody said: in voice play it adds none of its own (docs/rules.md, "Jokers")."""
     calling: str | None = None
     heard_from = 0
     for line in game.spoken:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from voicemaster import paths
 from voicemaster.cli import questions as question_cli
 from voicemaster.cli.app import main
 from voicemaster.paths import QUESTIONS_DIR
@@ -172,7 +173,7 @@ def test_a_question_folder_lacking_a_level_is_filled_from_the_shipped_packs_and_
 def test_a_language_the_bank_lacks_is_named_before_the_game(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(question_cli.paths, "QUESTIONS_DIR", tmp_path / "nothing-shipped")
+    monkeypatch.setattr(paths, "QUESTIONS_DIR", tmp_path / "nothing-shipped")
     (tmp_path / "nothing-shipped").mkdir()
     folder = tmp_path / "mine"
     shutil.copytree(QUESTIONS_DIR / "en" / "millionaire", folder)

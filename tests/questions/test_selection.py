@@ -60,7 +60,7 @@ def test_categories_are_spread(bank: Bank) -> None:
 
 def test_options_are_shuffled_and_the_letter_follows(bank: Bank) -> None:
     entry = bank.millionaire("de", 5)[0]
-    letters = Counter()
+    letters: Counter[Letter] = Counter()
     for seed in range(40):
         shown = present(entry, random.Random(seed))
         assert sorted(shown.options) == sorted(entry.options)

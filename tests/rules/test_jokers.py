@@ -1,4 +1,4 @@
-"""Every joker form of RULES.md §1.4."""
+"""Every joker form of docs/rules.md, "Jokers"."""
 
 from __future__ import annotations
 
@@ -125,7 +125,8 @@ def test_phone_call_runs_thirty_seconds_and_is_spent_even_if_nobody_answers() ->
 
 
 def test_phone_partner_gives_their_letter_and_the_quizmaster_adds_none() -> None:
-    """RULES.md §1.4: everyone hears the partner, so a right letter added beside theirs would give the answer away."""
+    """docs/rules.md, "Jokers": everyone hears the partner, so a right letter added beside theirs would give the answer
+    away."""
     game = group("Anna", "Ben", phone_form=PhoneForm.PARTNER)
     game, happened = play(game, PhoneAFriend("Anna", "Ben", WRONG))
     assert happened == [events.PartnerAnswered("Anna", "Ben", WRONG)]

@@ -1,4 +1,5 @@
-"""'Rette die Million' (RULES.md §2): placements legal and illegal, the joker, the time limit, the ranking."""
+"""'Rette die Million' (docs/rules.md, "Rette die Million"): placements legal and illegal, the joker, the time limit,
+the ranking."""
 
 from __future__ import annotations
 

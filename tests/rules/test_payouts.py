@@ -1,4 +1,4 @@
-"""RULES.md §1.2, row by row, at every level, played through the engine."""
+"""docs/rules.md, "What a wrong answer pays", row by row, at every level, played through the engine."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from voicemaster.rules import LADDERS, VARIANTS, Reveal, WalkAway, events
 
 from .helpers import RIGHT, WRONG, answer, at_question, play
 
-# Written out from RULES.md, not computed by the code under test: (levels 1-5, 6-10, 11-15).
+# Written out from docs/rules.md, not computed by the code under test: (levels 1-5, 6-10, 11-15).
 WRONG_ANSWER_PAYS = {
     "jumbo-2002": (0, 1_000, 16_000),
     "classic": (0, 500, 16_000),

@@ -1,4 +1,4 @@
-"""Several players and rounds (RULES.md §1.3, §1.5)."""
+"""Several players and rounds (docs/rules.md, "One question" and "Several players and rounds")."""
 
 from __future__ import annotations
 

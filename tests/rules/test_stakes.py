@@ -1,4 +1,5 @@
-"""What is at stake before each question (RULES.md §1.2): the facts the quizmaster may call safe."""
+"""What is at stake before each question (docs/rules.md, "What a wrong answer pays"): the facts the quizmaster may call
+safe."""
 
 from __future__ import annotations
 

@@ -114,7 +114,7 @@ def test_the_room_sees_the_game_as_the_quizmaster_runs_it(tmp_path: Path) -> Non
         page.goto(screen.url + "?theme=dark")
         playing = threading.Thread(target=game, daemon=True)
         playing.start()
-        photographed = []
+        photographed: list[str] = []
         while (moment := photographer.moments.get(timeout=HOLD_SECONDS)) is not None:
             _caught_up(page, feed)
             events = _events(transcript)
@@ -243,7 +243,7 @@ def test_the_room_sees_the_money_on_each_option(tmp_path: Path) -> None:
         page = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
         page.goto(screen.url + "?theme=dark")
         threading.Thread(target=game, daemon=True).start()
-        photographed = []
+        photographed: list[str] = []
         while (moment := photographer.moments.get(timeout=HOLD_SECONDS)) is not None:
             _caught_up(page, feed)
             events = _events(transcript)

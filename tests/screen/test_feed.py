@@ -266,7 +266,7 @@ def test_a_game_play_resumes_is_on_the_screen_before_its_first_new_step(
     """`play` continues an interrupted game: the page shows it (the question it stood on) as soon as the players say
     yes, built from the stored game the resume read."""
     from voicemaster.config.settings import default_paths, load_settings
-    from voicemaster.dialogue.meaning import Heard
+    from voicemaster.dialogue.meaning import Heard, Intent
     from voicemaster.host.lines import load as load_lines
     from voicemaster.play.live import _resumed_or_new
     from voicemaster.play.runner import Runner, SessionClock, Transcript
@@ -287,7 +287,7 @@ def test_a_game_play_resumes_is_on_the_screen_before_its_first_new_step(
             Speakers(config.speech),
             sink,
             SessionClock(sink),
-            lambda *_: Heard("yes", None, "ja", 0.9),
+            lambda *_: Heard(Intent.YES, None, "ja", 0.9),
             Transcript(io.StringIO(), feed),
             store=store,
             render_ahead=False,

@@ -1,4 +1,4 @@
-"""The shared rules engine: every game format of RULES.md as data plus small, total functions.
+"""The shared rules engine: every game format of docs/rules.md as data plus small, total functions.
 
 Pure and deterministic: no I/O, no clock, no randomness that is not derived from a seed it is given, and nothing
 imported from outside the standard library or from the rest of voicemaster.

@@ -66,7 +66,8 @@ class PhoneCallStarted:
 
 @dataclass(frozen=True)
 class PartnerAnswered:
-    """The partner's letter, as the partner said it within the call's time; the quizmaster adds none (RULES.md §1.4)."""
+    """The partner's letter, as the partner said it within the call's time; the quizmaster adds none (docs/rules.md,
+    "Jokers")."""
 
     player: str
     partner: str

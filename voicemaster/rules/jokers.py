@@ -1,4 +1,4 @@
-"""The chance parts of the jokers (RULES.md §1.4). Every function takes the random generator it may use."""
+"""The chance parts of the jokers (docs/rules.md, "Jokers"). Every function takes the random generator it may use."""
 
 from __future__ import annotations
 

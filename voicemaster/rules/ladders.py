@@ -1,4 +1,4 @@
-"""Prize ladders (RULES.md §1.1) and safety levels (§1.2) as data."""
+"""Prize ladders (docs/rules.md, "Ladders") and safety levels ("What a wrong answer pays") as data."""
 
 from __future__ import annotations
 

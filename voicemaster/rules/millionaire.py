@@ -1,4 +1,5 @@
-"""Transitions of a Millionaire game (RULES.md §1.3-1.5): `apply(game, action)` returns the new game and its events.
+"""Transitions of a Millionaire game (docs/rules.md, "One question" to "Several players and rounds"): `apply(game,
+action)` returns the new game and its events.
 
 Every check happens before anything changes, so an illegal action raises and leaves the game as it was.
 """

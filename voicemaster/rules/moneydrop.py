@@ -1,4 +1,5 @@
-"""'Rette die Million' (RULES.md §2): a team saves as much of 40 bundles of 25 000 EUR as it can over 8 questions.
+"""'Rette die Million' (docs/rules.md, "Rette die Million"): a team saves as much of 40 bundles of 25 000 EUR as it can
+over 8 questions.
 
 Same shape as the Millionaire engine: frozen state, actions in, `(state, events)` out, a named error for every
 placement the rules forbid.

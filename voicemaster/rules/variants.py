@@ -1,4 +1,5 @@
-"""The Millionaire variants of RULES.md §1.2 and §1.4: a ladder with its safety levels, a joker set, joker values.
+"""The Millionaire variants of docs/rules.md, "What a wrong answer pays" and "Jokers": a ladder with its safety levels,
+a joker set, joker values.
 
 A variant is data, not a code path: the round logic reads these fields and nothing else.
 """

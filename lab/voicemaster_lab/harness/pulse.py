@@ -3,7 +3,7 @@ the slow tests and `voicemaster bench live`.
 
 Two null sinks at 16 kHz mono: what is played into `vmic` is what the microphone hears (its monitor is the default
 source), what the program plays goes to `vspk` (the default sink) and is recorded from its monitor. `norewinds=1`
-keeps the null sinks from dropping the start of a sound (NOTES-audio.md). The daemon runs in the foreground as our
+keeps the null sinks from dropping the start of a sound (docs/speech.md). The daemon runs in the foreground as our
 child, with its socket, runtime and state in a temporary folder, so it never meets another daemon on the machine and
 is stopped by its own process id. PortAudio reaches it through ALSA's pulse plugin (libasound2-plugins), which
 follows PULSE_SERVER; PortAudio lists devices once, so a process that was already using it must rescan

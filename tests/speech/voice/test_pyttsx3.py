@@ -1,5 +1,5 @@
 """The pyttsx3 voice through the real library (its eSpeak driver on Linux): real audio at the right rate, heard back
-by Whisper, and its traps (NOTES-audio.md) shown handled.
+by Whisper, and its traps (docs/speech.md) shown handled.
 
 pyttsx3 is in the dev extras: these tests fail, rather than skip, where it is missing.
 """
@@ -101,7 +101,7 @@ def test_the_driver_writes_a_later_say_into_its_last_file(tmp_path: Path) -> Non
     """Why `say()` is never called, and every sentence gets a new file that is removed once read: the eSpeak driver
     keeps its last `save_to_file` target, and `say()` writes there (instead of playing through aplay)."""
     first = tmp_path / "first.wav"
-    # `runAndWait()` may return before eSpeak's thread has written the file and printed (NOTES-audio.md): each step
+    # `runAndWait()` may return before eSpeak's thread has written the file and printed (docs/speech.md): each step
     # waits, boundedly, for the driver's "Audio saved" line, as counted on standard output, so that a loaded machine
     # (eSpeak's thread late) is not taken for a driver that did not do it.
     script = (

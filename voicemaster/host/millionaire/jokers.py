@@ -1,4 +1,5 @@
-"""The jokers of a Millionaire game as the quizmaster hosts them (RULES.md §1.3): the 50:50, the audience (simulated or
+"""The jokers of a Millionaire game as the quizmaster hosts them (docs/rules.md, "One question"): the 50:50, the
+audience (simulated or
 the other players voting), the phone call (simulated or a partner at the table) and the extra joker.
 
 These are the quizmaster's own steps, kept apart so `millionaire.py` reads as the game's flow: each takes the
@@ -120,9 +121,9 @@ def _choose_other(
 def _partner_call(
     host: MillionaireHosting, player: str
 ) -> Generator[Effect, Observation | None, tuple[str, Letter] | None]:
-    """The phone partner at the table (RULES.md §1.4): the partner has the call's time to say their letter, and why
-    if they like, to the player; the first letter heard ends the call. Everyone hears the partner, so the quizmaster
-    adds no letter of its own: it only reads the partner's back (`announce`), and the player decides."""
+    """The phone partner at the table (docs/rules.md, "Jokers"): the partner has the call's time to say their letter,
+    and why if they like, to the player; the first letter heard ends the call. Everyone hears the partner, so the
+    quizmaster adds no letter of its own: it only reads the partner's back (`announce`), and the player decides."""
     partner = yield from _choose_other(host, player, "who_to_call")
     if partner is None:
         return None

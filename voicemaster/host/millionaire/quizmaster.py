@@ -1,4 +1,5 @@
-"""The quizmaster of a Millionaire game: a dialogue that drives the rules engine by voice (RULES.md §1).
+"""The quizmaster of a Millionaire game: a dialogue that drives the rules engine by voice (docs/rules.md,
+"Millionaire").
 
 The flow is derived from the stored game at every step: what to do next follows from the rules state alone (no
 round: start one; no question: offer walking away, then ask; someone to act: their turn; else reveal). So a game
@@ -279,8 +280,8 @@ class Quizmaster:
                 yield from self.apply(WalkAway(seat.player))
 
     def play_on(self, player: str, stakes: Stakes) -> Say:
-        """ "Spielst du weiter?", with what is safe and what is at stake as the rules have it (RULES.md §1.2): "sicher"
-        is said only of what a wrong answer still pays."""
+        """ "Spielst du weiter?", with what is safe and what is at stake as the rules have it (docs/rules.md, "What a
+        wrong answer pays"): "sicher" is said only of what a wrong answer still pays."""
         amounts = {"amount": stakes.keep, "safe": stakes.wrong, "next": stakes.win}
         params = {"player": player, **{name: self.money(value) for name, value in amounts.items()}}
         return self.line("play_on", params, form=stakes.safety.value)

@@ -1,4 +1,5 @@
-"""The quizmaster of "Rette die Million" (RULES.md §2): a dialogue that drives the money-drop rules by voice.
+"""The quizmaster of "Rette die Million" (docs/rules.md, "Rette die Million"): a dialogue that drives the money-drop
+rules by voice.
 
 As in the Millionaire game, what happens next follows from the stored rules state alone (no run: start one; no
 categories: offer two; a choice open: hear it; money to place: hear the placement; placement locked: drop the
@@ -169,7 +170,7 @@ class MoneyDropHost:
         return entry, options
 
     def read_card(self) -> Dialogue:
-        """The options first, then the question (RULES.md §2)."""
+        """The options first, then the question (docs/rules.md, "Rette die Million")."""
         entry, options = self.card()
         yield self.line("md_options_intro")
         for letter, text in zip(Letter.first(len(options)), options, strict=True):

@@ -1,4 +1,5 @@
-"""A money-drop placement as the team says it, and counted in bundles (RULES.md §2): "zehn auf A, den Rest auf C",
+"""A money-drop placement as the team says it, and counted in bundles (docs/rules.md, "Rette die Million"): "zehn auf
+A, den Rest auf C",
 corrected one option at a time ("doch fünfzehn auf A"); what cannot even be counted says why (`Unplaceable`), and
 so does what the rules refuse (`checked`)."""
 

@@ -68,10 +68,9 @@ class EndpointSettings:
     early_silence_seconds: float = 0.09
     """The pause after which what was heard so far is read, and the utterance ended if it already is a complete,
     confident answer and the player stays silent while it is read: people leave about 0.2 s between turns, and
-    waiting out `silence_seconds` after a clear "Antwort B" feels slow. Three frames: reading takes about 0.15 s
-    more, so nothing ends before some 0.25 s of pause (`voicemaster bench latency`: understood answers replied to
-    0.28 s after the last sound at p50, against 0.34 s at four frames and 0.5 s at eight). An answer that is not
-    complete yet is heard out as before. Equal to `silence_seconds`, nothing ends early."""
+    waiting out `silence_seconds` after a clear "Antwort B" feels slow. Three frames: reading takes a few frames more,
+    so nothing ends before some 0.25 s of pause (`voicemaster bench latency`). An answer that is not complete yet is
+    heard out as before. Equal to `silence_seconds`, nothing ends early."""
     max_seconds: float = 8.0
     """The longest utterance: an answer or a command fits easily; a conversation in the car gets cut."""
     pre_roll_seconds: float = 0.3

@@ -2,7 +2,7 @@
 
 Pico speaks de-DE, en-US, en-GB and fr-FR with one female voice each, 16 kHz mono, Apache-2.0; `ttspico` 0.3.2 is an
 sdist holding Pico's C sources and its language files (the `voice` extra builds it with gcc). Whisper base heard the
-demo's German player phrases in Pico's voice 17 of 17, in eSpeak-NG's 11 of 17 (NOTES-audio.md), so Pico is the
+demo's German player phrases in Pico's voice 17 of 17, in eSpeak-NG's 11 of 17 (docs/speech.md), so Pico is the
 German quizmaster's voice and the German players'. It renders about 30 times faster than real time, so no
 render-ahead is needed, but `Speakers` keeps its lines on disk as it does Kokoro's.
 

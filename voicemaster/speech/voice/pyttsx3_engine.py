@@ -2,7 +2,7 @@
 
 pyttsx3 only speaks through the system or into a file, so every sentence goes to `save_to_file` and is read back:
 the program then plays it itself, and timing, barge-in and the session file work as with the other engines. Its
-traps (pyttsx3 2.99 with libespeak-ng 1.51, NOTES-audio.md), and what is done about each:
+traps (pyttsx3 2.99 with libespeak-ng 1.51), and what is done about each:
 
 - `runAndWait()` can return before the file is written: the eSpeak driver synthesizes on eSpeak's own thread and
   leaves its loop after one 10 ms pause. With another thread busy in Python it returned with no file yet about once

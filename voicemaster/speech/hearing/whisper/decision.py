@@ -46,41 +46,30 @@ class Margins:
     """How much less likely the best phrase may be than the decoder's free reading."""
     no_speech: float = 0.85
     """Above this probability that nothing was said, nothing was: Whisper's own judgement, where every phrase fits
-    badly and a short "ja" least badly. Measured: silence 0.92; real words from a quiet speaker up to 0.77 (so not
-    Whisper's usual 0.6); noise 0.67, which the free reading marks as no speech ("* Musik *") anyway."""
+    badly and a short "ja" least badly. Higher than Whisper's usual 0.6, as a quiet speaker's real words come near
+    it (`bench asr`)."""
     longer: float = 2.0
     """How many times as long (in letters, plus `LONGER_SLACK`) the free reading may be as the best phrase. The
     scores alone favour a short phrase: "Oui." may be likelier to the decoder than a long garbled reading of "Cinq
     liasses sur la D, le reste sur la A", though the audio plainly holds more than a "oui"."""
     doubted: float = 5.0
     """The meaning margin a pick needs when the free reading's spelling doubts it (`testimony`): spelled nearer a
-    phrase of another meaning of its kind, or like none of its own. 5.0 (was 6.0): on the 964 utterances of
-    `undecided` 673 right where 669, the same 21 wrong meanings and 38 false accepts; Pico's German "Antwort C" read
-    "und Wort z." (contradicted, margin 5.7) is understood."""
+    phrase of another meaning of its kind, or like none of its own. Set on `bench asr`'s curve."""
     undecided: float = 4.0
     """The meaning margin a short answer needs when a short reading leans to it no more than to another answer
-    (`testimony`). Chosen on the real recordings and option words and the Kokoro and Pico corpora (964 utterances;
-    right / wrong meanings / false accepts of what names no answer), with `SHORT_READING` at 4 and the other margins
-    as they were then (doubted 6.0, free 6.0): without the objection 694 / 33 / 71; at 3.0 674 / 22 / 47; at 4.0
-    669 / 21 / 38; at 5.0 665 / 20 / 34; at 6.0 661 / 20 / 33."""
+    (`testimony`): the point of `bench asr`'s curve with the fewest wrong meanings before right ones fall away."""
 
 
 LONGER_SLACK = 4
 """Letters a free reading may have beyond `Margins.longer` times the phrase's: "Ja, genau." for "ja genau"."""
 
 MARGINS = Margins(meaning=1.0, free=6.0)
-"""The free margin stays 6.0: at 6.5 (on the 964 utterances of `Margins.undecided`: 3 more right, no more wrong)
-eSpeak-NG's "Antwort B" said where a name was asked, read "und mot B.", was taken for "was" (repeat) 6.2 below."""
+"""The margins of full-band audio, set on `bench asr`'s curves (docs/benchmarks.md)."""
 
 NARROWBAND = {"fr": Margins(meaning=4.0, free=4.0, doubted=5.0, undecided=5.0)}
-"""The margins on telephone-band audio (`speech.hearing.band`), by language, where `MARGINS` take wrong meanings.
-Chosen at the point with no wrong meaning and the most understood on the narrowband recordings of people
-(`voicemaster bench asr --corpora real,options`, its "narrowband curve"; right / wrong / false accepts, the doubt and
-undecided margins at 5). French (Asterisk's June, Armelle, klettres through 8 kHz: 257 real recordings and 109
-option words): meaning 1 and free 6: 109 / 15 / 16; meaning 3, free 4: 80 / 1 / 9; **meaning 4, free 4: 75 / 0 / 5**;
-meaning 5, free 4: 65 / 0 / 3 (the undecided margin at 4 instead takes Armelle's "mille", read "Nîle.", for "0").
-English (Asterisk's Allison, klettres through 8 kHz) 78 / 0 / 4 and 73 / 0 / 0 and German 27 / 0 / 0 at `MARGINS`:
-Whisper base hears their telephone audio well enough, so they keep theirs."""
+"""The margins on telephone-band audio (`speech.hearing.band`), by language, where `MARGINS` take wrong meanings:
+the point of `bench asr --corpora real,options`'s narrowband curve with no wrong meaning and the most understood.
+Whisper base hears English and German telephone audio well enough that they keep `MARGINS`."""
 
 
 NEAR = 0.5
@@ -92,9 +81,7 @@ UNLIKE = 0.75
 """Beyond this distance from every phrase of the pick, the free reading resembles it not at all."""
 SHORT_READING = 4
 """A reading of at most this many letters is one short word ("Da", "K.", "Nîle."), said as a letter or a number alone.
-Chosen with `Margins.undecided` (see there): the objection on every reading had the German demo (seed 11) ask
-again 26 of 260 turns (Pico's "Antwort A" read "und what are"); on readings of up to 4 letters it keeps 15 right
-readings of the 964 more, and 3 wrong meanings more."""
+Chosen with `Margins.undecided`: the objection on longer readings asked the German demo again where it was right."""
 SPELLED_FROM = 3
 """A best phrase of fewer letters (a letter's name: "b", "zeh") says too little for a reading to be unlike it: a real
 "A" is read "Oh?" as often as "A."."""

@@ -50,9 +50,8 @@ class WhisperRecognizer:
 
     def prepare(self, context: Context) -> None:
         """Works out the context's token trie ahead, while the question is read, so hearing the answer needn't; and
-        the phrases' words the decision compares a free reading with (kept per context by `spelled_from`): 8-33 ms
-        of CPU on a new question's answers (measured in de/en/fr, one thread, load average 4), which the first
-        decision of every question paid."""
+        the phrases' words the decision compares a free reading with (kept per context by `spelled_from`), which the
+        first decision of every question paid otherwise."""
         phrases = load(context.language)
         choices = grammar(context, phrases)
         trie(self.tokens(context.language), choices)

@@ -47,21 +47,16 @@ class Tuning:
 
     margins: Margins = MARGINS
     window_seconds: float = 5.0
-    """The shortest window the encoder sees. Whisper learned 30 s windows; measured on the real recordings (2-core
-    EPYC), a 5 s window understood 82 % where 2.5 s understood 78 %, at twice the encoder's time (about 110 ms)."""
+    """The shortest window the encoder sees. Whisper learned 30 s windows; a shorter one understands less of the
+    real recordings (`bench asr`)."""
     prune: float = 6.0
     """A prefix this far (natural log) below the best whole phrase is dropped. A phrase's score only falls as it
     grows, so what is dropped ends more than this below the best: wider than every meaning margin the decision uses
     (at most 5.0: `Margins.doubted`, and `undecided` on telephone audio) and every point of `bench asr`'s curves, so
-    that the decision is the one a search of every phrase would make. Measured A/B on every third real recording
-    (200: answers, confirms and placements in de/en/fr; one thread, load average 3.5-4.1): 6.0 made the same 200
-    decisions as 8.0 with 133 decoder rows a decision instead of 158, CPU p50 541 ms instead of 609, p95 888 instead
-    of 955."""
+    that the decision is the one a search of every phrase would make (A/B in docs/benchmarks.md)."""
     beam: int = 24
-    """At most this many prefixes are extended per token, whatever the audio. Narrower loses meanings: measured A/B
-    against 24 on the same 200 real recordings (prune 8 then): 16 made 7 decisions otherwise (wrong meanings 3 -> 5,
-    talk taken for something 11 -> 13 of 77) for 110 decoder rows a decision instead of 158, CPU p50 522 ms instead of
-    609; 12 made 8 otherwise (6 wrong, 14 taken), 85 rows, 493 ms."""
+    """At most this many prefixes are extended per token, whatever the audio. Narrower changes decisions on the
+    real recordings (A/B in docs/benchmarks.md)."""
 
 
 @dataclass(frozen=True)
@@ -165,9 +160,8 @@ class Placement:
 
 def guessing_echoes(listened: Listened) -> bool:
     """Whether a reading prompted with examples would only echo them: on telephone-band audio in a language Whisper
-    base hears badly there (`decision.NARROWBAND`). Armelle's French numbers said alone, which place nothing, were
-    read "Dix sur C." (the prompt's "Dix sur A.", its letter changed) or "Tout sur A." 9 times in 28; the free
-    reading placed none of them. Every placement found by the prompted reading alone was on full-band audio."""
+    base hears badly there (`decision.NARROWBAND`), where the prompt's own placements came back with a letter
+    changed and the free reading placed none of those wrongly."""
     return listened.narrowband and listened.phrases.language in NARROWBAND
 
 
