@@ -3,6 +3,7 @@ environment variables say; a checkout keeps its models in `models/`."""
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -71,7 +72,7 @@ def test_missing_pieces_name_the_command_for_this_installation(monkeypatch: pyte
     installed = hints.python_extra("whisper")
     assert "pipx inject voicemaster" in installed and "faster-whisper" in installed
     if sys.platform == "linux":
-        monkeypatch.setattr(hints.shutil, "which", lambda tool: "/usr/bin/dnf" if tool == "dnf" else None)
+        monkeypatch.setattr(shutil, "which", lambda tool: "/usr/bin/dnf" if tool == "dnf" else None)
         assert hints.system_package("portaudio") == "run `sudo dnf install portaudio`"
-        monkeypatch.setattr(hints.shutil, "which", lambda _tool: None)
+        monkeypatch.setattr(shutil, "which", lambda _tool: None)
         assert "libportaudio2" in hints.system_package("portaudio")

@@ -110,6 +110,9 @@ def test_question_stats_as_json_follow_the_contract() -> None:
     assert list(figures["de"]["millionaire"]) == [str(level) for level in range(1, 16)]
     assert list(figures["de"]["moneydrop"]) == ["4", "3", "2"]
     assert all(isinstance(n, int) and n > 0 for n in figures["en"]["millionaire"].values())
+    review = figures["fr"]["review"]["moneydrop"]
+    assert list(review) == ["entries", "checked", "agreed", "fixed", "dropped"]
+    assert review["entries"] == sum(figures["fr"]["moneydrop"].values())
 
 
 def test_validating_a_missing_path_says_so(tmp_path: Path) -> None:

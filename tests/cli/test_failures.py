@@ -108,7 +108,8 @@ def test_a_bug_is_one_line_naming_a_log_with_the_traceback(
 ) -> None:
 
     def broken(_args: object) -> int:
-        return {}["no such key"]  # type: ignore[no-any-return]
+        nothing: dict[str, int] = {}
+        return nothing["no such key"]
 
     monkeypatch.setattr(history_cli, "show", broken)
     assert cli.main(["history"]) == 1

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from voicemaster.dialogue.meaning import ContextName, Heard
+from voicemaster.dialogue.meaning import ContextName, Heard, Intent
 from voicemaster.dialogue.turns import Effect, Listen, Observation, Record
 from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.moneydrop.host import MoneyDropHost
@@ -51,9 +51,9 @@ def test_finished_and_interrupted_games_of_both_formats_are_listed(tmp_path: Pat
                     current = quiz.game.round
                     assert current is not None and current.question is not None
                     wrong = next(letter for letter in current.seats[0].available if letter != current.question.correct)
-                    return Heard("answer", wrong.value, "", 1.0)
+                    return Heard(Intent.ANSWER, wrong.value, "", 1.0)
                 case Listen():
-                    return Heard("yes", None, "ja", 1.0)
+                    return Heard(Intent.YES, None, "ja", 1.0)
             return None
 
         drive(quiz.run(), millionaire)

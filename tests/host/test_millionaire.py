@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
 from voicemaster.config.voice import DEFAULT_VOICES
-from voicemaster.dialogue.meaning import ContextName, Heard
+from voicemaster.dialogue.meaning import ContextName, Heard, Intent
 from voicemaster.dialogue.turns import Effect, Foresee, Listen, Observation, Record, Say, Silence
 from voicemaster.host.lines import load as load_lines
 from voicemaster.host.millionaire.quizmaster import Quizmaster
@@ -76,18 +76,18 @@ class Table:
         return current.question.correct.value
 
 
-def heard(intent: str, value: str | None = None) -> Heard:
+def heard(intent: Intent, value: str | None = None) -> Heard:
     return Heard(intent, value, f"{intent} {value or ''}".strip(), 0.9)
 
 
 def always_right(table: Table, listen: Listen, last_key: str) -> Observation:
     """Knows every answer, says yes to "final answer?" and to playing on, and yes only to the right option read."""
     if listen.context.name is ContextName.ANSWER:
-        return heard("answer", table.correct())
+        return heard(Intent.ANSWER, table.correct())
     if last_key == "scan_option":
         offered = table.said[-1][1][0]  # "B, Paris?"
-        return heard("yes" if offered == table.correct() else "no")
-    return heard("yes")
+        return heard(Intent.YES if offered == table.correct() else Intent.NO)
+    return heard(Intent.YES)
 
 
 def table(bank: Bank, script: Script) -> Table:
@@ -120,8 +120,15 @@ def test_every_reply_to_an_answer_and_the_next_question_are_foreseen_before_the_
 
 
 def test_no_answer_is_locked_without_a_clear_yes(bank: Bank) -> None:
-    replies = iter(
-        [heard("answer", "B"), heard("unknown"), heard("answer", "B"), Silence(), heard("answer", "B"), heard("no")]
+    replies: Iterator[Observation] = iter(
+        [
+            heard(Intent.ANSWER, "B"),
+            heard(Intent.UNKNOWN),
+            heard(Intent.ANSWER, "B"),
+            Silence(),
+            heard(Intent.ANSWER, "B"),
+            heard(Intent.NO),
+        ]
     )
 
     def hesitant(table: Table, listen: Listen, last_key: str) -> Observation:
@@ -146,7 +153,7 @@ def test_a_wrong_answer_pays_the_safety_level(bank: Bank) -> None:
     def wrong_at_seven(table: Table, listen: Listen, last_key: str) -> Observation:
         current = table.quizmaster.game.round
         if listen.context.name is ContextName.ANSWER and current is not None and current.level == 7:
-            return heard("answer", next(x for x in "ABCD" if x != table.correct()))
+            return heard(Intent.ANSWER, next(x for x in "ABCD" if x != table.correct()))
         return always_right(table, listen, last_key)
 
     played = table(bank, wrong_at_seven).play()
@@ -159,7 +166,7 @@ def test_walking_away_takes_what_was_won_and_needs_a_second_yes(bank: Bank) -> N
     def leaves_before_eight(table: Table, listen: Listen, last_key: str) -> Observation:
         current = table.quizmaster.game.round
         if last_key == "play_on" and current is not None and current.level == 8:
-            return heard("no")
+            return heard(Intent.NO)
         return always_right(table, listen, last_key)
 
     played = table(bank, leaves_before_eight).play()
@@ -171,7 +178,7 @@ def test_walking_away_takes_what_was_won_and_needs_a_second_yes(bank: Bank) -> N
 
 def test_a_walk_away_or_quit_misheard_is_asked_about_and_a_no_plays_on(bank: Bank) -> None:
     """The recognizer may take an answer for "Je m'arrête" or "beenden": nothing ends before a clear yes."""
-    replies = iter([heard("walk_away"), heard("no"), heard("quit"), heard("unknown")])
+    replies = iter([heard(Intent.WALK_AWAY), heard(Intent.NO), heard(Intent.QUIT), heard(Intent.UNKNOWN)])
 
     def misheard_at_three(table: Table, listen: Listen, last_key: str) -> Observation:
         current = table.quizmaster.game.round
@@ -195,7 +202,7 @@ def test_jokers_by_voice_and_a_clear_answer_when_one_is_spent(bank: Bank) -> Non
             for joker in ("fifty_fifty", "fifty_fifty", "extra", "audience"):
                 if asked.count(joker) < (2 if joker == "fifty_fifty" else 1):
                     asked.append(joker)
-                    return heard("joker", joker)
+                    return heard(Intent.JOKER, joker)
         return always_right(table, listen, last_key)
 
     played = table(bank, joker_fan).play()
@@ -216,7 +223,7 @@ def test_the_phone_call_runs_thirty_seconds_of_game_time(bank: Bank) -> None:
         seat = current.seat("Anna") if current else None
         at_three = listen.context.name is ContextName.ANSWER and current and current.level == 3
         if at_three and seat and "phone" not in seat.jokers_used:
-            return heard("joker", "phone")
+            return heard(Intent.JOKER, "phone")
         return always_right(table, listen, last_key)
 
     settings = GameSettings(variant("classic"), ("Anna",), rounds=1, seed=11, phone_form=PhoneForm.CALL)
@@ -271,8 +278,8 @@ def test_a_game_resumed_after_a_fifty_fifty_reads_only_the_options_left(bank: Ba
         if any(key == "fifty_fifty" for key, _ in table.said):
             raise Crash
         if listen.context.name is ContextName.ANSWER:
-            return heard("joker", "fifty_fifty")
-        return heard("yes")
+            return heard(Intent.JOKER, "fifty_fifty")
+        return heard(Intent.YES)
 
     first = table(bank, fifty_fifty_then_power_cut)
     with pytest.raises(Crash):
@@ -293,11 +300,11 @@ def test_players_vote_as_the_audience_and_a_partner_takes_the_call(bank: Bank) -
         current = table.quizmaster.game.round
         seat = current.seat(listen.player or "") if current else None
         if last_key in ("who_to_call", "who_helps"):
-            return heard("name", "Ben")
+            return heard(Intent.NAME, "Ben")
         if listen.context.name is ContextName.ANSWER and current and current.level == 2 and seat:
             for joker in ("audience", "phone"):
                 if joker not in seat.jokers_used and current.to_act == "Anna" == listen.player:
-                    return heard("joker", joker)
+                    return heard(Intent.JOKER, joker)
         return always_right(table, listen, last_key)
 
     settings = GameSettings(
@@ -326,9 +333,9 @@ def test_in_show_mode_one_candidate_a_round_answers_and_the_others_are_the_audie
             answered_by.setdefault(current.number, set()).add(listen.player)
             seat = current.seat(listen.player or "")
             if current.number == 1 and current.level == 1 and seat and "audience" not in seat.jokers_used:
-                return heard("joker", "audience")
+                return heard(Intent.JOKER, "audience")
         if last_key == "play_on" and current.number == 1 and current.level == 3:
-            return heard("no")  # Anna stops before question 3 and keeps 100 €
+            return heard(Intent.NO)  # Anna stops before question 3 and keeps 100 €
         return always_right(table, listen, last_key)
 
     settings = GameSettings(
@@ -345,7 +352,7 @@ def test_a_player_misheard_three_times_is_offered_the_options_one_by_one(bank: B
     def mumbles(table: Table, listen: Listen, last_key: str) -> Observation:
         current = table.quizmaster.game.round
         if listen.context.name is ContextName.ANSWER and current and current.level == 1:
-            return heard("unknown")
+            return heard(Intent.UNKNOWN)
         return always_right(table, listen, last_key)
 
     played = table(bank, mumbles).play()
@@ -382,7 +389,7 @@ def _levels_when_said(table: Table) -> list[int]:
 
 def test_an_unclear_reply_to_final_answer_is_not_thanked_as_a_no(bank: Bank) -> None:
     """ "Das habe ich nicht sicher verstanden." is not followed by "Gut, ..." as if a no had been heard."""
-    replies = iter([heard("answer", "B"), heard("unknown"), heard("answer", "B"), heard("no")])
+    replies = iter([heard(Intent.ANSWER, "B"), heard(Intent.UNKNOWN), heard(Intent.ANSWER, "B"), heard(Intent.NO)])
 
     def unclear_then_no(table: Table, listen: Listen, last_key: str) -> Observation:
         return next(replies, None) or always_right(table, listen, last_key)
@@ -397,7 +404,7 @@ def test_one_player_is_addressed_as_one_and_told_what_is_at_stake(bank: Bank) ->
     def leaves_before_three(table: Table, listen: Listen, last_key: str) -> Observation:
         current = table.quizmaster.game.round
         if last_key == "another_round" or (last_key == "play_on" and current is not None and current.level == 3):
-            return heard("no")
+            return heard(Intent.NO)
         return always_right(table, listen, last_key)
 
     settings = GameSettings(variant("classic"), ("Anna",), seed=11)

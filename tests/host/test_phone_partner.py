@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from voicemaster.dialogue.meaning import ContextName
+from voicemaster.dialogue.meaning import ContextName, Intent
 from voicemaster.dialogue.turns import Listen, Observation, Silence
 from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.saved import Session
@@ -28,7 +28,7 @@ def partner_game(bank: Bank, language: str, partner: Script) -> Table:
     def script(table: Table, listen: Listen, last_key: str) -> Observation:
         keys = [key for key, _ in table.said]
         if listen.player == "Anna" and listen.context.name is ContextName.ANSWER and "who_to_call" not in keys:
-            return heard("joker", "phone")
+            return heard(Intent.JOKER, "phone")
         call = keys[keys.index("who_to_call") :] if "who_to_call" in keys else []
         if listen.player == "Ben" and call and not {"partner_said", "joker_given_back"} & set(call):
             return partner(table, listen, last_key)
@@ -58,9 +58,9 @@ def test_the_partner_thinks_aloud_says_a_wrong_letter_and_the_right_one_is_never
     def thinks_then_wrong(table: Table, _listen: Listen, _last_key: str) -> Observation:
         if not said_by_ben:
             said_by_ben.append("")
-            return heard("unknown")  # "Hmm, das war doch ... nein, warte"
+            return heard(Intent.UNKNOWN)  # "Hmm, das war doch ... nein, warte"
         said_by_ben.append(wrong_letter(table))
-        return heard("answer", said_by_ben[-1])
+        return heard(Intent.ANSWER, said_by_ben[-1])
 
     played = partner_game(bank, language, thinks_then_wrong)
     right = played.events("question")[0]["correct"]
@@ -79,14 +79,16 @@ def test_the_partner_thinks_aloud_says_a_wrong_letter_and_the_right_one_is_never
 
 
 def test_a_partner_who_says_the_right_letter_is_read_back_with_it(bank: Bank) -> None:
-    played = partner_game(bank, "de", lambda table, _listen, _key: heard("answer", table.correct()))
+    played = partner_game(bank, "de", lambda table, _listen, _key: heard(Intent.ANSWER, table.correct()))
     right = played.events("question")[0]["correct"]
     assert dict(played.said)["partner_said"].startswith(f"Ben meint: {right},")
 
 
 def test_a_silent_partner_hears_the_time_run_out_and_is_asked_for_the_letter(bank: Bank) -> None:
     def silent_through_the_call(table: Table, _listen: Listen, last_key: str) -> Observation:
-        return Silence() if last_key in ("partner_call", "phone_ten_left") else heard("answer", wrong_letter(table))
+        return (
+            Silence() if last_key in ("partner_call", "phone_ten_left") else heard(Intent.ANSWER, wrong_letter(table))
+        )
 
     played = partner_game(bank, "de", silent_through_the_call)
     keys = [key for key, _ in until_anna_answers(played)]
@@ -94,7 +96,7 @@ def test_a_silent_partner_hears_the_time_run_out_and_is_asked_for_the_letter(ban
 
 
 def test_a_partner_never_understood_gives_the_joker_back(bank: Bank) -> None:
-    played = partner_game(bank, "de", lambda _table, _listen, _key: heard("unknown"))
+    played = partner_game(bank, "de", lambda _table, _listen, _key: heard(Intent.UNKNOWN))
     keys = [key for key, _ in played.said]
     assert "joker_given_back" in keys and "partner_said" not in keys
     assert [e for e in played.events("joker") if e["joker"] == "phone"] == []
@@ -105,7 +107,7 @@ def test_a_partner_call_is_heard_in_the_answer_context_of_the_player(bank: Bank)
 
     def answers(table: Table, listen: Listen, _last_key: str) -> Observation:
         contexts.append(listen.context.name)
-        return heard("answer", wrong_letter(table))
+        return heard(Intent.ANSWER, wrong_letter(table))
 
     partner_game(bank, "de", answers)
     assert contexts == [ContextName.ANSWER]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from voicemaster.dialogue.meaning import Context, ContextName, Heard
+from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.whisper.decision import MARGINS
 from voicemaster_lab.asr import measure, samples, tally
@@ -63,16 +63,16 @@ def test_an_utterance_read_right_but_refused_is_counted_as_the_grammars_fault() 
                                   intent, "B" if intent == "answer" else None, "kokoro")  # fmt: skip
 
     outcomes = [
-        (sample("I'll take answer B.", "answer"), Heard("unknown", None, "I'll take answer B.", 0.5)),  # exact
-        (sample("I'd go with answer B", "answer"), Heard("unknown", None, "I go with answer B.", 0.5)),  # nearly
+        (sample("I'll take answer B.", "answer"), Heard(Intent.UNKNOWN, None, "I'll take answer B.", 0.5)),  # exact
+        (sample("I'd go with answer B", "answer"), Heard(Intent.UNKNOWN, None, "I go with answer B.", 0.5)),  # nearly
         (
             sample("Answer B", "answer"),
-            Heard("unknown", None, "The weather is fine.", 0.5),
+            Heard(Intent.UNKNOWN, None, "The weather is fine.", 0.5),
         ),  # misheard: the ear's fault
-        (sample("Answer B", "answer"), Heard("answer", "B", "Answer B", 0.5)),  # understood
+        (sample("Answer B", "answer"), Heard(Intent.ANSWER, "B", "Answer B", 0.5)),  # understood
         (
             sample("The weather is fine", "unknown"),
-            Heard("unknown", None, "The weather is fine", 0.5),
+            Heard(Intent.UNKNOWN, None, "The weather is fine", 0.5),
         ),  # rightly refused
     ]
     refused = tally.refused_though_read(outcomes)

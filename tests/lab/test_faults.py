@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from voicemaster.cli.app import main
+from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.saved import Session
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, UseFiftyFifty, millionaire, new_game, variant
@@ -37,7 +38,7 @@ def test_options_a_fifty_fifty_removed_and_read_again_are_told_apart(bank: Bank)
     game, _ = millionaire.apply(game, AskQuestion(entry.id, Letter.first(4)[options.index(entry.answer)]))
     game, _ = millionaire.apply(game, UseFiftyFifty("Anna"))
     state = Session(game, (entry.id,), options).to_json()
-    host = resume.Quizmaster(Session.from_json(state), bank, "de")
+    host = Quizmaster(Session.from_json(state), bank, "de")
     left = [letter for letter in Letter.first(4) if letter in game.round.seats[0].available]  # type: ignore[union-attr]
     read = [("resumed", "", {}), ("question", "", {"text": entry.question})]
     every = read + [("option", "", {"letter": letter, "text": options[i]}) for i, letter in enumerate("ABCD")]
@@ -91,7 +92,7 @@ def test_the_json_holds_the_keys_other_tools_read(
 ) -> None:
     counted = {"games_lost": 0, "hung": 0, "tracebacks": 0}
     monkeypatch.setattr(
-        drill.damaged_store, "run", lambda: {"outcomes": [], "time_limit_seconds": 60, "seconds": 0, **counted}
+        damaged_store, "run", lambda: {"outcomes": [], "time_limit_seconds": 60, "seconds": 0, **counted}
     )
     assert main(["bench", "faults", "--games", "0", "--inputs", "20", "--json"]) == 0
     figures = json.loads(capsys.readouterr().out)

@@ -20,7 +20,10 @@ from voicemaster_lab.timing.live_figures import RATE, Fed, Turn, reply_onset, sp
 def sound(seconds: float, level: int = 8000) -> npt.NDArray[np.int16]:
     """A tone: audible from its first sample to its last."""
     count = round(seconds * RATE)
-    return (level * np.cos(np.arange(count) * 0.3) + np.sign(np.cos(np.arange(count) * 0.3)) * 400).astype(np.int16)
+    wave: npt.NDArray[np.float64] = (
+        level * np.cos(np.arange(count) * 0.3) + np.sign(np.cos(np.arange(count) * 0.3)) * 400
+    )
+    return wave.astype(np.int16)
 
 
 def silence(seconds: float) -> npt.NDArray[np.int16]:

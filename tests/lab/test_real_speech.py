@@ -14,7 +14,8 @@ import pytest
 
 from voicemaster.speech.audio import Audio
 from voicemaster_lab.corpora import real_speech
-from voicemaster_lab.corpora.real_speech import KINDS, LETTERS, SOURCES, RealClip, RealSpeechUnavailable
+from voicemaster_lab.corpora.real_speech import KINDS, LETTERS, SOURCES, RealSpeechUnavailable
+from voicemaster_lab.corpora.real_speech_sources import RealClip, real_speech_dir
 
 FRAME = 400
 """25 ms at 16 kHz."""
@@ -129,10 +130,10 @@ def test_the_folder_is_the_environment_variable_or_in_the_models_folder(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv(real_speech.ENVIRONMENT, str(tmp_path))
-    assert real_speech.real_speech_dir() == tmp_path
+    assert real_speech_dir() == tmp_path
     monkeypatch.delenv(real_speech.ENVIRONMENT)
     monkeypatch.setenv("VOICEMASTER_MODELS_DIR", str(tmp_path / "models"))
-    assert real_speech.real_speech_dir() == tmp_path / "models" / "real-speech"
+    assert real_speech_dir() == tmp_path / "models" / "real-speech"
 
 
 def test_a_missing_set_says_to_run_setup(tmp_path: Path) -> None:
@@ -152,7 +153,7 @@ def test_an_installed_set_is_left_as_it_is(monkeypatch: pytest.MonkeyPatch) -> N
         raise AssertionError(f"the installed set was fetched again: {args}, {kwargs}")
 
     monkeypatch.setattr(subprocess, "run", refuse)
-    assert real_speech.install() == real_speech.real_speech_dir()
+    assert real_speech.install() == real_speech_dir()
 
 
 def test_a_failed_download_says_what_to_run_and_leaves_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ import pytest
 
 from voicemaster.cli.history import listed
 from voicemaster.config.settings import Settings, default_paths, load_settings
-from voicemaster.dialogue.meaning import Context, ContextName, Heard
+from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.dialogue.turns import Listen, Observation, Record, Say, Silence
 from voicemaster.host.lines import load as load_lines
 from voicemaster.host.millionaire.quizmaster import Quizmaster
@@ -63,15 +63,15 @@ class Table:
 
 
 def yes() -> Heard:
-    return Heard("yes", None, "ja", 0.9)
+    return Heard(Intent.YES, None, "ja", 0.9)
 
 
 def no() -> Heard:
-    return Heard("no", None, "nein", 0.9)
+    return Heard(Intent.NO, None, "nein", 0.9)
 
 
 def unclear() -> Heard:
-    return Heard("unknown", None, "hm", 0.2)
+    return Heard(Intent.UNKNOWN, None, "hm", 0.2)
 
 
 def interrupted_game(store: Store, game_id: str = "old") -> Session:
@@ -143,7 +143,7 @@ def test_confirm_from_level_in_the_config_holds_for_a_new_game(tmp_path: Path, b
                 assert current is not None and current.question is not None
                 if current.level == 4:
                     raise Stop
-                return Heard("answer", current.question.correct.value, "", 0.9)
+                return Heard(Intent.ANSWER, current.question.correct.value, "", 0.9)
             case Listen():
                 return yes()
         return None
@@ -298,9 +298,9 @@ def test_a_game_killed_just_after_a_lock_reads_again_only_the_options_a_fifty_fi
         current = host.game.round
         seat = current.seat("Anna") if current else None
         if listen.context.name is ContextName.ANSWER and seat is not None and not seat.removed:
-            return Heard("joker", "fifty_fifty", "fünfzig fünfzig", 0.9)
+            return Heard(Intent.JOKER, "fifty_fifty", "fünfzig fünfzig", 0.9)
         if listen.context.name is ContextName.ANSWER and seat is not None:
-            return Heard("answer", seat.available[0].value, seat.available[0].value, 0.9)
+            return Heard(Intent.ANSWER, seat.available[0].value, seat.available[0].value, 0.9)
         return yes()
 
     with Store(tmp_path / "vm.db", exclusive=True) as store:
@@ -319,7 +319,8 @@ def test_a_game_killed_just_after_a_lock_reads_again_only_the_options_a_fifty_fi
         effects = resumed.run()
         read = [next(effects) for _ in range(4)]
     letters = [said.params["letter"] for said in read if isinstance(said, Say) and said.key == "option"]
-    assert [said.key for said in read[:2]] == ["resumed", "question"] and letters == [letter.value for letter in left]
+    first_two = [said.key for said in read[:2] if isinstance(said, Say)]
+    assert first_two == ["resumed", "question"] and letters == [letter.value for letter in left]
 
 
 def test_a_game_resumed_after_its_question_left_the_bank_finishes_that_question(

@@ -53,6 +53,9 @@ def test_a_good_pack_has_no_problems(tmp_path: Path) -> None:
     [
         ({"options": '"Donau", "Rhein", "Elbe"'}, "options", "expected 4 options, got 3"),
         ({"options": '"Donau", "Rhein", "donau", "Main"'}, "options", "appears 2 times"),
+        ({"options": '"Donau", "Elf", "1911", "11"'}, "options", "'Elf' and '11' sound the same read aloud ('11')"),
+        ({"options": '"Donau", "Großstraße", "Großstrasse", "Main"'}, "options", "sound the same read aloud"),
+        ({"options": '"Donau", "Heinrich der Achte", "Heinrich der 8.", "Main"'}, "options", "sound the same"),
         ({"answer": "Moldau"}, "answer", "is not one of the options"),
         ({"level": 16}, "level", "from 1 to 15"),
         ({"question": " "}, "question", "empty"),
@@ -86,6 +89,22 @@ def test_duplicate_ids_and_near_duplicate_questions(tmp_path: Path) -> None:
     found = problems(path)
     assert any("de-m-01-002: question: near-duplicate of de-m-01-001" in p for p in found)
     assert any("de-m-01-002: id: already used" in p for p in found)
+
+
+LONG = (
+    "Welcher Fluss, der im Schwarzwald entspringt und durch zehn Länder und vier Hauptstädte fließt, bevor er nach "
+    "fast dreitausend Kilometern ins Schwarze Meer mündet, fließt durch die österreichische Hauptstadt Wien?"
+)
+
+
+def test_a_question_too_long_to_read_in_twelve_seconds_is_named(tmp_path: Path) -> None:
+    """Some fifteen seconds for the German voice with the options' words: named, with how long it takes."""
+    path = pack(tmp_path, {"question": LONG})
+    assert [p for p in problems(path) if "too long to read aloud" in p] == [
+        f"{path}: de-m-01-001: question: too long to read aloud: with its options about 14.8 seconds (at most 12)"
+    ]
+    shorter = "Welcher Fluss fließt durch Wien und mündet nach fast dreitausend Kilometern ins Schwarze Meer?"
+    assert problems(pack(tmp_path, {"question": shorter})) == []
 
 
 def test_years_read_well_and_are_allowed() -> None:

@@ -384,3 +384,19 @@ def test_a_start_that_fails_leaves_no_lock_file_behind(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="is a folder where the game store should be a file"):
         Store(path, exclusive=True)
     assert sorted(p.name for p in path.parent.iterdir()) == ["voicemaster.db"]
+
+
+def test_a_store_from_before_keeps_what_was_heard_as_heard_longest_ago(tmp_path: Path) -> None:
+    path = tmp_path / "voicemaster.db"
+    with sqlite3.connect(path) as old:  # the heard table as the previous version wrote it
+        old.execute(
+            "CREATE TABLE heard (profile TEXT NOT NULL, question_id TEXT NOT NULL, times INTEGER NOT NULL DEFAULT 1, "
+            "PRIMARY KEY (profile, question_id))"
+        )
+        old.execute("INSERT INTO heard VALUES ('Anna', 'en-m-01-000', 2)")
+    old.close()
+    with Store(path) as store:
+        store.mark_heard(["Anna"], "en-m-01-001")
+        order = store.last_heard_by(["Anna"])
+        assert store.heard("Anna") == {"en-m-01-000": 2, "en-m-01-001": 1}
+    assert order["en-m-01-000"] < order["en-m-01-001"]

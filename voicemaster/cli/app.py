@@ -158,6 +158,8 @@ def _add_installed_commands(commands: argparse._SubParsersAction[argparse.Argume
     for entry in metadata.entry_points(group=COMMANDS_GROUP):
         try:
             add = entry.load()
+        except ModuleNotFoundError:
+            continue  # registered by another environment that shares these packages' folder: not ours to load
         except Exception as error:  # a broken add-on must not take the game down with it
             print(
                 f"voicemaster: the command {entry.name!r} could not be loaded ({error}); reinstall it", file=sys.stderr

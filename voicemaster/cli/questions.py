@@ -158,8 +158,9 @@ def show_stats(args: argparse.Namespace) -> int:
     for root in roots:
         if not root.exists():
             raise ConfigError(root, "(path)", "no such file or folder")
-    entries = list(load(file for root in roots for file in pack_files(root)).entries)
-    print(json.dumps(stats.counts(entries)) if args.json else stats.report(entries))
+    loaded = load(file for root in roots for file in pack_files(root))
+    entries = list(loaded.entries)
+    print(json.dumps(stats.as_json(entries, loaded.packs)) if args.json else stats.report(entries, loaded.packs))
     return 0
 
 

@@ -38,7 +38,7 @@ class MillionaireHosting(Protocol):
 
     @property
     def heard(self) -> dict[str, int]:
-        """How often each question was heard by these players before."""
+        """When each question these players heard in earlier games was last heard (the larger, the more recent)."""
         ...
 
     @property

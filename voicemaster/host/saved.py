@@ -31,16 +31,26 @@ class Session:
     texts: tuple[str, ...] = ()
     """The current question and its explanation as read: a game resumed after its pack changed or went can still
     finish the question it was on. Empty in games stored before it was kept."""
+    told_heard_before: bool = False
+    """The players were told that the questions of a level they had not heard ran out: said once a game."""
 
     def to_json(self) -> str:
-        data = {"game": dumps(self.game), "asked": self.asked, "options": self.options, "texts": self.texts}
+        data: dict[str, object] = {
+            "game": dumps(self.game),
+            "asked": self.asked,
+            "options": self.options,
+            "texts": self.texts,
+        }
+        if self.told_heard_before:
+            data["told_heard_before"] = True
         return json.dumps(data, ensure_ascii=False)
 
     @staticmethod
     def from_json(text: str) -> Session:
         data = json.loads(text)
         texts = tuple(str(text) for text in data.get("texts", ()))
-        return Session(loads(Game, data["game"]), tuple(data["asked"]), tuple(data["options"]), texts)
+        told = data.get("told_heard_before") is True
+        return Session(loads(Game, data["game"]), tuple(data["asked"]), tuple(data["options"]), texts, told)
 
 
 @dataclass(frozen=True)

@@ -142,7 +142,7 @@ def _resumed_or_new(
             runner.transcript.stored(runner.now, session.to_json())  # the screen shows the game it continues
             if isinstance(session, DropSession):
                 return MoneyDropHost(session, bank, language, seed, screen=screen)
-            heard = store.heard_by(session.game.settings.players)
+            heard = store.last_heard_by(session.game.settings.players)
             confirm = config.game.confirm_from_level
             return Quizmaster(session, bank, language, heard, confirm_from_level=confirm, screen=screen)
         store.abandon(game_id)  # a clear no: listed as abandoned, never offered again
@@ -155,7 +155,7 @@ def _resumed_or_new(
         chosen = drive(which_variant(language, tuple(VARIANTS)), runner.perform)
         config = replace(config, game=replace(config.game, variant=chosen))
     session = Session(new_game(config.game_settings(players, seed)))
-    heard = store.heard_by(players)
+    heard = store.last_heard_by(players)
     return Quizmaster(session, bank, language, heard, confirm_from_level=config.game.confirm_from_level, screen=screen)
 
 

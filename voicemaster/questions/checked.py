@@ -27,7 +27,7 @@ from voicemaster.questions.validation import check_entry, repeats
 CACHE_NAME = "questions-checked.json"
 KEPT_PACKS, KEPT_BANKS = 400, 8
 """The cache holds the checks of this many packs and banks at most (the newest), some hundred kilobytes."""
-_CHECKING_CODE = ("checked.py", "validation.py", "readability.py", "spoken.py", "packs.py", "model.py")
+_CHECKING_CODE = ("checked.py", "validation.py", "readability.py", "spoken.py", "packs.py", "model.py", "review.py")
 
 
 @dataclass(frozen=True)

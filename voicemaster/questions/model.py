@@ -7,6 +7,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from voicemaster.paths import shown
+from voicemaster.questions.review import Review
 
 
 class Format(StrEnum):
@@ -50,3 +51,14 @@ class Problem:
     def __str__(self) -> str:
         where = [shown(self.path)] + [part for part in (self.entry, self.field) if part]
         return ": ".join([*where, self.message])
+
+
+@dataclass(frozen=True)
+class Pack:
+    """One pack file as a whole: what it holds, and its blind check if it records one (`questions/review.py`)."""
+
+    path: Path
+    language: str
+    format: Format
+    entries: int
+    review: Review | None = None

@@ -9,12 +9,13 @@ from typing import Any
 
 from voicemaster import paths
 from voicemaster.config.files import LANGUAGES, FileRefused, parse_toml, read_bounded
-from voicemaster.questions.model import Entry, Format, Problem
+from voicemaster.questions.model import Entry, Format, Pack, Problem
+from voicemaster.questions.review import review, review_problems
 from voicemaster.questions.spoken import unspoken
 from voicemaster.rules import LEVELS
 from voicemaster.speakable import visible_id
 
-PACK_FIELDS = {"language", "format", "source", "license"}
+PACK_FIELDS = {"language", "format", "source", "license", "review"}
 ENTRY_FIELDS = {"id", "level", "category", "question", "options", "answer", "explanation", "pin_order", "pronounce"}
 ENTRY_TABLE = {Format.MILLIONAIRE: "question", Format.MONEYDROP: "card"}
 OUR_SOURCE = "voicemaster"
@@ -26,6 +27,8 @@ PACK_MAX_BYTES = 20_000_000
 class Loaded:
     entries: tuple[Entry, ...]
     problems: tuple[Problem, ...]
+    packs: tuple[Pack, ...] = ()
+    """Each pack that could be read as one, with its blind-check record."""
 
 
 def pack_files(root: Path) -> list[Path]:
@@ -48,36 +51,50 @@ def file_problem(path: Path) -> Problem | None:
 def load(paths: Iterable[Path]) -> Loaded:
     entries: list[Entry] = []
     problems: list[Problem] = []
+    packs: list[Pack] = []
     for path in paths:
-        found, wrong = load_file(path)
+        pack, found, wrong = load_pack(path)
         entries.extend(found)
         problems.extend(wrong)
-    return Loaded(tuple(entries), tuple(problems))
+        packs.extend([pack] if pack else [])
+    return Loaded(tuple(entries), tuple(problems), tuple(packs))
 
 
 def load_file(path: Path) -> tuple[list[Entry], list[Problem]]:
+    _, entries, problems = load_pack(path)
+    return entries, problems
+
+
+def load_pack(path: Path) -> tuple[Pack | None, list[Entry], list[Problem]]:
+    """A pack file as a whole (None if it cannot be read as one), its entries and its problems."""
     try:
         text = read_bounded(path, PACK_MAX_BYTES).decode("utf-8")
     except UnicodeDecodeError as error:
-        return [], [Problem(path, None, None, f"not UTF-8 text ({error.reason} at byte {error.start})")]
+        return None, [], [Problem(path, None, None, f"not UTF-8 text ({error.reason} at byte {error.start})")]
     except FileRefused as error:
-        return [], [Problem(path, None, None, str(error))]
+        return None, [], [Problem(path, None, None, str(error))]
     except OSError as error:
-        return [], [Problem(path, None, None, f"cannot be read ({error.strerror or error})")]
+        return None, [], [Problem(path, None, None, f"cannot be read ({error.strerror or error})")]
     refused = file_problem(path)  # after reading: a device or a FIFO is named as what it is
-    return ([], [refused]) if refused is not None else load_text(path, text)
+    return (None, [], [refused]) if refused is not None else read_pack(path, text)
 
 
 def load_text(path: Path, text: str) -> tuple[list[Entry], list[Problem]]:
     """A pack's entries and problems from its text; `path` only names it. Importers check what they would write."""
+    _, entries, problems = read_pack(path, text)
+    return entries, problems
+
+
+def read_pack(path: Path, text: str) -> tuple[Pack | None, list[Entry], list[Problem]]:
+    """The pack (None if its [pack] table is unusable), its entries and its problems, from its text."""
     try:
         data = parse_toml(text)
     except ValueError as error:
-        return [], [Problem(path, None, None, str(error))]
+        return None, [], [Problem(path, None, None, str(error))]
     problems: list[Problem] = []
     pack = data.get("pack")
     if not isinstance(pack, dict):
-        return [], [Problem(path, None, "pack", "missing the [pack] table (language, format, source, license)")]
+        return None, [], [Problem(path, None, "pack", "missing the [pack] table (language, format, source, license)")]
     for key in sorted(set(pack) - PACK_FIELDS):
         problems.append(Problem(path, None, f"pack.{key}", "unknown field"))
     language, format_name = pack.get("language"), pack.get("format")
@@ -89,7 +106,7 @@ def load_text(path: Path, text: str) -> tuple[list[Entry], list[Problem]]:
         if not isinstance(pack.get(key), str) or not pack[key].strip():
             problems.append(Problem(path, None, f"pack.{key}", "missing; say where the questions come from"))
     if problems:
-        return [], problems
+        return None, [], problems
     kind = Format(str(format_name))
     table = ENTRY_TABLE[kind]
     for key in sorted(set(data) - {"pack", table}):
@@ -98,7 +115,7 @@ def load_text(path: Path, text: str) -> tuple[list[Entry], list[Problem]]:
     if not isinstance(raw_entries, list):
         # `[question]` instead of `[[question]]`: one table, where the format wants an array of them.
         found = f"a single [{table}] table" if isinstance(raw_entries, dict) else shown(raw_entries)
-        return [], [*problems, Problem(path, None, table, f"expected [[{table}]] entries, found {found}")]
+        return None, [], [*problems, Problem(path, None, table, f"expected [[{table}]] entries, found {found}")]
     entries = []
     for index, raw in enumerate(raw_entries):
         if not isinstance(raw, dict):
@@ -110,7 +127,12 @@ def load_text(path: Path, text: str) -> tuple[list[Entry], list[Problem]]:
             entries.append(entry)
     if not raw_entries:
         problems.append(Problem(path, None, table, "the pack has no entries"))
-    return entries, problems
+    recorded = pack.get("review")
+    if recorded is not None:
+        inconsistent = review_problems(recorded, len(raw_entries))
+        problems += [Problem(path, None, field, message) for field, message in inconsistent]
+    info = Pack(path, str(language), kind, len(raw_entries), review(recorded, len(raw_entries)))
+    return info, entries, problems
 
 
 def _entry(

@@ -1,7 +1,9 @@
 """Choosing the next question: seeded, never twice in a game, unheard first, categories spread, options shuffled.
 
 The selector is a value: the game stores the ids it asked, and the same seed and history choose the same
-questions again, so a resumed game continues with the question it was on.
+questions again, so a resumed game continues with the question it was on. Once the players have heard every
+question of a level, the one they heard longest ago comes back first (`Presented.heard_before` says so, and the
+quizmaster tells them once a game): a household hears the whole bank before any question again.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ class Presented:
     entry: Entry
     options: tuple[str, ...]
     correct: Letter
+    heard_before: bool = False
+    """The players heard it in an earlier game: the level has no question left they have not heard."""
 
 
 class NoQuestionLeft(LookupError):
@@ -29,12 +33,12 @@ class NoQuestionLeft(LookupError):
         super().__init__(f"No {language} question left for {what}: add a pack with more questions.")
 
 
-def present(entry: Entry, rng: random.Random) -> Presented:
+def present(entry: Entry, rng: random.Random, *, heard_before: bool = False) -> Presented:
     order = list(range(len(entry.options)))
     if not entry.pin_order:
         rng.shuffle(order)
     options = tuple(entry.options[i] for i in order)
-    return Presented(entry, options, Letter.first(len(options))[options.index(entry.answer)])
+    return Presented(entry, options, Letter.first(len(options))[options.index(entry.answer)], heard_before)
 
 
 def choose(
@@ -45,15 +49,20 @@ def choose(
     heard: Mapping[str, int],
     previous_category: str | None,
 ) -> Entry | None:
-    """One entry from `pool`: not asked in this game; the least heard in the players' history (never heard
-    first); among those, if possible, not from the previous question's category. None if the pool is used up."""
+    """One entry from `pool`: not asked in this game; never heard by the players first, else the one they heard
+    longest ago (`heard` orders each question's latest hearing: the larger, the more recent); among equals, if
+    possible, not from the previous question's category. None if the pool is used up."""
     asked_ids = set(asked)
     candidates = [e for e in pool if e.id not in asked_ids]
     if not candidates:
         return None
     # A question heard before spoils more than two questions of one category in a row, so freshness comes first.
-    fewest = min(heard.get(e.id, 0) for e in candidates)
-    candidates = [e for e in candidates if heard.get(e.id, 0) == fewest]
+    unheard = [e for e in candidates if e.id not in heard]
+    if unheard:
+        candidates = unheard
+    else:
+        oldest = min(heard[e.id] for e in candidates)
+        candidates = [e for e in candidates if heard[e.id] == oldest]
     other_category = [e for e in candidates if e.category != previous_category]
     return rng.choice(sorted(other_category or candidates, key=lambda e: e.id))
 
@@ -77,14 +86,15 @@ class Bank:
     def next_question(
         self, language: str, level: int, *, seed: int, asked: tuple[str, ...], heard: Mapping[str, int]
     ) -> Presented:
-        """The question for `level` in a game that has asked `asked` (in order) so far."""
+        """The question for `level` in a game that has asked `asked` (in order) so far, for players who heard the
+        questions in `heard` in earlier games (the order of each one's latest hearing, `Store.last_heard_by`)."""
         rng = random.Random(f"{seed}/{len(asked)}/{level}")
         last = self.entry(asked[-1]) if asked else None
         previous = last.category if last else None
         entry = choose(self.millionaire(language, level), rng=rng, asked=asked, heard=heard, previous_category=previous)
         if entry is None:
             raise NoQuestionLeft(language, f"level {level}")
-        return present(entry, rng)
+        return present(entry, rng, heard_before=entry.id in heard)
 
     def entry(self, entry_id: str) -> Entry | None:
         return self._by_id.get(entry_id)

@@ -7,15 +7,17 @@ blocks: a bank of 20 000 questions is checked in a second, where comparing every
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from num2words import num2words
 from rapidfuzz import fuzz, process
 
 from voicemaster.questions.model import Entry, Format, Problem
 from voicemaster.questions.readability import reading_problems
-from voicemaster.questions.spoken import spoken_form, unspoken
+from voicemaster.questions.spoken import heard_form, spoken_form, unspoken
 from voicemaster.speakable import speech_problem
 
 OPTION_COUNTS = {Format.MILLIONAIRE: (4,), Format.MONEYDROP: (2, 3, 4)}
@@ -25,8 +27,30 @@ through added words ("durch die Stadt Wien") but not through a changed subject (
 MOST_WORDS = {"category": 6, "question": 60, "explanation": 80, "option": 12}
 """The longest text of each kind that a game reads aloud and a player keeps in mind: the shipped packs' longest
 are 3, 24, 28 and 5 words. An option of 60 words cannot be said back as an answer, nor heard as one."""
+READ_SECONDS = 12.0
+"""The longest the words of a question and its options may take to say: a player keeps all of them in mind. The
+letters and the pauses between the lines come on top, the same for every question of a format."""
+SECONDS_PER_CHARACTER = {"de": 0.064, "en": 0.054, "fr": 0.050}
+"""How fast each language's default voice says a question's words: fitted, apart from each line's own time, on a
+sample of the bank read as a game reads it (`scripts/reading_time.py`; the figures are in docs/reading-time.md)."""
 BLOCK = 2000
 """Questions compared at once within one answer's block: rapidfuzz's cdist holds BLOCK x block-size scores."""
+
+
+def read_characters(entry: Entry) -> int:
+    """The characters a game reads for an entry, its question and its options, with years as words: "1945" is
+    read "neunzehnhundertfünfundvierzig"."""
+    return sum(len(said_text(text, entry.language)) for text in (entry.question, *entry.options))
+
+
+def reading_seconds(entry: Entry) -> float:
+    """About how long the default voice of the entry's language takes to say its question's and options' words."""
+    return SECONDS_PER_CHARACTER.get(entry.language, max(SECONDS_PER_CHARACTER.values())) * read_characters(entry)
+
+
+def said_text(text: str, language: str) -> str:
+    """`text` with each number (the checks leave only years) written as the voice says it."""
+    return re.sub(r"\d+", lambda match: str(num2words(int(match.group()), lang=language, to="year")), text)
 
 
 def validate(entries: Iterable[Entry]) -> list[Problem]:
@@ -50,6 +74,12 @@ def check_entry(entry: Entry) -> list[Problem]:
     for option, count in folded.items():
         if count > 1:
             wrong("options", f"the option {option!r} appears {count} times")
+    heard: dict[str, str] = {}
+    for option in entry.options:
+        form = heard_form(option, entry.language)
+        other = heard.setdefault(form, option)
+        if other != option and spoken_form(other) != spoken_form(option):
+            wrong("options", f"{other!r} and {option!r} sound the same read aloud ({form!r})")
     if any(unspoken(o) for o in entry.options):
         wrong("options", "an option is empty (nothing to read aloud)")
     if entry.answer not in entry.options:
@@ -65,6 +95,9 @@ def check_entry(entry: Entry) -> list[Problem]:
         problem = speech_problem(text) if not unspoken(text) else None  # no words at all: said above, or allowed
         if problem is not None:
             wrong(field, f"cannot be read aloud: {problem}")
+    seconds = reading_seconds(entry)
+    if seconds > READ_SECONDS:
+        wrong("question", f"too long to read aloud: with its options about {seconds:.1f} seconds (at most 12)")
     hinted = {word for word, _ in entry.pronounce}
     for field, text in spoken.items():
         for word in hinted:

@@ -9,6 +9,7 @@ from voicemaster.host.saved import DropSession, Session
 from voicemaster.rules.letters import Letter
 from voicemaster.rules.state import SeatStatus
 from voicemaster.screen.board import Board, Question, read_by, said_by
+from voicemaster.screen.hyphens import hyphenated
 
 
 def view(board: Board, now: float, *, live: bool) -> dict[str, Any]:
@@ -18,7 +19,7 @@ def view(board: Board, now: float, *, live: bool) -> dict[str, Any]:
         "language": board.language,
         "live": live,
         "format": "moneydrop" if isinstance(session, DropSession) else "millionaire" if session else "",
-        "said": said_by(board, now),
+        "said": hyphenated(said_by(board, now), board.language),
         "heard": None,
         "listening": board.listening,
         "timer": None,
@@ -53,7 +54,7 @@ def _options(board: Board, question: Question, hidden: tuple[str, ...], now: flo
         options.append(
             {
                 "letter": letter.value,
-                "text": text,
+                "text": hyphenated(text, board.language),
                 "removed": letter.value in hidden,
                 "locked_by": [player for player, chosen in board.locked if chosen == letter.value],
                 "bundles": placed.get(letter.value),
@@ -70,8 +71,8 @@ def _question(board: Board, hidden: tuple[str, ...], now: float) -> dict[str, An
     return {
         "number": question.level,
         "amount": question.amount,
-        "text": question.text,
-        "category": question.category,
+        "text": hyphenated(question.text, board.language),
+        "category": hyphenated(question.category, board.language),
         "options": _options(board, question, hidden, now),
         "revealed": board.revealed,
         "results": [{"player": player, "correct": right} for player, right in board.results],
@@ -157,7 +158,9 @@ def _money_drop(board: Board, session: DropSession, now: float) -> dict[str, Any
             "bundles": run.bundles if run else 0,
             "bundle_value": settings.bundle_value,
             "placed_locked": board.placement_locked,
-            "categories": [card.category for card in run.offered] if run and run.chosen is None else [],
+            "categories": [hyphenated(card.category, board.language) for card in run.offered]
+            if run and run.chosen is None
+            else [],
         },
         "players": teams,
         "question": _question(board, (), now),

@@ -194,7 +194,12 @@ class Store:
         self._db.execute("ATTACH DATABASE ? AS old", (str(aside),))
         try:
             with self._db:
-                self._db.execute("INSERT OR IGNORE INTO heard SELECT profile, question_id, times FROM old.heard")
+                old = {row[1] for row in self._db.execute("PRAGMA old.table_info(heard)")}
+                last = "last" if "last" in old else "0"  # a file from before `last` was kept
+                self._db.execute(
+                    "INSERT OR IGNORE INTO heard (profile, question_id, times, last) "
+                    f"SELECT profile, question_id, times, {last} FROM old.heard"
+                )
                 marks = ", ".join("?" for _ in skipped)
                 self._db.execute(
                     "INSERT OR IGNORE INTO games (id, state, finished, steps, updated) "
@@ -334,6 +339,17 @@ class Store:
             for question_id, times in self.heard(profile).items():
                 counts[question_id] = counts.get(question_id, 0) + times
         return counts
+
+    def last_heard_by(self, profiles: Iterable[str]) -> dict[str, int]:
+        """When each question any of these profiles heard was last heard by one of them, as an order (the larger,
+        the more recent; 0 for what was heard before this was kept): the least recently heard come back first."""
+        self._ensure()
+        names = list(dict.fromkeys(profiles))
+        marks = ", ".join("?" for _ in names)
+        rows = self._db.execute(
+            f"SELECT question_id, MAX(last) FROM heard WHERE profile IN ({marks}) GROUP BY question_id", names
+        )
+        return {str(question_id): int(last) for question_id, last in rows.fetchall()}
 
     def mark_heard(self, profiles: Iterable[str], question_id: str) -> bool:
         """Counts the question as heard by each profile. True when the store was written afresh (see `save_game`)."""

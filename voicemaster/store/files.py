@@ -19,6 +19,7 @@ CREATE TABLE IF NOT EXISTS heard (
     profile TEXT NOT NULL,
     question_id TEXT NOT NULL,
     times INTEGER NOT NULL DEFAULT 1,
+    last INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (profile, question_id)
 );
 CREATE TABLE IF NOT EXISTS games (
@@ -29,8 +30,9 @@ CREATE TABLE IF NOT EXISTS games (
     updated TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP
 );
 """
-SCHEMA_VERSION = 2
-"""1: games with `finished` 0 or 1; 2: also 2, abandoned. Stored as SQLite's user_version."""
+SCHEMA_VERSION = 3
+"""1: games with `finished` 0 or 1; 2: also 2, abandoned; 3: `heard.last`, the order of the latest hearing. Stored
+as SQLite's user_version."""
 DAMAGED = {"SQLITE_NOTADB", "SQLITE_CORRUPT"}
 Fingerprint = tuple[int, int, int, int, int, int]
 """The path's own identity (a symlink's, if it is one), the file's identity, size and modification time."""
@@ -71,9 +73,11 @@ def looked(path: Path) -> Fingerprint | None:
 
 
 MARK_HEARD = (
-    "INSERT INTO heard (profile, question_id) VALUES (?, ?) "
-    "ON CONFLICT (profile, question_id) DO UPDATE SET times = times + 1"
+    "INSERT INTO heard (profile, question_id, last) VALUES (?, ?, (SELECT COALESCE(MAX(last), 0) + 1 FROM heard)) "
+    "ON CONFLICT (profile, question_id) DO UPDATE SET times = times + 1, last = excluded.last"
 )
+"""Each hearing gets the next number in `last`: a question's latest hearing orders it among all the others, where
+SQLite's clock (whole seconds) would give a game's questions one time."""
 SAVE_GAME = (
     "INSERT INTO games (id, state, finished) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
     "state = excluded.state, finished = excluded.finished, steps = steps + 1, updated = CURRENT_TIMESTAMP"
@@ -88,6 +92,9 @@ def migrate(db: sqlite3.Connection) -> None:
     if "finished" not in columns:
         with db:
             db.execute("ALTER TABLE games ADD COLUMN finished INTEGER NOT NULL DEFAULT 0")
+    if "last" not in {row[1] for row in db.execute("PRAGMA table_info(heard)")}:
+        with db:  # heard before this version: all of it before anything heard from now on
+            db.execute("ALTER TABLE heard ADD COLUMN last INTEGER NOT NULL DEFAULT 0")
 
 
 def make_folder(folder: Path) -> None:

@@ -365,5 +365,6 @@ def test_the_microphone_unplugged_while_another_source_remains_ends_play_with_a_
     assert code == 2, (took, err)
     assert err.count("\n") == 1 and "microphone 'usbmic' was unplugged" in err and "offers it again" in err
     said = [event["text"] for event in _events(log) if event["event"] == "say"]
-    assert said[-1].startswith("Ich höre euch nicht mehr: Das Mikrofon ist weg.")
+    last = said[-1]
+    assert isinstance(last, str) and last.startswith("Ich höre euch nicht mehr: Das Mikrofon ist weg.")
     assert _game_kept(tmp_path)

@@ -8,6 +8,7 @@ import pytest
 
 from voicemaster.config.files import ConfigError
 from voicemaster.dialogue.meaning import Context, ContextName
+from voicemaster.paths import PHRASES_DIR
 from voicemaster.speech.hearing import phrases
 from voicemaster.speech.hearing.intents import understand
 
@@ -218,7 +219,7 @@ def test_no_phrase_means_two_things(language: str) -> None:
 
 def test_a_broken_phrase_file_names_the_file_and_the_key(tmp_path: Path) -> None:
     (tmp_path / "de").mkdir()
-    text = (phrases.PHRASES_DIR / "de" / "hear.toml").read_text(encoding="utf-8")
+    text = (PHRASES_DIR / "de" / "hear.toml").read_text(encoding="utf-8")
     (tmp_path / "de" / "hear.toml").write_text(text.replace('"ich nehme {letter}",', '"ich nehme",'), encoding="utf-8")
     with pytest.raises(ConfigError, match=r"hear\.toml: answer\.letter\[\d+\]: 'ich nehme' lacks \{letter\}"):
         phrases.load("de", tmp_path)

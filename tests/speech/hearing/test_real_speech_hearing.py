@@ -17,7 +17,8 @@ from voicemaster.dialogue.meaning import Context, ContextName, Heard
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster_lab.corpora import real_speech
-from voicemaster_lab.corpora.real_speech import LETTERS, RealClip
+from voicemaster_lab.corpora.real_speech import LETTERS
+from voicemaster_lab.corpora.real_speech_sources import RealClip
 
 CLIPS = real_speech.load()
 

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from voicemaster.config.voice import DEFAULT_VOICES
-from voicemaster.dialogue.meaning import Context, ContextName
+from voicemaster.dialogue.meaning import Context, ContextName, Intent
 from voicemaster.models.verify import require_model
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.intents import understand
 from voicemaster.speech.hearing.phrases import load
-from voicemaster.speech.hearing.whisper.decision import MARGINS, Evidence, decide
+from voicemaster.speech.hearing.whisper.decision import MARGINS, Evidence, Meaning, decide
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.hearing.whisper.search import FreeReading
 from voicemaster.speech.hearing.whisper.tokens import Special, complete_tokenizer
@@ -143,15 +143,16 @@ def test_a_reading_the_decoder_repeats_counts_once() -> None:
     assert reading.score == pytest.approx(-0.1 - 0.1 - 2.0)
 
 
-def _evidence(meaning: tuple[str, str | None], score: float, rival: float, free: float, phrase: str) -> Evidence:
-    return Evidence(meaning, phrase, score, rival, free, {meaning: score, ("other", None): rival})
+def _evidence(meaning: Meaning, score: float, rival: float, free: float, phrase: str) -> Evidence:
+    rival_meaning: Meaning = (Intent.UNKNOWN, None)  # another meaning, scoring `rival`
+    return Evidence(meaning, phrase, score, rival, free, {meaning: score, rival_meaning: rival})
 
 
 def test_a_yes_is_not_taken_when_the_words_heard_mean_something_else() -> None:
     # "Ja. Nein, warte.": whatever the phrase scores say, the free reading names a no.
     phrases = load("de")
     context = _context("de", ContextName.CONFIRM)
-    evidence = _evidence(("yes", None), -1.0, -9.0, -3.0, "ja")
+    evidence = _evidence((Intent.YES, None), -1.0, -9.0, -3.0, "ja")
     heard = decide(evidence, understand("Ja. Nein, warte.", context, phrases), "Ja. Nein, warte.")
     assert heard.intent == "unknown"
     assert decide(evidence, understand("Ja.", context, phrases), "Ja.").intent == "yes"
@@ -161,7 +162,7 @@ def test_a_short_phrase_does_not_stand_for_a_long_utterance() -> None:
     # "Oui." may be likelier to the decoder than a long, garbled reading; the audio plainly held more than a yes.
     context = _context("fr", ContextName.CONFIRM)
     text = "S'occuase de choulaque, le reste de choula."
-    evidence = _evidence(("yes", None), -4.0, -9.0, -20.0, "oui")
+    evidence = _evidence((Intent.YES, None), -4.0, -9.0, -20.0, "oui")
     assert decide(evidence, understand(text, context, load("fr")), text).intent == "unknown"
 
 
@@ -174,7 +175,7 @@ def test_a_short_phrase_does_not_stand_for_a_long_utterance() -> None:
     ],
 )
 def test_the_two_margins_decide(score: float, rival: float, free: float, intent: str) -> None:
-    evidence = _evidence(("answer", "C"), score, rival, free, "Antwort C")
+    evidence = _evidence((Intent.ANSWER, "C"), score, rival, free, "Antwort C")
     heard = decide(evidence, understand("", _context("de", ContextName.ANSWER), load("de")), "Antwort C")
     assert heard.intent == intent
 

@@ -89,7 +89,8 @@ class Quizmaster:
         self.bank = bank
         self.language = language
         self.heard = heard or {}
-        """How often each question was heard by these players before; fresh questions come first."""
+        """When each question these players heard in earlier games was last heard (`Store.last_heard_by`): the
+        questions they have not heard come first, then those heard longest ago."""
         self._level = 0
         """The level of the question the last action was taken on, for announcing its results."""
         self._unclear = False
@@ -211,8 +212,12 @@ class Quizmaster:
         assert current is not None
         presented = self._presented()
         texts = (presented.entry.question, presented.entry.explanation)
-        self.session = replace(self.session, options=presented.options, texts=texts)
+        tell = presented.heard_before and not self.session.told_heard_before
+        told = tell or self.session.told_heard_before  # stored with the step that asks the question
+        self.session = replace(self.session, options=presented.options, texts=texts, told_heard_before=told)
         yield from self.apply(AskQuestion(presented.entry.id, presented.correct))
+        if tell:  # once a game: from here on a question may be one they know
+            yield self.line("heard_before", form=self.everyone())
         yield Record(
             "question",
             {
