@@ -138,7 +138,7 @@ _NO_PACKS = (
 def _same(file: Path, other: Path) -> bool:
     try:
         return file.resolve() == other.resolve()
-    except OSError:
+    except (OSError, RuntimeError):  # Python 3.11 says a symbolic link that loops with RuntimeError
         return False
 
 
