@@ -14,8 +14,8 @@ import unicodedata
 
 LONGEST_WORD = 50
 """The longest word (characters between spaces) spoken text may hold: the longest every engine renders whole, in
-every shape of word tried (letters, one letter repeated, digits) with every voice (`tests/speech/test_long_words.py`
-renders it). Words our packs use are at most half as long."""
+every shape of word tried (letters, one letter repeated, digits) with every voice
+(`tests/speech/voice/test_long_words.py` renders it). The words of our packs are far shorter."""
 
 
 class Unspeakable(ValueError):

@@ -13,10 +13,12 @@ A game night must not lose a game to the file it is kept in, so the store guards
 - Rollback journal, not WAL: every commit is in the main file, so no step lives only in a journal beside it, and
   no shared memory is mapped (a WAL's `-shm` is, and a store made read-only under a running game then killed the
   process with SIGBUS instead of a message).
-- What cannot be helped (a read-only file, a folder in its place at the start, a data folder that is a file or out
-  of reach, a full disk) is a `StoreError` whose message says what to do.
+- What cannot be helped (a read-only file or folder, a folder in its place at the start, a symbolic link that leads
+  round to itself, a data folder that is a file or out of reach, a full disk) is a `StoreError` whose message says
+  what to do; a failed save says whether the game is still kept (`StoreUnwritable.kept`), which it is not when its
+  file went with its data folder.
 - A store the program created and left empty (a `play` that stopped before its first step) is removed with its
-  lock file: a failed start leaves nothing behind.
+  lock file, and a start that fails removes the lock file and folder it made: a failed start leaves nothing behind.
 """
 
 from __future__ import annotations

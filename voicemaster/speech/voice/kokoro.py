@@ -116,8 +116,8 @@ class Kokoro:
         speed = min(max(voice.rate / NORMAL_RATE, SLOWEST_SPEED), FASTEST_SPEED)
         try:
             samples, rate = self._engine.create(text, voice=voice.name, speed=speed, lang=known.phonemes)
-        except ValueError as error:  # kokoro-onnx: "Nothing to synthesize, ... produced no phonemes"
-            raise Unspeakable(f"Kokoro finds nothing to say in {text[:40]!r} ({error}).") from None
+        except ValueError:  # kokoro-onnx: "Nothing to synthesize, ... produced no phonemes"
+            raise Unspeakable(f"Kokoro reads no sound in {text[:40]!r}: write it in words.") from None
         return from_float(np.asarray(samples, dtype=np.float32) * (voice.volume / 100), rate)
 
 
