@@ -21,7 +21,7 @@ OPENTDB = {
         {"category": "Geography", "type": "boolean", "difficulty": "easy",
          "question": "Paris is in France.", "correct_answer": "True", "incorrect_answers": ["False"]},
         {"category": "Entertainment: Books", "type": "multiple", "difficulty": "hard",
-         "question": "Who wrote &quot;The Old Man and the Sea&quot;?", "correct_answer": "Ernest Hemingway",
+         "question": "Who wrote &quot;The Pickwick Papers&quot;?", "correct_answer": "Charles Dickens",
          "incorrect_answers": ["John Steinbeck", "William Faulkner", "Jack London"]},
         {"category": "General Knowledge", "type": "multiple", "difficulty": "medium",
          "question": "How many sides does a hexagon have? 6%", "correct_answer": "Six",
@@ -48,7 +48,7 @@ def test_open_trivia_db_round_trips_through_validation(tmp_path: Path) -> None:
     assert loaded.problems == ()
     by_level = {e.level: e for e in loaded.entries}
     assert set(by_level) == {1, 11}
-    assert by_level[11].question == 'Who wrote "The Old Man and the Sea"?'
+    assert by_level[11].question == 'Who wrote "The Pickwick Papers"?'
     assert by_level[1].category == "Science, Nature"
     assert by_level[11].category == "Books"
     assert {e.license for e in loaded.entries} == {"CC-BY-SA-4.0"}
