@@ -17,11 +17,13 @@ PACKAGE = Path(voicemaster.__file__).parent
 LAB = Path(voicemaster_lab.__file__).parent
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    # What everything may use: where files are, what to install, reading TOML; and the rules engine, which is pure.
+    # What everything may use: where files are, what to install, reading TOML, what text may be spoken; and the
+    # rules engine, which is pure.
     (
         "voicemaster",
         "voicemaster.paths",
         "voicemaster.hints",
+        "voicemaster.speakable",
         "voicemaster.config.files",
         "voicemaster.config.voice",
         "voicemaster.rules",

@@ -21,6 +21,8 @@ from platformdirs import PlatformDirs
 APP = "voicemaster"
 MODELS_ENVIRONMENT = "VOICEMASTER_MODELS_DIR"
 QUESTIONS_ENVIRONMENT = "VOICEMASTER_QUESTIONS"
+PACK_SUFFIX = ".toml"
+"""The ending of a question pack's file name: the bank loads nothing else."""
 
 
 def _shipped_root() -> Path:
@@ -88,3 +90,32 @@ def checkout() -> Path | None:
     except (OSError, tomllib.TOMLDecodeError):
         return None
     return root if name == APP else None
+
+
+def shown(path: Path | str) -> str:
+    """A path as a message prints it: bytes of a name that are not UTF-8 as \\x escapes, where printing the name
+    itself would fail (UnicodeEncodeError)."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def pack_name_problem(path: Path) -> str | None:
+    """Why a question pack may not be written or read at `path`, or None: the one rule for the file names the
+    question tools write (`questions import --out`) and the bank reads. The name must be UTF-8 text, as every
+    message and list names it, and end in `.toml`, as the bank loads nothing else (a pack written as `x.txt` would
+    be counted as written and never asked). The reason says what is wrong; the caller says what to do."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return "its name is not valid UTF-8 text"
+    if path.suffix != PACK_SUFFIX:
+        return f"the question bank loads only packs whose file name ends in {PACK_SUFFIX}"
+    return None
+
+
+def file_in_the_way(folder: Path) -> Path | None:
+    """The file (or other non-folder) at `folder` or at one of the folders above it, which keeps `folder` from being
+    made; None if there is none."""
+    for candidate in (folder, *folder.parents):
+        if os.path.lexists(candidate):
+            return None if candidate.is_dir() else candidate
+    return None

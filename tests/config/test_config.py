@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,28 @@ def test_voices_come_from_config_and_bad_values_are_named(tmp_path: Path) -> Non
     mine = user_file(tmp_path, "[speech.de]\nname = 'de'\nrate = 1000\n")
     with pytest.raises(ConfigError, match=r"mine.toml: speech.de.rate: expected 80 to 450 words a minute, got 1000"):
         load_settings([DEFAULTS, mine])
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (lambda path: path.symlink_to(path.name), "a symbolic link that leads round to itself"),
+        (lambda path: path.symlink_to("gone.toml"), "a symbolic link to gone.toml, which does not exist"),
+    ],
+    ids=["loop", "dangling"],
+)
+def test_a_users_settings_file_that_is_a_broken_link_is_an_error_not_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make: Callable[[Path], None], said: str
+) -> None:
+    """Skipped, the game would run on the defaults without a word: the user's settings would silently not hold."""
+    monkeypatch.setenv("VOICEMASTER_CONFIG_DIR", str(tmp_path))
+    make(tmp_path / "config.toml")
+    with pytest.raises(ConfigError, match=rf"config.toml: \(file\): {said}.*: remove"):
+        load_settings()
+
+
+@pytest.mark.parametrize("name", ["\u200b", "\u0301", "A" * 60])
+def test_a_player_name_that_cannot_be_said_is_named(tmp_path: Path, name: str) -> None:
+    path = user_file(tmp_path, f'[game]\nplayers = ["Anna", "{name}"]\n')
+    with pytest.raises(ConfigError, match=r"mine.toml: game.players\[1\]: .* cannot be said: "):
+        load_settings([DEFAULTS, path])

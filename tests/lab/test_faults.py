@@ -4,6 +4,9 @@ commands, and the JSON keys other tools read."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,7 +19,7 @@ from voicemaster.rules import GameSettings, UseFiftyFifty, millionaire, new_game
 from voicemaster.rules.actions import AskQuestion, StartRound
 from voicemaster.rules.codec import to_data
 from voicemaster.rules.letters import Letter
-from voicemaster_lab.faults import checks, damaged_store, drill, fuzz, resume
+from voicemaster_lab.faults import checks, damaged_store, drill, fuzz, hostile, resume
 
 pytestmark = pytest.mark.usefixtures("user_folders")
 
@@ -114,3 +117,38 @@ def test_a_pack_changed_between_crash_and_resume_still_resumes_exactly(bank: Ban
     spec = resume.Spec("millionaire", 11, ("Anna",), "classic", pack_changed=True)
     outcome = resume.one_game(spec, bank, tmp_path)
     assert outcome.exact, outcome.problem
+
+
+def test_every_hostile_input_is_made_and_refused_with_a_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 36: each class of hostile input, in each place a user gives it, through the real commands."""
+    made = [f"{kind}:{place}:{seed}".encode() for kind, places in hostile.PLACES.items() for place in places
+            for seed in (1, 2)]  # fmt: skip
+    monkeypatch.setattr(fuzz, "KINDS", ("hostile",))
+    monkeypatch.setattr(fuzz, "WEIGHTS", (1,))
+    monkeypatch.setattr(hostile, "make", lambda _rng: made.pop())
+    figures = fuzz.fuzz(len(made), seed=3, command=main)
+    assert figures["hostile"]["inputs"] == figures["hostile"]["refused"] > 0, figures["hostile"]
+    assert set(figures["hostile"]["per_class"]) == set(hostile.PLACES)
+    assert figures["tracebacks"] == figures["written_on_failure"] == figures["hung"] == 0, figures
+
+
+@pytest.mark.parametrize(
+    ("damage", "lost", "said"),
+    [
+        ("data folder replaced by a file", True, "could not be kept: its file is gone"),
+        ("file alone made read-only", False, "is read-only (Operation not permitted)"),
+    ],
+)
+def test_a_game_is_said_kept_only_when_it_is(tmp_path: Path, damage: str, lost: bool, said: str) -> None:
+    if "read-only" in damage and (os.geteuid() != 0 or shutil.which("chattr") is None):
+        pytest.skip("an immutable file needs root and chattr")
+    try:
+        outcome = damaged_store.game_outcome(damage, tmp_path, "--damage-at", "60", "--damage", damage)
+    finally:
+        data = tmp_path / "xdg_data_home" / "voicemaster"
+        for target in [data, *data.glob("*")] if data.is_dir() else []:
+            subprocess.run(["chattr", "-i", str(target)], capture_output=True, check=False)
+    if outcome.exit_code == 0:
+        pytest.skip("this file system has no immutable attribute")
+    assert outcome.exit_code == 2 and not outcome.traceback and said in outcome.message
+    assert outcome.game_lost is lost and outcome.said_kept is (not lost)

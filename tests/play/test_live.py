@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -174,11 +175,29 @@ def test_a_store_that_cannot_be_written_mid_game_is_said_and_the_game_stops(tmp_
         table.runner.perform(Record("state", {}, state='{"step": 1}'))
         pages = store._db.execute("PRAGMA page_count").fetchone()[0]
         store._db.execute(f"PRAGMA max_page_count = {pages}")  # full, as SQLite sees it
-        with pytest.raises(StoreUnwritable):
+        with pytest.raises(StoreUnwritable) as raised:
             table.runner.perform(Record("state", {}, state=json.dumps({"step": 2, "filler": "x" * 100_000})))
+        assert raised.value.kept
         assert table.said == [
             "Ich kann das Spiel nicht mehr speichern, deshalb höre ich hier auf. Alles, was bis hierher gespeichert "
             "ist, bleibt erhalten."
+        ]
+
+
+def test_a_data_folder_replaced_by_a_file_mid_game_is_said_lost_never_kept(tmp_path: Path, config: Settings) -> None:
+    data = tmp_path / "data"
+    with Store(data / "vm.db", exclusive=True) as store:
+        table = Table(store, config, [])
+        table.runner.game_id = "g"
+        table.runner.perform(Record("state", {}, state='{"step": 1}'))
+        shutil.rmtree(data)  # as `rm -r` and a file written where the folder was
+        data.write_text("a file where the data folder was")
+        with pytest.raises(StoreUnwritable) as raised:
+            table.runner.perform(Record("state", {}, state='{"step": 2}'))
+        assert not raised.value.kept
+        assert table.said == [
+            "Ich kann das Spiel nicht mehr speichern, und seine Datei ist verschwunden. Deshalb höre ich hier auf; "
+            "dieses Spiel kann nicht fortgesetzt werden."
         ]
 
 

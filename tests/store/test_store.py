@@ -150,7 +150,7 @@ def test_a_read_only_store_can_be_listed_but_not_played_with(tmp_path: Path) -> 
     with read_only(path):
         with Store(path) as reader:
             assert reader.unfinished_game() == ("one", GAME)
-        with pytest.raises(StoreError, match=r"is read-only: make it writable \(chmod u\+w"):
+        with pytest.raises(StoreError, match=r"is read-only \(.+\): make it writable \(chmod u\+w"):
             Store(path, exclusive=True)
 
 
@@ -305,7 +305,7 @@ def test_a_store_made_read_only_mid_game_is_a_message_and_exit_2_never_a_signal_
     if done.returncode == 1 and "Operation not supported" in done.stderr:
         pytest.skip("this file system has no immutable attribute")
     assert done.returncode == 2, f"ended by {done.returncode}: {done.stderr[-300:]}"  # -7 was SIGBUS
-    assert "is read-only: make it writable" in done.stdout
+    assert "is read-only (" in done.stdout and "make it writable (chmod u+w" in done.stdout
 
 
 def test_a_store_created_and_left_empty_leaves_nothing_behind(tmp_path: Path) -> None:
@@ -318,6 +318,72 @@ def test_a_store_created_and_left_empty_leaves_nothing_behind(tmp_path: Path) ->
     with Store(folder / "voicemaster.db", exclusive=True) as store:  # one that had games is kept, even emptied
         store.abandon("one")
     assert sorted(path.name for path in folder.iterdir()) == ["voicemaster.db", "voicemaster.lock"]
+
+
+_IMMUTABLE_MID_GAME = """
+import subprocess, sys
+from pathlib import Path
+from voicemaster.store import Store, StoreUnwritable
+folder, which = Path(sys.argv[1]), sys.argv[2]
+store = Store(folder / "voicemaster.db", exclusive=True)
+store.save_game("one", '{"step": 1}')
+subprocess.run(["chattr", "+i", str(folder / "voicemaster.db" if which == "file" else folder)], check=True)
+try:
+    store.save_game("one", '{"step": 2}')
+except StoreUnwritable as error:
+    print("kept" if error.kept else "lost", error, flush=True)
+    store.close()
+    sys.exit(2)
+"""
+
+
+@pytest.mark.parametrize(
+    ("which", "said"),
+    [
+        ("file", "voicemaster.db is read-only (Operation not permitted): make it writable (chmod u+w; chattr -i"),
+        ("folder", "of the game store is read-only (Operation not permitted), and SQLite keeps its journal there"),
+    ],
+)
+def test_an_immutable_store_or_folder_mid_game_is_read_only_not_a_disk_fault(
+    tmp_path: Path, which: str, said: str
+) -> None:
+    """The file alone made immutable under a running game: SQLite's write through its open file is refused and it
+    says "disk I/O error"; the message must say read-only, and the game is kept at its last step."""
+    if os.geteuid() != 0 or shutil.which("chattr") is None:
+        pytest.skip("an immutable file needs root and chattr")
+    folder = tmp_path / "data"
+    folder.mkdir()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _IMMUTABLE_MID_GAME, str(folder), which], capture_output=True, text=True, check=False
+        )
+    finally:
+        for path in [folder, *folder.glob("*")]:
+            subprocess.run(["chattr", "-i", str(path)], capture_output=True, check=False)
+    if done.returncode == 1 and "Operation not supported" in done.stderr:
+        pytest.skip("this file system has no immutable attribute")
+    assert done.returncode == 2, done.stderr[-300:]
+    assert done.stdout.startswith("kept ") and said in done.stdout and "disk I/O" not in done.stdout
+    with Store(folder / "voicemaster.db") as store:
+        assert store.unfinished_game() == ("one", '{"step": 1}')
+
+
+@pytest.mark.parametrize("exclusive", [False, True], ids=["history", "play"])
+def test_a_store_that_is_a_symlink_loop_is_named_so_and_leaves_no_lock(tmp_path: Path, exclusive: bool) -> None:
+    path = tmp_path / "data" / "voicemaster.db"
+    path.parent.mkdir()
+    path.symlink_to(path.name)  # voicemaster.db -> voicemaster.db
+    with pytest.raises(StoreError, match=r"is a symbolic link that leads round to itself .*: remove it \(rm "):
+        Store(path, exclusive=exclusive)
+    assert sorted(p.name for p in path.parent.iterdir()) == ["voicemaster.db"]
+
+
+def test_a_start_that_fails_leaves_no_lock_file_behind(tmp_path: Path) -> None:
+    path = tmp_path / "data" / "voicemaster.db"
+    path.mkdir(parents=True)  # a folder where the store belongs: refused after the lock was taken
+    with pytest.raises(StoreError, match="is a folder where the game store should be a file"):
+        Store(path, exclusive=True)
+    assert sorted(p.name for p in path.parent.iterdir()) == ["voicemaster.db"]
 
 
 def test_a_store_from_before_keeps_what_was_heard_as_heard_longest_ago(tmp_path: Path) -> None:

@@ -31,6 +31,7 @@ def _ours() -> tuple[type[BaseException], ...]:
     from voicemaster.questions.importers import ImportFailed
     from voicemaster.rules.errors import IllegalAction
     from voicemaster.screen import ScreenUnavailable
+    from voicemaster.speakable import Unspeakable
     from voicemaster.speech.devices.interfaces import AudioUnavailable
     from voicemaster.speech.hearing.recognition import RecognizerUnavailable
     from voicemaster.speech.voice.synthesis import SpeechUnavailable
@@ -46,6 +47,7 @@ def _ours() -> tuple[type[BaseException], ...]:
         AudioUnavailable,
         StoreError,
         ScreenUnavailable,
+        Unspeakable,
     )
 
 
@@ -65,7 +67,7 @@ def guarded(run: Callable[[], int], argv: Sequence[str], err: TextIO | None = No
             return USER_ERROR
         if isinstance(error, OSError) and error.strerror:  # the system's own words and the file it concerns
             where = f" ({error.filename})" if error.filename else ""
-            print(f"voicemaster: {error.strerror}{where}", file=out)
+            print(f"voicemaster: {_one_line(error.strerror + where)}", file=out)
             return USER_ERROR
         log = write_bug_log(error, argv)
         print(
@@ -96,7 +98,13 @@ def write_bug_log(error: BaseException, argv: Sequence[str]) -> Path:
 
 
 def _one_line(message: str) -> str:
-    return " ".join(message.split())
+    """The message on one line, and printable: a file name that is not UTF-8 (its bytes kept by Python as lone
+    surrogates) is shown with \\x escapes, where printing it would raise UnicodeEncodeError."""
+    try:
+        data = message.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate that stands for no byte (one from JSON's "\\ud800")
+        data = message.encode("utf-8", "backslashreplace")
+    return " ".join(data.decode("utf-8", "backslashreplace").split())
 
 
 def _quiet_stdout() -> None:

@@ -15,7 +15,8 @@ from voicemaster.cli.failures import warn
 from voicemaster.cli.settings import settings_for, speaking_settings
 from voicemaster.config.settings import ASK, Settings
 from voicemaster.questions.model import Entry
-from voicemaster.store import Store
+from voicemaster.speakable import check_speakable
+from voicemaster.store import Store, StoreUnwritable
 
 
 def play(args: argparse.Namespace) -> int:
@@ -23,6 +24,8 @@ def play(args: argparse.Namespace) -> int:
     if args.variant:
         settings = replace(settings, game=replace(settings.game, variant=args.variant))
     names = tuple(name.strip() for name in args.players.split(",") if name.strip()) or tuple(settings.game.players)
+    for name in names:  # each is said aloud: refused now, not when the quizmaster first names the player
+        check_speakable(name, f"--players: the name {name!a}")
     language = args.lang or settings.game.language
     entries = question_cli.playable_questions(language)
     if entries is None:
@@ -46,7 +49,6 @@ def _play_with(
     from voicemaster.speech.hearing.engines import open_recognizer
     from voicemaster.speech.hearing.recognition import RecognizerUnavailable
     from voicemaster.speech.voice.synthesis import SpeechUnavailable
-    from voicemaster.store import StoreUnwritable
 
     divert_native_stderr()
     try:
@@ -66,8 +68,7 @@ def _play_with(
                 screen=screen,
             )
     except StoreUnwritable as error:
-        kept = "The game stopped at its last saved step; `voicemaster play` offers it again once the store is writable."
-        print(f"voicemaster: {error} {kept}", file=sys.stderr)
+        print(f"voicemaster: {unsaved(error)}", file=sys.stderr)
         return 2
     except (RecognizerUnavailable, SpeechUnavailable, AudioUnavailable) as error:
         kept = "A game already under way is kept; `voicemaster play` offers it again."
@@ -80,6 +81,17 @@ def _play_with(
         print("voicemaster: no clear answer to continuing the interrupted game; it is kept, and offered again at the "
               "next `voicemaster play`.", file=sys.stderr)  # fmt: skip
     return 0
+
+
+def unsaved(error: StoreUnwritable) -> str:
+    """What a game stopped by a store it could not write says: the fault, and whether the game is kept (only if its
+    file still holds it)."""
+    kept = (
+        "The game stopped at its last saved step; `voicemaster play` offers it again once the store is writable."
+        if error.kept
+        else "The game stopped and could not be kept: its file is gone, so it cannot be continued."
+    )
+    return f"{error} {kept}"
 
 
 def _demo_text(args: argparse.Namespace, settings: Settings, names: tuple[str, ...], seed: int) -> int:

@@ -7,12 +7,13 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from voicemaster import paths
 from voicemaster.config.files import ConfigError
 from voicemaster.questions.checked import CACHE_NAME, Checked, check_files
-from voicemaster.questions.model import Entry, Format
+from voicemaster.questions.model import Entry, Format, Problem
 from voicemaster.rules import LEVELS
 from voicemaster.rules.moneydrop import MoneyDropSettings
 
@@ -115,17 +116,29 @@ def _checked(path: Path | None, *, leaving: Path | None = None) -> Checked:
     for root in roots:
         if not root.exists():
             raise ConfigError(root, "(path)", "no such file or folder")
-    files = [file for root in roots for file in pack_files(root)]
+    found = {root: pack_files(root) for root in roots}
+    files = [file for root in roots for file in found[root]]
     if leaving is not None:
         files = [file for file in files if not _same(file, leaving)]
     # An import remembers the checks of the bank it joins too: the cache is what can be made again, not user data.
-    return check_files(files, paths.cache_dir() / CACHE_NAME)
+    checked = check_files(files, paths.cache_dir() / CACHE_NAME)
+    # A folder named to be checked (on the command line, or as the whole bank) that holds no pack is no bank: an
+    # empty folder called "pack.toml" checked with "0 problem(s)" would say a pack is fine that is not there.
+    named = roots if path is not None or os.environ.get(paths.QUESTIONS_ENVIRONMENT) else []
+    empty = [Problem(root, None, None, _NO_PACKS) for root in named if root.is_dir() and not found[root]]
+    return replace(checked, problems=(*empty, *checked.problems)) if empty else checked
+
+
+_NO_PACKS = (
+    f"a folder with no question pack in it (no file whose name ends in {paths.PACK_SUFFIX}): give a pack, or a "
+    "folder of packs"
+)
 
 
 def _same(file: Path, other: Path) -> bool:
     try:
         return file.resolve() == other.resolve()
-    except OSError:
+    except (OSError, RuntimeError):  # Python 3.11 says a symbolic link that loops with RuntimeError
         return False
 
 
@@ -181,6 +194,12 @@ def import_pack(args: argparse.Namespace) -> int:
 
     # The pack's name comes from the input's file name: cleaned, so it is a name in the packs folder, not a path.
     out = args.out or paths.user_questions_dir() / args.lang / f"{importers.pack_name(args.file.stem)}.toml"
+    refused = paths.pack_name_problem(out)
+    if refused is not None:  # said before the import's work, not after it
+        wanted = f" (say {out.stem}{paths.PACK_SUFFIX})" if "UTF-8" not in refused else " in UTF-8 text"
+        raise importers.ImportFailed(
+            f"--out {paths.shown(out)}: {refused}: give --out a pack file name{wanted}; nothing written"
+        )
     # The bank the pack joins, as `play` will load it, but for the pack it replaces: a question repeating one of
     # the bank's would make the bank fail validation.
     bank = _checked(None, leaving=out).usable()

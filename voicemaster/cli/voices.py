@@ -12,6 +12,7 @@ from pathlib import Path
 from voicemaster.config.files import LANGUAGES, ConfigError, read_toml
 from voicemaster.config.settings import Settings
 from voicemaster.config.voice import SPEECH_ENGINES, Voice
+from voicemaster.speakable import check_speakable
 from voicemaster.speech.voice import kokoro, pico, pyttsx3_engine
 from voicemaster.speech.voice.speakers import Speakers, resolved
 from voicemaster.speech.voice.synthesis import ESPEAK_VOICES, Espeak, SpeechUnavailable
@@ -166,6 +167,7 @@ def _setting_file(files: list[Path], language: str) -> Path:
 
 
 def say(args: argparse.Namespace, settings: Settings) -> int:
+    check_speakable(args.text, "the text")  # before a voice loads: said at once, whatever the engine
     language = args.lang or settings.game.language
     voice = chosen_voice(args.voice, language, settings)
     audio = Speakers({language: voice}).render(args.text, language)

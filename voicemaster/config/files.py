@@ -6,6 +6,7 @@ voicemaster, so the settings schema above it may use the speech and rules types 
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tomllib
@@ -93,6 +94,10 @@ def read_toml(path: Path, limit: int = SETTINGS_MAX_BYTES) -> dict[str, Any]:
         text = read_bounded(path, limit).decode("utf-8")
         return parse_toml(text)
     except FileNotFoundError:
+        if os.path.islink(path):
+            target = os.readlink(path)
+            raise ConfigError(path, "(file)", f"a symbolic link to {target}, which does not exist: remove the link, or "
+                              "point it to your settings file") from None  # fmt: skip
         raise ConfigError(path, "(file)", "not found") from None
     except UnicodeDecodeError as error:
         raise ConfigError(path, "(file)", f"not UTF-8 text (byte {error.start}): save it as UTF-8") from None
@@ -103,6 +108,9 @@ def read_toml(path: Path, limit: int = SETTINGS_MAX_BYTES) -> dict[str, Any]:
     except FileRefused as error:
         raise ConfigError(path, "(file)", str(error)) from None
     except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise ConfigError(path, "(file)", "a symbolic link that leads round to itself (directly or through other "
+                              "links): remove it, or point it to your settings file") from None  # fmt: skip
         raise ConfigError(path, "(file)", f"cannot be read ({error.strerror})") from None
 
 

@@ -30,6 +30,7 @@ from voicemaster.rules import (
 )
 from voicemaster.rules.errors import InvalidSetup
 from voicemaster.rules.moneydrop import MoneyDropSettings
+from voicemaster.speakable import speech_problem
 
 CONFIG_ENVIRONMENT = "VOICEMASTER_CONFIG_DIR"
 
@@ -106,9 +107,11 @@ def user_config_file() -> Path:
 
 
 def default_paths() -> list[Path]:
-    """The shipped defaults, then the user's own file if there is one."""
+    """The shipped defaults, then the user's own file if there is one. Anything at its name counts (a symbolic link
+    that leads nowhere or round to itself too): read, it is an error that says so, where skipping it would play on
+    the defaults without a word."""
     user_file = user_config_file()
-    return [paths.DEFAULT_CONFIG] + ([user_file] if user_file.exists() else [])
+    return [paths.DEFAULT_CONFIG] + ([user_file] if os.path.lexists(user_file) else [])
 
 
 def load_settings(paths: list[Path] | None = None) -> Settings:
@@ -146,6 +149,10 @@ def _check(path: Path, data: dict[str, Any], known_ladders: set[str]) -> None:
             raise ConfigError(
                 path, key, f"expected a name of at most {MAX_TEXT} characters, no control character; got {got}"
             )
+    for index, name in enumerate(game.players):  # said aloud: the rule of what may be spoken
+        problem = speech_problem(name)
+        if problem is not None:
+            raise ConfigError(path, f"game.players[{index}]", f"{name!a} cannot be said: {problem}")
     if game.ladder and game.ladder not in LADDERS and game.ladder not in known_ladders:
         known = ", ".join([*LADDERS, *sorted(known_ladders)])
         raise ConfigError(path, "game.ladder", f"no ladder {game.ladder!r}; known: {known}")

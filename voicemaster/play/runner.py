@@ -228,9 +228,10 @@ class Runner:
         try:
             heard = self.asked_since_save() if self.asked_since_save is not None else []
             renewed = self.store.save_game(self.game_id, state, finished=finished, heard=heard)
-        except StoreUnwritable:
+        except StoreUnwritable as error:
             with suppress(AudioUnavailable, SpeechUnavailable):  # what the store says is what the user must hear
-                self.say_now("store_failed")
+                # Only a game whose file still holds it is said to be kept (its data folder replaced by a file: gone).
+                self.say_now("store_failed" if error.kept else "store_lost")
             raise
         if renewed:
             self.say_now("store_renewed")

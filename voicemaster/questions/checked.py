@@ -21,7 +21,7 @@ from typing import Any
 
 from voicemaster.config.files import FileRefused, read_bounded
 from voicemaster.questions.model import Entry, Problem
-from voicemaster.questions.packs import PACK_MAX_BYTES, load_text
+from voicemaster.questions.packs import PACK_MAX_BYTES, file_problem, load_text
 from voicemaster.questions.validation import check_entry, repeats
 
 CACHE_NAME = "questions-checked.json"
@@ -63,7 +63,8 @@ def check_files(files: Sequence[Path], cache: Path | None = None, *, remember: b
             problems.append(Problem(path, found[index].id, field, message))
             unusable.add(len(entries) + index)
         entries += found
-    bank_key = hashlib.sha256("\n".join(f"{d}:{p}" for d, p in zip(digests, files, strict=True)).encode()).hexdigest()
+    named = b"\n".join(d.encode() + b":" + os.fsencode(p) for d, p in zip(digests, files, strict=True))
+    bank_key = hashlib.sha256(named).hexdigest()
     repeated = cached.banks.get(bank_key) if all(digests) else None
     if repeated is None:
         repeated = [[r.index, r.problem.field, r.problem.message] for r in repeats(entries)]
@@ -89,6 +90,9 @@ def _load(path: Path) -> tuple[str, list[Entry], list[Problem]]:
         return "", [], [Problem(path, None, None, str(error))]
     except OSError as error:
         return "", [], [Problem(path, None, None, f"cannot be read ({error.strerror or error})")]
+    refused = file_problem(path)  # after reading: a device or a FIFO is named as what it is
+    if refused is not None:
+        return "", [], [refused]
     found, wrong = _parsed(path, text)
     return hashlib.sha256(_CODE_HASH + data).hexdigest(), list(found), list(wrong)
 

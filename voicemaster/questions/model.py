@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from voicemaster.paths import shown
 from voicemaster.questions.review import Review
 
 
@@ -48,7 +49,7 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        where = [str(self.path)] + [part for part in (self.entry, self.field) if part]
+        where = [shown(self.path)] + [part for part in (self.entry, self.field) if part]
         return ": ".join([*where, self.message])
 
 

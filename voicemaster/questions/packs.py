@@ -7,11 +7,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from voicemaster import paths
 from voicemaster.config.files import LANGUAGES, FileRefused, parse_toml, read_bounded
 from voicemaster.questions.model import Entry, Format, Pack, Problem
 from voicemaster.questions.review import review, review_problems
 from voicemaster.questions.spoken import unspoken
 from voicemaster.rules import LEVELS
+from voicemaster.speakable import visible_id
 
 PACK_FIELDS = {"language", "format", "source", "license", "review"}
 ENTRY_FIELDS = {"id", "level", "category", "question", "options", "answer", "explanation", "pin_order", "pronounce"}
@@ -30,8 +32,20 @@ class Loaded:
 
 
 def pack_files(root: Path) -> list[Path]:
-    """A folder's packs; anything else (a file, a FIFO, a device) is read as one pack, and refused if it is none."""
-    return sorted(root.rglob("*.toml")) if root.is_dir() else [root]
+    """A folder's packs (a folder named like one is looked into, not read); anything else (a file, a FIFO, a device)
+    is read as one pack, and refused if it is none (`file_problem`)."""
+    if not root.is_dir():
+        return [root]
+    return sorted(path for path in root.rglob(f"*{paths.PACK_SUFFIX}") if not path.is_dir())
+
+
+def file_problem(path: Path) -> Problem | None:
+    """A pack the bank would not load for its file name alone (`paths.pack_name_problem`), or None."""
+    problem = paths.pack_name_problem(path)
+    if problem is None:
+        return None
+    rename = f"rename it to {path.stem}{paths.PACK_SUFFIX}" if "UTF-8" not in problem else "rename it"
+    return Problem(path, None, None, f"{problem}: {rename}")
 
 
 def load(paths: Iterable[Path]) -> Loaded:
@@ -61,7 +75,8 @@ def load_pack(path: Path) -> tuple[Pack | None, list[Entry], list[Problem]]:
         return None, [], [Problem(path, None, None, str(error))]
     except OSError as error:
         return None, [], [Problem(path, None, None, f"cannot be read ({error.strerror or error})")]
-    return read_pack(path, text)
+    refused = file_problem(path)  # after reading: a device or a FIFO is named as what it is
+    return (None, [], [refused]) if refused is not None else read_pack(path, text)
 
 
 def load_text(path: Path, text: str) -> tuple[list[Entry], list[Problem]]:
@@ -123,7 +138,9 @@ def read_pack(path: Path, text: str) -> tuple[Pack | None, list[Entry], list[Pro
 def _entry(
     path: Path, index: int, raw: dict[str, Any], language: str, kind: Format, pack: dict[str, Any]
 ) -> tuple[Entry | None, list[Problem]]:
-    name = raw.get("id") if isinstance(raw.get("id"), str) else f"entry #{index + 1}"
+    name = str(raw["id"]) if isinstance(raw.get("id"), str) else f"entry #{index + 1}"
+    if visible_id(name)[1] is not None:  # named in messages: a direction mark would turn the line around
+        name = ascii(name)[1:-1]
     problems: list[Problem] = []
 
     def wrong(field: str, message: str) -> None:
@@ -140,12 +157,16 @@ def _entry(
             wrong(key, "missing")
         elif key == "id" and not value.strip():
             wrong(key, "empty")
+        elif key == "id" and visible_id(value)[1] is not None:
+            wrong(key, str(visible_id(value)[1]))
         elif key != "id" and unspoken(value) and not (value == "" and key == "explanation"):
             # An explanation may be left out (other people's packs); one that is there is read aloud.
             wrong(key, "empty (nothing a listener would hear)")
         elif key == "explanation" and value == "" and pack["source"] == OUR_SOURCE:
             wrong(key, "empty")
         texts[key] = value if isinstance(value, str) else ""
+    # Compared as NFC: an id typed with a combining diaeresis is the id typed with "ä", and repeats it.
+    texts["id"] = visible_id(texts["id"])[0]
     options = raw.get("options")
     if not isinstance(options, list) or not all(isinstance(o, str) for o in options):
         wrong("options", "expected a list of texts")

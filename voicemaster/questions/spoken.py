@@ -9,11 +9,12 @@ from functools import lru_cache
 from num2words import num2words
 from rapidfuzz import utils
 
+from voicemaster.speakable import unheard
+
 
 def unspoken(text: str) -> bool:
-    """True if a listener would hear nothing: no letter and no digit, only spaces, punctuation, zero-width and other
-    format characters (U+200B, U+2060, U+FEFF...), or combining marks on nothing."""
-    return not any(unicodedata.category(character)[0] in "LN" for character in text)
+    """True if a listener would hear nothing (`speakable.unheard`: the rule every spoken text follows)."""
+    return unheard(text)
 
 
 def spoken_form(text: str) -> str:

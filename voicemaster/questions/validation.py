@@ -16,6 +16,7 @@ from rapidfuzz import fuzz, process
 from voicemaster.questions.model import Entry, Format, Problem
 from voicemaster.questions.readability import reading_problems
 from voicemaster.questions.spoken import heard_form, said_text, spoken_form, unspoken
+from voicemaster.speakable import speech_problem
 
 OPTION_COUNTS = {Format.MILLIONAIRE: (4,), Format.MONEYDROP: (2, 3, 4)}
 NEAR_DUPLICATE = 92
@@ -83,6 +84,10 @@ def check_entry(entry: Entry) -> list[Problem]:
         words = len(text.split())
         if words > MOST_WORDS[kind]:
             wrong(field, f"too long to read aloud in a game: {words} words (at most {MOST_WORDS[kind]})")
+    for field, text in spoken.items():
+        problem = speech_problem(text) if not unspoken(text) else None  # no words at all: said above, or allowed
+        if problem is not None:
+            wrong(field, f"cannot be read aloud: {problem}")
     seconds = reading_seconds(entry)
     if seconds > READ_SECONDS:
         wrong("question", f"too long to read aloud: with its options about {seconds:.1f} seconds (at most 12)")

@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from voicemaster import paths
 from voicemaster.questions.model import Entry
 
 
@@ -51,9 +52,11 @@ def write_pack(entries: list[Entry], out: Path) -> None:
     replaced: a FIFO, a device, a folder or a symlink at `out` is refused, and left as it was."""
     if not entries:
         raise ImportFailed("no question could be imported; nothing written")
-    refusal = _not_replaceable(out)
+    refusal = paths.pack_name_problem(out) or _not_replaceable(out)
     if refusal:
-        raise ImportFailed(f"{out}: {refusal}; give --out the path of a new or existing pack file; nothing written")
+        raise ImportFailed(
+            f"{paths.shown(out)}: {refusal}; give --out the path of a new or existing pack file; nothing written"
+        )
     partial: Path | None = None
     try:
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -13,10 +13,12 @@ A game night must not lose a game to the file it is kept in, so the store guards
 - Rollback journal, not WAL: every commit is in the main file, so no step lives only in a journal beside it, and
   no shared memory is mapped (a WAL's `-shm` is, and a store made read-only under a running game then killed the
   process with SIGBUS instead of a message).
-- What cannot be helped (a read-only file, a folder in its place at the start, a data folder that is a file or out
-  of reach, a full disk) is a `StoreError` whose message says what to do.
+- What cannot be helped (a read-only file or folder, a folder in its place at the start, a symbolic link that leads
+  round to itself, a data folder that is a file or out of reach, a full disk) is a `StoreError` whose message says
+  what to do; a failed save says whether the game is still kept (`StoreUnwritable.kept`), which it is not when its
+  file went with its data folder.
 - A store the program created and left empty (a `play` that stopped before its first step) is removed with its
-  lock file: a failed start leaves nothing behind.
+  lock file, and a start that fails removes the lock file and folder it made: a failed start leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ from voicemaster.store.files import (
     StoreError,
     StoreUnwritable,
     explained,
+    kept_after_failure,
+    link_loop,
     looked,
     make_folder,
     migrate,
@@ -94,6 +98,9 @@ class Store:
         lock_path = self.path.with_suffix(".lock")
         self._lock_created = exclusive and not os.path.lexists(lock_path)
         self._folder_created = not os.path.lexists(self.path.parent)
+        looped = link_loop(self.path)  # before SQLite, which would say only that it cannot open it
+        if looped is not None:
+            raise looped
         make_folder(self.path.parent)
         self._lock = take_lock(lock_path) if exclusive else None
         try:
@@ -102,7 +109,10 @@ class Store:
                 self._check_writable()
             self._fingerprint = self._looked()
         except BaseException:
+            if hasattr(self, "_db"):  # opened, then found read-only
+                self._db.close()
             self._release()
+            self._remove_created()
             raise
 
     # Opening, and what can go wrong with the file
@@ -236,7 +246,7 @@ class Store:
             self._relock()
             self._db = self._connect_or_explain()
         except StoreError as error:
-            raise StoreUnwritable(str(error)) from None
+            raise StoreUnwritable(str(error), kept=self._still_kept()) from None
         carried = False
         if aside is not None and aside.is_file() and not aside.is_symlink():
             with contextlib.suppress(sqlite3.DatabaseError):
@@ -285,11 +295,17 @@ class Store:
         if unused:
             with contextlib.suppress(OSError):
                 self.path.unlink()
-                if self._lock_created:
-                    self.path.with_suffix(".lock").unlink()
-                if self._folder_created:
-                    self.path.parent.rmdir()  # only if empty: nothing of anyone else's goes
+                self._remove_created()
         self._release()
+
+    def _remove_created(self) -> None:
+        """The lock file and the data folder this store created, removed (the folder only if empty): a start that
+        failed leaves nothing behind; a lock file no process holds only says a game is on when none is."""
+        with contextlib.suppress(OSError):
+            if self._lock_created:
+                self.path.with_suffix(".lock").unlink()
+            if self._folder_created:
+                self.path.parent.rmdir()  # only if empty: nothing of anyone else's goes
 
     def _empty(self) -> bool:
         try:
@@ -375,8 +391,13 @@ class Store:
                     if rows:
                         self._db.executemany(sql, rows)
         except sqlite3.DatabaseError as error:
-            raise StoreUnwritable(str(explained(error, self.path, "write"))) from None
+            raise StoreUnwritable(str(explained(error, self.path, "write")), kept=self._still_kept()) from None
         self._fingerprint = self._looked()
+
+    def _still_kept(self) -> bool:
+        """Whether the file at the path holds every game this store wrote, as it last wrote it (a failed write is
+        rolled back): what a failed save may promise the players. Not when the file went with its folder."""
+        return kept_after_failure(self.path, self._saved)
 
     def unfinished_game(self) -> tuple[str, str] | None:
         """The most recent game that did not end, as (id, state): a crash, a power cut or Ctrl-C left it."""

@@ -4,10 +4,13 @@ identity as a running game last left it, and SQLite's failures in words a player
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import shutil
 import sqlite3
 import stat
 import sys
+import tempfile
 from pathlib import Path
 from typing import IO
 
@@ -44,7 +47,13 @@ class StoreBusy(StoreError):
 
 
 class StoreUnwritable(StoreError):
-    """A step of the game could not be saved."""
+    """A step of the game could not be saved. `kept`: the store file still holds every game as last saved (a
+    read-only file, a full disk), so the game may be continued once the fault is mended; False when the file is gone
+    with it (its data folder replaced by a file), which a message must then say."""
+
+    def __init__(self, message: str, *, kept: bool) -> None:
+        super().__init__(message)
+        self.kept = kept
 
 
 class Damaged(Exception):
@@ -140,13 +149,21 @@ def take_lock(path: Path) -> IO[str] | None:
 
 
 def explained(error: sqlite3.DatabaseError, path: Path, doing: str) -> StoreError:
-    """A SQLite failure in words a player can act on."""
-    name = error.sqlite_errorname
-    if name == "SQLITE_READONLY" or (name == "SQLITE_CANTOPEN" and path.exists() and doing == "write"):
+    """A SQLite failure in words a player can act on. SQLite names a write the system refused a disk I/O error, or
+    read-only, or cannot-open, alike: what is refused (the file, or the folder its journal goes in) is asked of the
+    system itself, so that a read-only store is never sent to look for free space."""
+    name = error.sqlite_errorname or ""
+    looped = link_loop(path)
+    if looped is not None:
+        return looped
+    refused = _refused_write(path) if doing == "write" or name in ("SQLITE_READONLY", "SQLITE_CANTOPEN") else None
+    if refused is not None:
+        return refused
+    if name == "SQLITE_READONLY":
         return StoreError(f"the game store {path} is read-only: make it writable (chmod u+w {path}).")
     if name == "SQLITE_FULL":
         return StoreError(f"the disk holding the game store {path} is full: free some space.")
-    if (name or "").startswith("SQLITE_IOERR") and doing == "write":
+    if name.startswith("SQLITE_IOERR") and doing == "write":
         return StoreError(f"cannot write the game store {path} (disk I/O error): check that its disk has free space "
                           "and is still there.")  # fmt: skip
     if name == "SQLITE_BUSY":
@@ -156,13 +173,72 @@ def explained(error: sqlite3.DatabaseError, path: Path, doing: str) -> StoreErro
     return StoreError(f"cannot {doing} the game store {path} ({error}).")
 
 
-def reads_back(path: Path, saved: dict[str, tuple[str, int]]) -> str | None:
+_READ_ONLY = {errno.EACCES, errno.EPERM, errno.EROFS}
+_MENDS = "chmod u+w; chattr -i if it was made immutable"
+
+
+def _refused_write(path: Path) -> StoreError | None:
+    """The store file, or its folder, that the system will not let this program write (a mode, the immutable
+    attribute, a read-only file system), as a message; None if both can be written."""
+    try:
+        descriptor = os.open(path, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
+        os.close(descriptor)
+    except OSError as error:
+        if error.errno == errno.EROFS:
+            return StoreError(f"the game store {path} is on a read-only file system: mount it writable, or point "
+                              "XDG_DATA_HOME to another folder.")  # fmt: skip
+        if error.errno in _READ_ONLY:
+            return StoreError(f"the game store {path} is read-only ({error.strerror}): make it writable ({_MENDS}).")
+    try:  # SQLite writes its journal beside the file: the folder must take a new file
+        descriptor, name = tempfile.mkstemp(prefix=".voicemaster-check.", dir=path.parent)
+        os.close(descriptor)
+        os.unlink(name)
+    except OSError as error:
+        if error.errno in _READ_ONLY:
+            return StoreError(f"the folder {path.parent} of the game store is read-only ({error.strerror}), and "
+                              f"SQLite keeps its journal there: make it writable ({_MENDS}).")  # fmt: skip
+    return None
+
+
+def link_loop(path: Path) -> StoreError | None:
+    """The store's path as a symbolic link that leads round to itself (directly or through other links), as a
+    message; None if it is none."""
+    try:
+        os.stat(path)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return StoreError(
+                f"the game store {path} is a symbolic link that leads round to itself ({error.strerror}): remove "
+                f"it (rm {path}) and a new store is started, or point it to your store file."
+            )
+    return None
+
+
+def kept_after_failure(path: Path, saved: dict[str, tuple[str, int]]) -> bool:
+    """Whether the next open of the store will find every game in `saved` as written, after a write failed: checked
+    on a copy of the file and of the journal the failed write left (SQLite rolls that journal back when it next
+    opens the file, which this program cannot do on a file it may not write)."""
+    if looked(path) is None:
+        return False
+    try:
+        with tempfile.TemporaryDirectory(prefix="voicemaster-kept-") as folder:
+            copy = Path(folder) / path.name
+            shutil.copyfile(path, copy)
+            journal = path.with_name(path.name + "-journal")
+            if journal.is_file():
+                shutil.copyfile(journal, copy.with_name(copy.name + "-journal"))
+            return reads_back(copy, saved, mode="rw") is None
+    except OSError:
+        return False
+
+
+def reads_back(path: Path, saved: dict[str, tuple[str, int]], *, mode: str = "ro") -> str | None:
     """None when the file is sound and holds every game in `saved` (id: state, finished) as written; else what is
-    wrong with it. Read-only: a damaged file is kept as it was found."""
+    wrong with it. Read-only by default: a damaged file is kept as it was found."""
     if saved and os.stat(path).st_size == 0:
         return "was emptied"
     try:
-        with contextlib.closing(sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)) as db:
+        with contextlib.closing(sqlite3.connect(f"{path.absolute().as_uri()}?mode={mode}", uri=True)) as db:
             check = db.execute("PRAGMA quick_check").fetchone()
             if check != ("ok",):
                 return f"was damaged ({check[0] if check else 'no answer'})"

@@ -52,6 +52,11 @@ class FaultOutcome:
     """None where no game was at stake."""
     hung: bool
     seconds: float
+    said_kept: bool | None = None
+    """Whether the message says the game is kept (None where no game was at stake): a lost game said to be kept is
+    the defect issue 36 names."""
+    left_behind: tuple[str, ...] = ()
+    """Files a refused start left in the data folder that were not there before (a lock file of no running game)."""
 
 
 def _env(root: Path, **extra: str) -> dict[str, str]:
@@ -99,18 +104,39 @@ def _lost(db: Path, game_id: str = GAME_ID) -> bool:
     for candidate in [db, *db.parent.glob("*")] if db.parent.is_dir() else []:
         if not candidate.is_file():
             continue
-        try:
-            with contextlib.closing(sqlite3.connect(f"file:{candidate}?mode=ro", uri=True)) as found:
-                if found.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone():
-                    return False
-        except sqlite3.Error:
-            continue
+        if _holds(candidate, game_id):
+            return False
     return True
+
+
+def _holds(store: Path, game_id: str) -> bool:
+    """Whether the store holds the game as the next `play` finds it: on a copy, with the journal a failed write
+    left beside it rolled back, as SQLite does when it next opens the file."""
+    with tempfile.TemporaryDirectory(prefix="vm-lost-") as folder:
+        copy = Path(folder) / "copy.db"
+        try:
+            shutil.copyfile(store, copy)
+            journal = store.with_name(store.name + "-journal")
+            if journal.is_file():
+                shutil.copyfile(journal, Path(f"{copy}-journal"))
+            with contextlib.closing(sqlite3.connect(copy)) as found:
+                return found.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is not None
+        except (OSError, sqlite3.Error):
+            return False
+
+
+KEPT_WORDS = ("is kept", "is stored", "offers it again", "offers to continue it")
+"""What a message says when it promises the game is there to be continued."""
+
+
+def _says_kept(message: str) -> bool:
+    return any(words in message for words in KEPT_WORDS) and "could not be kept" not in message
 
 
 def game_outcome(fault: str, root: Path, *args: str, limit: Callable[[], None] | None = None) -> FaultOutcome:
     outcome, _ = _run(fault, ["voicemaster_lab.faults.damaged_store", "game", *args], _env(root), limit=limit)
-    return FaultOutcome(**{**asdict(outcome), "game_lost": _lost(_db(root))})
+    said_kept = _says_kept(outcome.message) if outcome.exit_code not in (0, None) else None
+    return FaultOutcome(**{**asdict(outcome), "game_lost": _lost(_db(root)), "said_kept": said_kept})
 
 
 def _stored_game(root: Path) -> None:
@@ -173,6 +199,8 @@ def store_faults(folder: Path) -> list[FaultOutcome]:
     if not readonly:
         outcomes.append(FaultOutcome("read-only store", "(chattr +i refused here)", None, "", False, None, False, 0.0))
 
+    outcomes += _link_loop_faults(fresh)
+
     root = fresh("deleted")
     outcomes.append(game_outcome("store deleted mid-game", root, "--delete-at", "60"))
 
@@ -207,6 +235,35 @@ def store_faults(folder: Path) -> list[FaultOutcome]:
         "Traceback" in second.stderr, _lost(_db(root), "game-first"), False, 0.0,
     )  # fmt: skip
     outcomes.append(_timed(outcome, started))
+    return outcomes
+
+
+def _link_loop_faults(fresh: Callable[[str], Path]) -> list[FaultOutcome]:
+    """Symbolic links that lead round to themselves where the store and the settings file belong, and a file where
+    the rendered-speech cache keeps a folder (issue 36): each a message that names it, and nothing left behind."""
+    outcomes = []
+    for played in (False, True):  # `history`, and the game `play` hosts (which takes the lock)
+        root = fresh(f"loop-{played}")
+        _db(root).parent.mkdir(parents=True)
+        _db(root).symlink_to(_db(root).name)
+        fault = "store is a symlink loop"
+        outcome = game_outcome(fault, root) if played else _run(fault, ["voicemaster", "history"], _env(root))[0]
+        left = tuple(sorted(p.name for p in _db(root).parent.iterdir() if p.name != _db(root).name))
+        # No game was at stake: the game could not open the store to start one.
+        outcomes.append(FaultOutcome(**{**asdict(outcome), "left_behind": left, "game_lost": None, "said_kept": None}))
+    root = fresh("config-loop")
+    config = root / "xdg_config_home" / "voicemaster" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.symlink_to(config.name)
+    argv = ["voicemaster", "demo", "--text", "--players", "2", "--rounds", "1", "--seed", "5"]
+    outcomes.append(_run("config is a symlink loop", argv, _env(root))[0])
+    root = fresh("cache-file")
+    env = _env(root)
+    speech = root / "xdg_cache_home" / "voicemaster" / "speech"
+    speech.parent.mkdir(parents=True)
+    speech.write_text("a file where the rendered speech's folders belong")
+    argv = ["voicemaster", "say", "Hallo", "--lang", "de", "--out", str(root / "hallo.wav")]
+    outcomes.append(_run("cache folder is a file", argv, env)[0])
     return outcomes
 
 
@@ -276,6 +333,8 @@ def run() -> dict[str, Any]:
     return {
         "outcomes": [asdict(outcome) for outcome in outcomes],
         "games_lost": sum(outcome.game_lost is True for outcome in outcomes),
+        "lost_but_said_kept": sum(outcome.game_lost is True and outcome.said_kept is True for outcome in outcomes),
+        "left_behind": sum(bool(outcome.left_behind) for outcome in outcomes),
         "hung": sum(outcome.hung for outcome in outcomes),
         "tracebacks": sum(outcome.traceback for outcome in outcomes),
         "time_limit_seconds": SECONDS,
@@ -335,5 +394,8 @@ if __name__ == "__main__":
             # anything else stays a traceback, which is what this benchmark counts.
             if not type(error).__module__.startswith("voicemaster."):
                 raise
-            print(f"voicemaster: {error}", file=sys.stderr)
+            from voicemaster.cli.play import unsaved
+            from voicemaster.store import StoreUnwritable
+
+            print(f"voicemaster: {unsaved(error) if isinstance(error, StoreUnwritable) else error}", file=sys.stderr)
             sys.exit(2)

@@ -1,16 +1,18 @@
 """`voicemaster bench faults`: how the program stands up to crashes, bad input and faults. Figures, never pass/fail.
 
 - resume: games of both formats killed (SIGKILL) at a random step, resumed and finished (faults/resume.py)
-- fuzz: mutated packs, imports, configs, phrase files and WAVs through the real commands (faults/fuzz.py),
-  in a process of its own, so that its peak memory is its own
+- fuzz: mutated packs, imports, configs, phrase files and WAVs through the real commands (faults/fuzz.py), and
+  hostile text and names (faults/hostile.py: invisible text, overlong words, names that are not UTF-8 or not a
+  pack's), in a process of its own, so that its peak memory is its own
 - resume also takes, in a quarter of the games, the question the game stood on out of the bank before resuming (a
   pack changed between the crash and the restart)
-- faults: a damaged, read-only, deleted or full store, a second instance, no sound server, no microphone
-  (faults/damaged_store.py); the store damaged, replaced or made read-only under a running game, and a process stopped
-  and continued while it speaks (faults/midgame.py)
+- faults: a damaged, read-only, deleted or full store, a second instance, symbolic links that loop where the store
+  and the settings belong, a file where the speech cache keeps a folder, no sound server, no microphone
+  (faults/damaged_store.py); the store damaged, replaced or made read-only under a running game, its data folder
+  replaced by a file, and a process stopped and continued while it speaks (faults/midgame.py)
 
 Other tools read `resume.games`, `resume.exact`, `fuzz.inputs`, `fuzz.tracebacks`, `fuzz.written_on_failure`,
-`fuzz.hung` and `faults.games_lost`.
+`fuzz.hung`, `faults.games_lost` and `faults.lost_but_said_kept`.
 """
 
 from __future__ import annotations
@@ -68,12 +70,14 @@ def report(figures: dict[str, Any]) -> str:
         lines += [f"      {count} x {problem}" for problem, count in per["problems"].items()]
     lines += fuzz_report(fuzz)
     lines.append(
-        f"faults (each command limited to {faults['time_limit_seconds']} s): {faults['games_lost']} games lost, "
-        f"{faults['hung']} hung, {faults['tracebacks']} tracebacks"
+        f"faults (each command limited to {faults['time_limit_seconds']} s): {faults['games_lost']} games lost "
+        f"({faults.get('lost_but_said_kept', 0)} of them said to be kept), {faults['hung']} hung, "
+        f"{faults['tracebacks']} tracebacks, {faults.get('left_behind', 0)} starts that left files behind"
     )
     for outcome in faults["outcomes"]:
         state = "HUNG" if outcome["hung"] else f"exit {outcome['exit_code']}"
         lost = {None: "", True: ", game lost", False: ", no game lost"}[outcome["game_lost"]]
+        lost += {None: "", True: " (said kept)", False: " (said not kept)"}[outcome.get("said_kept")] if lost else ""
         kind = "traceback: " if outcome["traceback"] else ""
         lines.append(f"  {outcome['fault']:24} {outcome['command']}: {state}{lost}; {kind}{outcome['message'][:100]}")
     return "\n".join(lines)
@@ -93,4 +97,15 @@ def fuzz_report(fuzz: dict[str, Any]) -> list[str]:
         f"peak memory {fuzz['peak_memory_mb']} MB",
     ]
     lines += [f"      {count} x {kind}" for kind, count in fuzz["tracebacks_by_kind"].items()]
+    hostile = fuzz.get("hostile") or {}
+    if hostile:
+        lines.append(
+            f"hostile input: {hostile['inputs']} inputs, {hostile['refused']} refused with a message, "
+            f"{hostile['accepted']} accepted, {hostile['tracebacks']} tracebacks"
+        )
+        lines += [
+            f"      {name:16} {tally['inputs']} inputs, {tally['refused']} refused, {tally['accepted']} accepted, "
+            f"{tally['tracebacks']} tracebacks"
+            for name, tally in hostile["per_class"].items()
+        ]
     return lines

@@ -31,20 +31,22 @@ import wave
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
 from voicemaster import paths
 from voicemaster.config.files import LANGUAGES, ConfigError
+from voicemaster_lab.faults import hostile
 from voicemaster_lab.faults.mutate import mutate
 
 Command = Callable[[list[str]], int]
 """The command line's `main`, given by the command that runs the fuzzer (`voicemaster bench fuzz`): a bench imports
 nothing above it."""
 
-KINDS = ("pack", "opentdb", "csv", "config", "phrases", "wav", "special")
-WEIGHTS = (25, 20, 20, 15, 10, 10, 4)
+KINDS = ("pack", "opentdb", "csv", "config", "phrases", "wav", "special", "hostile")
+WEIGHTS = (25, 20, 20, 15, 10, 10, 4, 12)
 SPECIALS = ("zero", "urandom", "fifo", "link-to-fifo")
 """What a user may give where a file belongs (issue 25): a device without end, a FIFO without writer, a link to one."""
 SPECIAL_COMMANDS = ("pack", "csv", "opentdb", "config", "wav", "out")
@@ -73,8 +75,11 @@ class Result:
     invalid_written: bool
     """An import that wrote a pack `questions validate` refuses."""
     hung: bool
+    hostile_accepted: bool = False
+    """A hostile input (faults/hostile.py) that the command accepted rather than refused with a message."""
 
 
+@cache
 def _bases() -> dict[str, bytes]:
     """The good files each kind of input is mutated from."""
     from voicemaster.questions.packs import load, pack_files
@@ -153,14 +158,17 @@ def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
 
 
 def _command(main: Command, argv: list[str]) -> tuple[int, str]:
-    """The real command line, in this process: its exit code and what it printed on stderr."""
-    err = io.StringIO()
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+    """The real command line, in this process: its exit code and what it printed on stderr. Both streams take UTF-8
+    alone, as a terminal's do: a name that is not UTF-8, printed as it is, fails here as it would there."""
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict", write_through=True)
+    err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict", write_through=True)
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             code = main(argv)
         except SystemExit as exit_:
             code = exit_.code if isinstance(exit_.code, int) else 2
-    return code, err.getvalue()
+    said = err.buffer.getvalue().decode("utf-8")
+    return code, said
 
 
 def _phrases(folder: Path) -> tuple[int, str]:
@@ -226,6 +234,8 @@ def _one(kind: str, content: bytes, folder: Path, main: Command) -> tuple[int, s
     """Runs one input; (exit code, stderr, the pack an import wrote or None)."""
     if kind == "special":
         return _special(content, folder, main)
+    if kind == "hostile":
+        return hostile.run(content, folder, _bases(), lambda argv: _command(main, argv))
     if kind == "pack":
         target = folder / "pack.toml"
         target.write_bytes(content)
@@ -262,6 +272,9 @@ def make_input(number: int, seed: int, bases: dict[str, bytes]) -> tuple[str, by
     if kind == "special":
         which = f"{rng.choice(SPECIALS)}:{rng.choice(SPECIAL_COMMANDS)}"
         return kind, which.encode(), (f"special {which}",)
+    if kind == "hostile":
+        made = hostile.make(rng)
+        return kind, made, (f"hostile {made.decode().rsplit(':', 1)[0]}",)
     mutation_kind = {"opentdb": "json", "csv": "csv", "wav": "wav"}.get(kind, "toml")
     if kind == "pack":
         base = bases[rng.choice(("pack-millionaire", "pack-moneydrop"))]
@@ -303,7 +316,9 @@ def fuzz_one(number: int, seed: int, bases: dict[str, bytes], root: Path, main: 
         failed = code != 0 or traceback is not None or hung
         # Beside the input it was given (and the phrase folder made for it), a command has no business in its folder.
         beside = {
-            k for k in _snapshot(folder) if k not in INPUT_NAMES | SPECIAL_INPUTS and not k.startswith("phrases/")
+            k
+            for k in _snapshot(folder)
+            if k not in INPUT_NAMES | SPECIAL_INPUTS and not k.startswith(("phrases/", f"{hostile.FOLDER}/"))
         }
         after = _snapshot(user) | {f"input/{k}": (0, 0) for k in beside}
         # A bug's log (logs/bug-*.log) is written on purpose; the traceback is counted as such.
@@ -314,7 +329,25 @@ def fuzz_one(number: int, seed: int, bases: dict[str, bytes], root: Path, main: 
             invalid = bool(_pack_problems(written))
     shutil.rmtree(folder, ignore_errors=True)
     shutil.rmtree(user, ignore_errors=True)
-    return Result(kind, mutations, seconds, traceback, failed, changed, invalid, hung)
+    # Every hostile input is wholly bad: one a command took without a word is the defect (issue 36).
+    return Result(kind, mutations, seconds, traceback, failed, changed, invalid, hung, kind == "hostile" and not failed)
+
+
+def _hostile_figures(results: list[Result]) -> dict[str, Any]:
+    """The hostile inputs' figures, per class (invisible text, overlong words, names, symlink loops)."""
+    per: dict[str, dict[str, int]] = {}
+    for result in results:
+        if result.kind != "hostile":
+            continue
+        name = result.mutations[0].removeprefix("hostile ").split(":")[0]
+        tally = per.setdefault(name, {"inputs": 0, "refused": 0, "accepted": 0, "tracebacks": 0, "hung": 0})
+        tally["inputs"] += 1
+        tally["refused"] += result.failed and result.traceback is None and not result.hung
+        tally["accepted"] += result.hostile_accepted
+        tally["tracebacks"] += result.traceback is not None
+        tally["hung"] += result.hung
+    total = {key: sum(tally[key] for tally in per.values()) for key in ("inputs", "refused", "accepted", "tracebacks")}
+    return {**total, "per_class": dict(sorted(per.items()))}
 
 
 def _pack_problems(pack: Path) -> list[Any]:
@@ -357,6 +390,7 @@ def fuzz(
         "written_on_failure": sum(bool(r.written_on_failure) for r in results),
         "invalid_packs_written": sum(r.invalid_written for r in results),
         "hung": sum(r.hung for r in results),
+        "hostile": _hostile_figures(results),
         "hang_bound_seconds": HUNG_SECONDS,
         "refused_with_a_message": sum(r.failed and r.traceback is None and not r.hung for r in results),
         "accepted": sum(not r.failed for r in results),

@@ -46,6 +46,17 @@ def _immutable(path: Path) -> None:
         subprocess.run(["chattr", "+i", str(target)], capture_output=True, check=False)
 
 
+def _immutable_file(path: Path) -> None:
+    """The store file alone immutable: SQLite writes through the file it has open, and is refused (issue 36)."""
+    subprocess.run(["chattr", "+i", str(path)], capture_output=True, check=False)
+
+
+def _folder_made_file(folder: Path) -> None:
+    """The data folder removed and a file written in its place: the game's file is gone with it (issue 36)."""
+    shutil.rmtree(folder)
+    folder.write_text("a file where the data folder was")
+
+
 DAMAGE: dict[str, Callable[[Path], None]] = {
     "truncated to 0": lambda path: os.truncate(path, 0),
     "truncated mid-page": lambda path: os.truncate(path, 3000),
@@ -55,6 +66,8 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
     "symlink to nowhere": _replace_with(lambda path: path.symlink_to("/no/such/place/voicemaster.db")),
     "data folder removed": lambda path: shutil.rmtree(path.parent),
     "made read-only": _immutable,
+    "file alone made read-only": lambda path: _immutable_file(path),
+    "data folder replaced by a file": lambda path: _folder_made_file(path.parent),
 }
 """What can happen to the store file (`path`) under a running game, by name (`game --damage NAME`)."""
 
@@ -71,7 +84,7 @@ def store_damage(folder: Path) -> list[Any]:
     for number, name in enumerate(DAMAGE):
         root = folder / f"damage-{number}"
         root.mkdir()
-        if name == "made read-only" and (os.geteuid() != 0 or shutil.which("chattr") is None):
+        if "read-only" in name and (os.geteuid() != 0 or shutil.which("chattr") is None):
             outcomes.append(fs.FaultOutcome(f"store {name} mid-game", "(needs root and chattr)", None, "", False,
                                             None, False, 0.0))  # fmt: skip
             continue

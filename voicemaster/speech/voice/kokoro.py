@@ -21,6 +21,7 @@ import numpy as np
 from voicemaster import paths
 from voicemaster.config.voice import Voice
 from voicemaster.hints import python_extra
+from voicemaster.speakable import Unspeakable
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.signal import from_float
 from voicemaster.speech.voice.synthesis import SpeechUnavailable
@@ -113,7 +114,10 @@ class Kokoro:
         if known is None:
             raise SpeechUnavailable(f"Kokoro has no voice {voice.name!r}; `voicemaster voices` lists those it has.")
         speed = min(max(voice.rate / NORMAL_RATE, SLOWEST_SPEED), FASTEST_SPEED)
-        samples, rate = self._engine.create(text, voice=voice.name, speed=speed, lang=known.phonemes)
+        try:
+            samples, rate = self._engine.create(text, voice=voice.name, speed=speed, lang=known.phonemes)
+        except ValueError:  # kokoro-onnx: "Nothing to synthesize, ... produced no phonemes"
+            raise Unspeakable(f"Kokoro reads no sound in {text[:40]!r}: write it in words.") from None
         return from_float(np.asarray(samples, dtype=np.float32) * (voice.volume / 100), rate)
 
 
@@ -126,7 +130,18 @@ def _voice_tables(folder: Path) -> Path:
     if target.exists():
         return target
     tables = {file.stem: np.fromfile(file, dtype="<f4").reshape(-1, 1, STYLE_WIDTH) for file in files}
-    write_whole(target, lambda path: np.savez(path, **tables))  # type: ignore[arg-type]
+    try:
+        write_whole(target, lambda path: np.savez(path, **tables))  # type: ignore[arg-type]
+    except OSError as error:
+        blocking = paths.file_in_the_way(target.parent)
+        problem = (
+            f"{paths.shown(blocking)} is a file where voicemaster keeps its cache folder: remove it (rm "
+            f"{paths.shown(blocking)}), and Kokoro's voices are prepared there again."
+            if blocking is not None
+            else f"cannot prepare Kokoro's voices in {paths.shown(target.parent)} ({error.strerror or error}): make "
+            "the cache folder writable, or point XDG_CACHE_HOME to another folder."
+        )
+        raise SpeechUnavailable(problem) from None
     return target
 
 

@@ -29,6 +29,7 @@ import numpy.typing as npt
 
 from voicemaster.config.voice import Voice
 from voicemaster.hints import python_extra
+from voicemaster.speakable import Unspeakable
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.signal import from_float
 from voicemaster.speech.voice.synthesis import SpeechUnavailable
@@ -127,7 +128,10 @@ class Pico:
             engine = self._engine(voice.name)
             engine.set_property("rate", _within(round(100 * voice.rate / NORMAL_RATE), SLOWEST, FASTEST))
             engine.set_property("pitch", _within(voice.pitch, LOWEST_PITCH, HIGHEST_PITCH))
-            samples = engine.speak(escaped(text)) or b""  # None for a text with nothing to say
+            try:
+                samples = engine.speak(escaped(text)) or b""  # None for a text with nothing to say
+            except RuntimeError:  # "Text to speech failed": a word it cannot take (`speakable.LONGEST_WORD`)
+                raise Unspeakable(f"Pico cannot say {text[:40]!r}: shorten its words.") from None
         return shaped(np.frombuffer(samples, dtype="<i2"), voice.volume)
 
     def _engine(self, name: str) -> Any:

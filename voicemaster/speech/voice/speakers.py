@@ -18,7 +18,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
+from voicemaster import paths
 from voicemaster.config.voice import Voice
+from voicemaster.speakable import check_speakable, unheard
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.voice import kokoro, pico, pyttsx3_engine
 from voicemaster.speech.voice.render_ahead import Priority, RenderQueue
@@ -59,6 +61,8 @@ class Engines:
     failed: set[str] = field(default_factory=set)
     voices: dict[tuple[Voice, str], Voice] = field(default_factory=dict)
     """Each voice setting as resolved, once a game: resolving `auto` reads the model manifest and the disk."""
+    cache_refused: bool = False
+    """A rendered line could not be kept on disk (and the user was told): lines are rendered anew each time."""
     lines: RenderQueue = field(init=False)
 
     def __post_init__(self) -> None:
@@ -86,7 +90,12 @@ class Engines:
             if self.kokoro is None:
                 self.kokoro = kokoro.Kokoro()
             audio = self.kokoro.speak(text, voice)
-        kokoro.write_whole(path, audio.write)
+        try:
+            kokoro.write_whole(path, audio.write)
+        except OSError as error:  # the cache is what can be made again: the game speaks on, told once
+            if not self.cache_refused:
+                self.cache_refused = True
+                print(f"voicemaster: {cache_problem(path.parent, error)}", file=self.warnings or sys.stderr)
         return audio
 
 
@@ -104,6 +113,9 @@ class Speakers:
         return Speakers({**self.voices, language: voice}, self.engines)
 
     def render(self, text: str, language: str) -> Audio:
+        """The line as audio; Unspeakable (a message, never an engine's own failure) for text that breaks the rule
+        of what may be spoken (`voicemaster/speakable.py`), which the ways in check before a game."""
+        check_speakable(text, "the text")
         voice = self.engines.resolve(self.voices[language], language)
         if voice.engine in ("kokoro", "pico", "pyttsx3") and voice.engine not in self.engines.failed:
             try:
@@ -136,7 +148,8 @@ SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-ZÀ-ÖØ-Þ«\"„])")
 def sentences(text: str) -> list[str]:
     """A line as Kokoro renders it, a sentence at a time: "Anna, answer B, Paris. Is that your final answer?" shares
     its second sentence with every other option and game, so only the first is rendered again."""
-    return [part for part in SENTENCE_END.split(text.strip()) if part] or [text]
+    # A part with nothing to hear ('Was? "!"') would be silence at best; Kokoro refuses it.
+    return [part for part in SENTENCE_END.split(text.strip()) if not unheard(part)] or [text]
 
 
 def rendered_path(text: str, voice: Voice) -> Path:
@@ -148,3 +161,17 @@ def rendered_path(text: str, voice: Voice) -> Path:
     key = "\x1f".join(parts)
     digest = hashlib.sha256(key.encode()).hexdigest()
     return kokoro.cache_dir() / "speech" / digest[:2] / f"{digest}.wav"
+
+
+def cache_problem(folder: Path, error: OSError) -> str:
+    """Why rendered speech cannot be kept in `folder`, and what to do, in one line."""
+    blocking = paths.file_in_the_way(folder)
+    if blocking is not None:
+        return (
+            f"{paths.shown(blocking)} is a file where voicemaster keeps rendered speech in folders: remove it (rm "
+            f"{paths.shown(blocking)}); until then each line is rendered anew."
+        )
+    return (
+        f"cannot keep rendered speech in {paths.shown(folder)} ({error.strerror or error}): make the cache folder "
+        "writable, or point XDG_CACHE_HOME to another folder; until then each line is rendered anew."
+    )
