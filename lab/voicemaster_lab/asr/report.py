@@ -37,7 +37,7 @@ def report(figures: dict[str, Any]) -> str:
             if corpus in result:
                 lines += _report_corpus(result[corpus], label)
                 if corpus not in CORPORA and result[corpus]["utterances"]:
-                    lines += _report_sources(result[corpus], mistakes=False)
+                    lines += _report_sources(result[corpus], mistakes=False, title=label)
                 if result[corpus].get("undecided_curve") and result[corpus]["utterances"]:
                     lines += options.undecided_report(result[corpus]["undecided_curve"])
                 if result[corpus].get("narrowband_curve"):
@@ -104,11 +104,11 @@ def _label(corpus: str) -> str:
     return f"the real recordings and people's option words in the room {corpus!r}"
 
 
-def _report_sources(result: dict[str, Any], *, mistakes: bool = True) -> list[str]:
+def _report_sources(result: dict[str, Any], *, mistakes: bool = True, title: str = "real recordings") -> list[str]:
     """The recordings per source (or room) and language, each kind of utterance on its own line, then, where
     `mistakes`, every utterance not understood as meant: the clip, the free reading and the decision."""
     lines = [
-        "  per source (or room) and language (commands understood / taken for something else / asked again;"
+        f"  {title} per source and language (commands understood / taken for something else / asked again;"
         " non-commands taken for a command):"
     ]
     for group, kinds in result["by_source"].items():
