@@ -49,8 +49,20 @@ def reading_seconds(entry: Entry) -> float:
 
 
 def said_text(text: str, language: str) -> str:
-    """`text` with each number (the checks leave only years) written as the voice says it."""
-    return re.sub(r"\d+", lambda match: str(num2words(int(match.group()), lang=language, to="year")), text)
+    """`text` with each number (the checks leave only years) written as the voice says it; a run of digits longer
+    than any number (a pack's typo, a hostile hand) as its digits, one by one, where num2words would fail."""
+
+    def said(match: re.Match[str]) -> str:
+        digits = match.group()
+        if len(digits) > LONGEST_NUMBER:
+            return " ".join(str(num2words(int(digit), lang=language)) for digit in digits)
+        return str(num2words(int(digits), lang=language, to="year"))
+
+    return re.sub(r"\d+", said, text)
+
+
+LONGEST_NUMBER = 12
+"""Digits read as one number; a longer run is read digit by digit (as the voices do)."""
 
 
 def validate(entries: Iterable[Entry]) -> list[Problem]:
