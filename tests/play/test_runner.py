@@ -13,6 +13,7 @@ from voicemaster.config.voice import DEFAULT_VOICES
 from voicemaster.dialogue.meaning import Context, ContextName
 from voicemaster.dialogue.turns import Effect, Listen, Observation, Say, Silence
 from voicemaster.host.lines import load as load_lines
+from voicemaster.play.listening import Answers
 from voicemaster.play.runner import Runner, SessionClock, Transcript, drive
 from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import Playback
@@ -37,7 +38,9 @@ def test_the_question_its_options_and_the_prompt_are_one_sound_heard_over() -> N
         speaking_when_listening.append(speaking)
         return Silence()
 
-    runner = Runner(load_lines("de"), Speakers(DEFAULT_VOICES), sink, SessionClock(sink), hear, Transcript(out))
+    runner = Runner(
+        load_lines("de"), Speakers(DEFAULT_VOICES), sink, SessionClock(sink), Answers(hear), Transcript(out)
+    )
     drive(question_then_answer(), runner.perform)
     runner.finish_speaking()
 

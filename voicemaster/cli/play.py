@@ -8,6 +8,7 @@ import random
 import sys
 from dataclasses import replace
 from functools import partial
+from pathlib import Path
 
 from voicemaster.cli import questions as question_cli
 from voicemaster.cli import screen as screen_cli
@@ -128,7 +129,9 @@ def demo(args: argparse.Namespace) -> int:
             print("voicemaster: --screen shows a game the quizmaster hosts; --text has none.", file=sys.stderr)
             return 2
         return _demo_text(args, settings, names, seed)
-    from voicemaster.play.demo import DemoStuck, run_demo, run_moneydrop_demo
+    from voicemaster.play.demo import run_demo, run_moneydrop_demo
+    from voicemaster.play.narration import Narrator, Watchers
+    from voicemaster.play.simulated_ear import DemoStuck
     from voicemaster.speech.hearing.engines import open_recognizer
     from voicemaster.speech.hearing.recognition import RecognizerUnavailable
     from voicemaster.speech.voice.synthesis import SpeechUnavailable
@@ -139,8 +142,9 @@ def demo(args: argparse.Namespace) -> int:
         return 2
     try:
         recognizer = open_recognizer(args.engine, language)
-        print(f"Language {language}, seed {seed}, players {', '.join(names)}: this takes a few minutes.", flush=True)
-        with screen_cli.screen_for(args, language, entries, live=False) as (watch, screen):
+        print(f"{_pace_notice(args.out)} Language {language}, seed {seed}, players {', '.join(names)}.", flush=True)
+        with screen_cli.screen_for(args, language, entries, live=False) as (feed, screen):
+            watch = Watchers((Narrator(), feed)) if feed is not None else Narrator()
             game = (
                 partial(run_moneydrop_demo, settings.money_drop_settings(names), seed=seed)
                 if args.format == "moneydrop"
@@ -164,6 +168,23 @@ def demo(args: argparse.Namespace) -> int:
         "for something else, the rest asked again."
     )
     return 0
+
+
+def _pace_notice(out: Path) -> str:
+    """The demo's first line: how fast it runs, and where its sound goes."""
+    where = "no sound device here" if not _sound_device() else "playing aloud is not built yet"
+    return f"{where.capitalize()}: the game runs as fast as it can; its sound goes to {out / 'session.wav'}."
+
+
+def _sound_device() -> bool:
+    """Whether sounddevice lists a device that plays sound (none on CI or a server, or without PortAudio)."""
+    from voicemaster.speech.devices.interfaces import AudioUnavailable
+    from voicemaster.speech.devices.portaudio import list_devices
+
+    try:
+        return any(device.outputs for device in list_devices())
+    except (AudioUnavailable, OSError):
+        return False
 
 
 def _seed(given: int | None) -> int:
