@@ -79,7 +79,10 @@ class SimulatedEar:
         voice = self._voice(listen.player).render(text, self.language)
         over = self._over(listen, speaking)
         if over is not None and speaking is not None:
-            voice = _louder(voice, SPEAKS_UP * _loudest(speaking.audio) / max(1.0, _loudest(voice)))
+            raised = _louder(voice, SPEAKS_UP * _loudest(speaking.audio) / max(1.0, _loudest(voice)))
+            # A voice that cannot be raised enough to be heard over the line waits for its end, as a person who
+            # is not heard does.
+            over, voice = (over, raised) if raised is not None else (None, voice)
         at = self.stage.speak(voice, over, 0.0)
         self.transcript.write(at, "player", {"player": listen.player, "speaker": "player", "text": text})
         listened = self._hear(listen, speaking)
@@ -128,9 +131,11 @@ def _loudest(audio: Audio) -> float:
     return float(np.sqrt((frames**2).mean(axis=1)).max()) if len(frames) else 0.0
 
 
-def _louder(audio: Audio, gain: float) -> Audio:
-    """`audio` made `gain` times louder, as far as it goes without clipping."""
+def _louder(audio: Audio, gain: float) -> Audio | None:
+    """`audio` made `gain` times louder (never quieter), or None when that would clip it."""
     samples = np.frombuffer(audio.samples, dtype="<i2").astype(np.float64)
     peak = float(np.abs(samples).max()) if len(samples) else 0.0
-    gain = min(gain, LOUDEST / peak) if peak else 1.0
-    return Audio((samples * max(gain, 1.0)).astype("<i2").tobytes(), audio.rate)
+    gain = max(gain, 1.0)
+    if not peak or peak * gain > LOUDEST:
+        return None
+    return Audio((samples * gain).astype("<i2").tobytes(), audio.rate)
