@@ -28,14 +28,21 @@ class Watchers:
             watcher.stored(t, state)
 
 
-@dataclass(frozen=True)
+@dataclass
 class Narrator:
-    """Prints each step worth a newcomer's eye to `say` (print); the rest (listening begins, the store) stays quiet."""
+    """Prints each step worth a newcomer's eye to `say` (print); the rest (listening begins, the store) stays quiet.
+    An early decision is told on the line of what was heard, which comes right after it."""
 
     say: Callable[[str], None] = print
+    _early: bool = False
 
     def publish(self, t: float, event: str, data: Mapping[str, Any]) -> None:
+        if event == "early_decision":
+            self._early = True
+            return
         told = narrated(event, data)
+        if event == "heard" and self._early and told is not None:
+            told, self._early = f"{told}, at the first short pause", False
         if told is not None:
             line = f"{int(t // 60):2d}:{int(t % 60):02d}  {told}"
             self.say(line if len(line) <= WIDTH else line[: WIDTH - 1] + "…")
@@ -61,8 +68,6 @@ def narrated(event: str, data: Mapping[str, Any]) -> str | None:
             return f"  nothing heard from {who}"
         case "barge_in":
             return f"  {who} spoke over the quizmaster, who stopped ({data['at']:.1f} s into the line)"
-        case "early_decision":
-            return "  clear at the first short pause: answered without waiting it out"
         case "question":
             return f"── question {data['level']}, for {data['amount']} ──"
         case "locked":
