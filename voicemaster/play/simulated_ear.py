@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
-
-import numpy as np
 
 from voicemaster.config.voice import Voice
 from voicemaster.dialogue.meaning import ContextName, Heard, Intent
@@ -16,24 +14,21 @@ from voicemaster.dialogue.turns import Listen, Say
 from voicemaster.play.listening import Listened
 from voicemaster.play.runner import Transcript
 from voicemaster.play.stage import Stage
-from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices.interfaces import FRAME_SAMPLES, Playback
+from voicemaster.speech.devices.interfaces import Playback
 from voicemaster.speech.hearing import phrases
 from voicemaster.speech.hearing.intents import understand
-from voicemaster.speech.hearing.pipeline import listen_and_recognize
+from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, listen_and_recognize
 from voicemaster.speech.hearing.recognition import Recognizer
 from voicemaster.speech.hearing.voice_activity import SileroVad, VoiceActivity
-from voicemaster.speech.signal import RECOGNITION_RATE, resample
 from voicemaster.speech.voice.speakers import Engines, Speakers
 
 MOST_UTTERANCES = 600
 """Twice what the longest demo game has needed: a quizmaster and players that keep missing each other stop here."""
 SPEAKS_OVER = 0.25
 """How often a player who is asked for an answer does not wait for the quizmaster to finish."""
-SPEAKS_UP = 2.0
-"""How much louder than the quizmaster's loudest moment a player speaking over it is: enough to clear the echo gate
-(`EndpointSettings.barge_in_margin`), as a person raises their voice to interrupt."""
-LOUDEST = 32_000
+STAGE_SETTINGS = replace(DEFAULT_SETTINGS, echo_coupling=0.0)
+"""The endpointer's settings for the stage's room: its microphone hears the players and none of the quizmaster's
+voice, so no echo need be gated out and a player who speaks over a line stops it at their first syllable."""
 
 
 class DemoStuck(RuntimeError):
@@ -77,13 +72,7 @@ class SimulatedEar:
             self.stage.speak(None, None, listen.timeout_seconds + 1.0)
             return self._hear(listen, speaking)
         voice = self._voice(listen.player).render(text, self.language)
-        over = self._over(listen, speaking)
-        if over is not None and speaking is not None:
-            raised = _louder(voice, SPEAKS_UP * _loudest(speaking.audio) / max(1.0, _loudest(voice)))
-            # A voice that cannot be raised enough to be heard over the line waits for its end, as a person who
-            # is not heard does.
-            over, voice = (over, raised) if raised is not None else (None, voice)
-        at = self.stage.speak(voice, over, 0.0)
+        at = self.stage.speak(voice, self._over(listen, speaking), 0.0)
         self.transcript.write(at, "player", {"player": listen.player, "speaker": "player", "text": text})
         listened = self._hear(listen, speaking)
         heard = listened.observation
@@ -122,20 +111,3 @@ class SimulatedEar:
         if self.rng.random() >= SPEAKS_OVER:
             return None
         return self.rng.uniform(0.6, 0.9) * speaking.audio.seconds
-
-
-def _loudest(audio: Audio) -> float:
-    """The loudest 32 ms of `audio` (RMS at 16 kHz), the measure the echo gate compares."""
-    samples = np.frombuffer(resample(audio, RECOGNITION_RATE).samples, dtype="<i2").astype(np.float64)
-    frames = samples[: len(samples) // FRAME_SAMPLES * FRAME_SAMPLES].reshape(-1, FRAME_SAMPLES)
-    return float(np.sqrt((frames**2).mean(axis=1)).max()) if len(frames) else 0.0
-
-
-def _louder(audio: Audio, gain: float) -> Audio | None:
-    """`audio` made `gain` times louder (never quieter), or None when that would clip it."""
-    samples = np.frombuffer(audio.samples, dtype="<i2").astype(np.float64)
-    peak = float(np.abs(samples).max()) if len(samples) else 0.0
-    gain = max(gain, 1.0)
-    if not peak or peak * gain > LOUDEST:
-        return None
-    return Audio((samples * gain).astype("<i2").tobytes(), audio.rate)
