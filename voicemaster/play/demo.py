@@ -1,8 +1,9 @@
-"""`voicemaster demo`: a whole game by voice with simulated players (or a money-drop team), heard through the real
-recognizer.
+"""`voicemaster demo`: a whole game by voice with simulated players (or a money-drop team), heard as `play` hears.
 
-The players' words are synthesized in another voice and decoded like a microphone's; the quizmaster's speech and
-the players' go into `session.wav`, every step into `transcript.jsonl`.
+The players' words are synthesized in another voice and fed to the pipeline `play` listens through as microphone
+frames, with the silence a player leaves around them, on a `Stage` (`stage.py`); so the endpointer, the early
+decision and barge-in run as in a game (`simulated_ear.py`). The quizmaster's speech and the players' go into
+`session.wav`, every step into `transcript.jsonl`; a watcher (the terminal's narration, the screen) sees each step.
 """
 
 from __future__ import annotations
