@@ -3,13 +3,20 @@ listens through, and the session holds both voices as they were heard."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
 import numpy as np
+import pytest
 
 from tests.fakes import UnderstandsNothing
 from voicemaster.dialogue.meaning import Context, ContextName
+from voicemaster.play.paced import Paced
 from voicemaster.play.stage import LEAD_SECONDS, Stage
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSink
+from voicemaster.speech.devices.interfaces import Playback
 from voicemaster.speech.hearing.pipeline import listen_and_recognize
 from voicemaster.speech.signal import RECOGNITION_RATE
 
@@ -54,3 +61,73 @@ def test_a_player_who_waits_answers_after_the_line() -> None:
 
     assert began == 2.0 + LEAD_SECONDS and hearing.barged_in_at is None and hearing.audio is not None
     assert stage.sink.seconds > 3.0
+
+
+class Loudspeaker:
+    """Plays in steps: each wait moves the sound on by a tenth of a second; `heard`: seconds played so far."""
+
+    def __init__(self) -> None:
+        self.before = 0.0
+        self.playing: Stepping | None = None
+
+    @property
+    def heard(self) -> float:
+        return self.before + (self.playing.position() if self.playing is not None else 0.0)
+
+    def play(self, audio: Audio) -> Playback:
+        if self.playing is not None:
+            self.before += self.playing.audio.seconds
+        self.playing = Stepping(audio)
+        return self.playing
+
+
+class Stepping:
+    def __init__(self, audio: Audio) -> None:
+        self.audio, self.at = audio, 0.0
+
+    def position(self) -> float:
+        return min(self.at, self.audio.seconds)
+
+    def done(self) -> bool:
+        return self.at >= self.audio.seconds
+
+    def wait(self, timeout: float | None = None) -> bool:
+        del timeout
+        self.at += 0.1
+        return self.done()
+
+    def stop(self) -> None:
+        self.at = self.audio.seconds
+
+
+@dataclass
+class Watching:
+    """What a watcher saw, and how far the loudspeaker had played when it saw it."""
+
+    loudspeaker: Loudspeaker
+    seen: list[tuple[str, float]] = field(default_factory=list)
+
+    def publish(self, t: float, event: str, data: Mapping[str, Any]) -> None:
+        del t, event
+        self.seen.append((data["text"], self.loudspeaker.heard))
+
+    def stored(self, t: float, state: str) -> None:
+        pass
+
+
+def test_aloud_each_step_is_shown_when_the_sound_reaches_it() -> None:
+    loudspeaker = Loudspeaker()
+    watching = Watching(loudspeaker)
+    paced = Paced(watching)
+    stage = Stage(FileSink(rate=RATE), loudspeaker, paced)
+    stage.play(tone(1.0, 4000)).wait()
+    paced.publish(stage.now(), "say", {"text": "B: Graz."})  # the next line, one second into the session
+    paced.publish(stage.now() + 0.5, "say", {"text": "halfway through it"})
+    assert watching.seen == []  # nothing is shown before its sound
+    stage.play(tone(1.0, 4000)).wait()
+    stage.finish()
+
+    (line, at_line), (halfway, at_halfway) = watching.seen
+    assert line == "B: Graz." and at_line == pytest.approx(1.0)
+    assert halfway == "halfway through it" and 1.5 <= at_halfway < 1.6
+    assert loudspeaker.heard == pytest.approx(2.0) == stage.sink.seconds  # everything went to the loudspeaker

@@ -9,6 +9,7 @@ import sys
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from voicemaster.cli import questions as question_cli
 from voicemaster.cli import screen as screen_cli
@@ -18,6 +19,9 @@ from voicemaster.config.settings import ASK, Settings
 from voicemaster.questions.model import Entry
 from voicemaster.speakable import check_speakable
 from voicemaster.store import Store, StoreUnwritable
+
+if TYPE_CHECKING:
+    from voicemaster.speech.devices.interfaces import AudioOut
 
 
 def play(args: argparse.Namespace) -> int:
@@ -142,7 +146,12 @@ def demo(args: argparse.Namespace) -> int:
         return 2
     try:
         recognizer = open_recognizer(args.engine, language)
-        print(f"{_pace_notice(args.out)} Language {language}, seed {seed}, players {', '.join(names)}.", flush=True)
+        speaker = _speaker()
+        print(
+            f"{_pace_notice(args.out, speaker is not None)} "
+            f"Language {language}, seed {seed}, players {', '.join(names)}.",
+            flush=True,
+        )
         with screen_cli.screen_for(args, language, entries, live=False) as (feed, screen):
             watch = Watchers((Narrator(), feed)) if feed is not None else Narrator()
             game = (
@@ -158,6 +167,7 @@ def demo(args: argparse.Namespace) -> int:
                 out=args.out,
                 watch=watch,
                 screen=screen,
+                speaker=speaker,
             )
     except (RecognizerUnavailable, SpeechUnavailable, DemoStuck) as error:
         print(f"voicemaster: {error}", file=sys.stderr)
@@ -170,21 +180,26 @@ def demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _pace_notice(out: Path) -> str:
+def _pace_notice(out: Path, aloud: bool) -> str:
     """The demo's first line: how fast it runs, and where its sound goes."""
-    where = "no sound device here" if not _sound_device() else "playing aloud is not built yet"
-    return f"{where.capitalize()}: the game runs as fast as it can; its sound goes to {out / 'session.wav'}."
+    if aloud:
+        return f"Playing aloud in real time through the loudspeaker (also to {out / 'session.wav'})."
+    return f"No sound device here: the game runs as fast as it can; its sound goes to {out / 'session.wav'}."
 
 
-def _sound_device() -> bool:
-    """Whether sounddevice lists a device that plays sound (none on CI or a server, or without PortAudio)."""
+def _speaker() -> AudioOut | None:
+    """The loudspeaker `play` uses, where sounddevice lists a device that plays sound; None on CI or a server, or
+    without PortAudio."""
+    from voicemaster.speech.devices.capture import speaker_present
     from voicemaster.speech.devices.interfaces import AudioUnavailable
+    from voicemaster.speech.devices.loudspeaker import Speaker
     from voicemaster.speech.devices.portaudio import list_devices
 
     try:
-        return any(device.outputs for device in list_devices())
+        found = any(device.outputs for device in list_devices())
     except (AudioUnavailable, OSError):
-        return False
+        return None
+    return Speaker(present=speaker_present) if found else None
 
 
 def _seed(given: int | None) -> int:

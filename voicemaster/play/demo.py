@@ -20,6 +20,7 @@ from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.host.saved import DropSession, Session
 from voicemaster.host.screen_address import ScreenAddress
+from voicemaster.play.paced import Paced
 from voicemaster.play.runner import Runner, Transcript, Watcher, drive
 from voicemaster.play.simulated import SimulatedPlayers, SimulatedTeam
 from voicemaster.play.simulated_ear import Simulated, SimulatedEar
@@ -29,6 +30,7 @@ from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game
 from voicemaster.rules import moneydrop as md
 from voicemaster.speech.devices.files import FileSink
+from voicemaster.speech.devices.interfaces import AudioOut
 from voicemaster.speech.hearing import phrases
 from voicemaster.speech.hearing.recognition import Recognizer
 from voicemaster.speech.voice import kokoro, pico
@@ -86,9 +88,11 @@ def run_demo(
     cast: Sequence[Voice] = (),
     watch: Watcher | None = None,
     screen: ScreenAddress | None = None,
+    speaker: AudioOut | None = None,
 ) -> DemoResult:
     """A game of simulated players; `cast`: their voices, by default `player_voices`; `watch`: the screen, `screen`
-    where it is (said when asked)."""
+    where it is (said when asked); `speaker`: played aloud through it in real time, `watch` told each step when the
+    sound reaches it (else as fast as it can)."""
     quizmaster = Quizmaster(Session(new_game(settings)), Bank(entries), language, screen=screen)
     players = SimulatedPlayers(quizmaster, phrases.load(language), random.Random(settings.seed))
     game = _Game(quizmaster.run(), players, f"demo-{settings.seed}")
@@ -101,6 +105,7 @@ def run_demo(
         cast=cast,
         watch=watch,
         seed=settings.seed,
+        speaker=speaker,
     )
 
 
@@ -116,12 +121,21 @@ def run_moneydrop_demo(
     cast: Sequence[Voice] = (),
     watch: Watcher | None = None,
     screen: ScreenAddress | None = None,
+    speaker: AudioOut | None = None,
 ) -> DemoResult:
     host = MoneyDropHost(DropSession(md.MoneyDropGame(settings)), Bank(entries), language, seed, screen=screen)
     team = SimulatedTeam(host, phrases.load(language), random.Random(seed))
     game = _Game(host.run(), team, f"moneydrop-demo-{seed}")
     return _play(
-        game, language=language, recognizer=recognizer, voices=voices, out=out, cast=cast, watch=watch, seed=seed
+        game,
+        language=language,
+        recognizer=recognizer,
+        voices=voices,
+        out=out,
+        cast=cast,
+        watch=watch,
+        seed=seed,
+        speaker=speaker,
     )
 
 
@@ -142,6 +156,7 @@ def _play(
     cast: Sequence[Voice],
     watch: Watcher | None = None,
     seed: int = 0,
+    speaker: AudioOut | None = None,
 ) -> DemoResult:
     """The quizmaster's dialogue against simulated players whose words are spoken, then heard through the pipeline
     `play` listens through."""
@@ -150,8 +165,9 @@ def _play(
     engines = Engines()  # one Kokoro for the quizmaster and every player
     transcript_path = out / "transcript.jsonl"
     with transcript_path.open("w", encoding="utf-8") as transcript_file, Store(out / "demo.db") as store:
-        transcript = Transcript(transcript_file, watch)
-        stage = Stage(FileSink(path=out / "session.wav"))  # written as it is made: memory stays flat
+        paced = Paced(watch) if speaker is not None and watch is not None else None
+        transcript = Transcript(transcript_file, paced or watch)
+        stage = Stage(FileSink(path=out / "session.wav"), speaker, paced)  # written as it is made: memory stays flat
         ear = SimulatedEar(
             game.players, stage, recognizer, transcript, language, cast, engines, random.Random(f"ear-{seed}")
         )
@@ -169,7 +185,7 @@ def _play(
         )
         drive(game.dialogue, runner.perform)
         runner.finish_speaking()
-        stage.settle()
+        stage.finish()
     session = out / "session.wav"
     stage.sink.write(session)  # ends the recording (it is already there)
     return DemoResult(session, transcript_path, stage.sink.seconds, ear.utterances, ear.understood, ear.mistaken)

@@ -6,6 +6,9 @@ frame read while it plays, so the pipeline meets it as it meets a real line (its
 line is queued with `speak` and heard as microphone frames framed by the silence a real player leaves; what the
 pipeline read of it (up to where listening ended) is mixed with the quizmaster's line, cut where the player stopped
 it, into the session. The session's length is the game's time.
+
+Given a loudspeaker, each stretch of the session is also played through it as it is written, in real time, and the
+paced watchers are told each step when the sound reaches it; without, the game runs as fast as it can.
 """
 
 from __future__ import annotations
@@ -15,13 +18,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from voicemaster.play.paced import Paced
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSink
-from voicemaster.speech.devices.interfaces import FRAME_BYTES, Playback
+from voicemaster.speech.devices.interfaces import FRAME_BYTES, AudioOut, Playback
 from voicemaster.speech.signal import RECOGNITION_RATE, resample
 
 LEAD_SECONDS = 0.5
 """Silence before a player who waits for the line to end begins: a moment to answer."""
+STEP_SECONDS = 0.05
+"""How often, playing aloud, the watchers are brought up to where the sound is."""
 TRAIL_SECONDS = 2.5
 """Silence after a player's line: more than any pause that ends an utterance, with its post-roll."""
 
@@ -57,9 +63,11 @@ class StagePlayback:
 
 @dataclass
 class Stage:
-    """`AudioOut`, `AudioIn` and `Clock` of the demo, over one `FileSink`."""
+    """`AudioOut`, `AudioIn` and `Clock` of the demo, over one `FileSink`; aloud through `speaker` if there is one."""
 
     sink: FileSink
+    speaker: AudioOut | None = None
+    paced: Paced | None = None
     _playing: StagePlayback | None = None
     _heard: bytearray = field(default_factory=bytearray)
     """The microphone's frames read since the line began (16 kHz), from `_heard_from` seconds into it."""
@@ -73,7 +81,7 @@ class Stage:
 
     def wait(self, seconds: float) -> None:
         self.settle()
-        self.sink.pause(seconds)
+        self._write(Audio(bytes(2 * round(seconds * self.sink.rate)), self.sink.rate))
 
     # The loudspeaker
 
@@ -127,7 +135,26 @@ class Stage:
         mixed[: len(line)] += line
         mixed[offset : offset + len(voice)] += voice
         if len(mixed):
-            self.sink.play(Audio(np.clip(mixed, -32768, 32767).astype("<i2").tobytes(), rate))
+            self._write(Audio(np.clip(mixed, -32768, 32767).astype("<i2").tobytes(), rate))
+
+    def finish(self) -> None:
+        """The last stretch written (and heard), and every step still held passed on."""
+        self.settle()
+        if self.paced is not None:
+            self.paced.release(float("inf"))
+
+    def _write(self, stretch: Audio) -> None:
+        """Appends to the session; aloud, plays it through the loudspeaker and waits, telling the steps as it goes."""
+        start = self.sink.seconds
+        self.sink.play(stretch)
+        if self.speaker is None:
+            return
+        playing = self.speaker.play(stretch)
+        while not playing.wait(STEP_SECONDS):
+            if self.paced is not None:
+                self.paced.release(start + playing.position())
+        if self.paced is not None:
+            self.paced.release(start + stretch.seconds)
 
     def _pending_seconds(self) -> float:
         line = self._playing.position() if self._playing is not None else 0.0
