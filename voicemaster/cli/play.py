@@ -152,7 +152,7 @@ def demo(args: argparse.Namespace) -> int:
             f"Language {language}, seed {seed}, players {', '.join(names)}.",
             flush=True,
         )
-        with screen_cli.screen_for(args, language, entries, live=False) as (feed, screen):
+        with screen_cli.screen_for(args, language, entries, live=speaker is not None) as (feed, screen):
             watch = Watchers((Narrator(), feed)) if feed is not None else Narrator()
             game = (
                 partial(run_moneydrop_demo, settings.money_drop_settings(names), seed=seed)
