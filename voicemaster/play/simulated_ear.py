@@ -93,7 +93,7 @@ class SimulatedEar:
         # a machine that reads at once, the same on every machine.
         stage = self.stage
         hearing = listen_and_recognize(
-            stage, self.recognizer, context, timeout, speaking, vad=self.vad, clock=stage.now
+            stage, self.recognizer, context, timeout, speaking, vad=self.vad, settings=STAGE_SETTINGS, clock=stage.now
         )
         self.stage.settle()
         return Listened.from_hearing(hearing)
