@@ -151,7 +151,6 @@ def test_a_demo_listens_as_play_does_answered_early_and_spoken_over(
     began = [e for e in before if e["event"] == "player"][-1]
     last_line = [e for e in before if e["event"] == "say"][-1]
     assert listening["t"] <= began["t"] < listening["t"] + barge_in["at"] < last_line["end"]
-    assert result.understood >= 0.9 * result.utterances and result.mistaken == 0
 
 
 SPOKEN_OVER_SEED = 3
