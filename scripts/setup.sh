@@ -44,6 +44,9 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     .venv/bin/python -m pip install -q -e ".[dev]"
     # The lab (benchmarks, corpora, fault drills) beside the product: it adds `voicemaster bench`, never ships.
     .venv/bin/python -m pip install -q --no-deps -e ./lab
+    # Without --no-deps pip would look for the product on the index; so the lab's own dependencies by name (those of
+    # lab/pyproject.toml but the product): pyroomacoustics, the rooms `bench asr` passes recordings through.
+    .venv/bin/python -m pip install -q "pyroomacoustics>=0.8"
     echo "$want" >"$stamp"
 fi
 

@@ -47,7 +47,9 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         default="espeak,kokoro,pico,real,options",
         help="asr: corpora, comma-separated: espeak, kokoro, pico (the demo's players' voices), real (recordings of "
         "people; --limit leaves it whole), options (option words said by people among options of their kind; --limit "
-        "samples them)",
+        "samples them); rooms, or car, living-room, far, party (the real recordings and people's option words "
+        "passed through each room; --limit samples them); manifest:PATH (your recordings, a `hear --manifest` "
+        "file whose lines also say the meant intent and value)",
     )
     bench.add_argument(
         "--questions", type=int, default=3, help="voice: questions in each timed game (played in real time)"
@@ -62,6 +64,15 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     bench.add_argument("--seed", type=int, default=17, help="fuzz: the seed of the mutations (faults uses 17)")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.set_defaults(run=run)
+
+
+def corpora_named(text: str) -> list[str]:
+    """The corpora `--corpora` names, in order, `rooms` standing for every room; a manifest's path kept whole."""
+    from voicemaster_lab.asr.samples import ROOMS
+
+    named = [name.strip() for name in text.split(",") if name.strip()]
+    expanded = [room for name in named for room in (ROOMS if name == "rooms" else (name,))]
+    return list(dict.fromkeys(expanded))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -139,13 +150,21 @@ def run(args: argparse.Namespace) -> int:
         figures = latency.run(args.corpus, engines, voices=voices, languages=languages, limit=args.limit)
         print(json.dumps(figures, ensure_ascii=False) if args.json else latency.report(figures))
         return 0
-    corpora = [name.strip() for name in args.corpora.split(",") if name.strip()]
-    if unknown := sorted(set(corpora) - set(samples.CORPORA)):
+    corpora = corpora_named(args.corpora)
+    names = (*samples.CORPORA, *samples.ROOMS)
+    if unknown := sorted(which for which in set(corpora) - set(names) if not which.startswith(samples.MANIFEST)):
         print(
-            f"voicemaster: no corpus {', '.join(unknown)}; choose from {', '.join(samples.CORPORA)}",
+            f"voicemaster: no corpus {', '.join(unknown)}; choose from {', '.join(names)}, rooms "
+            f"(all of {', '.join(samples.ROOMS)}) or {samples.MANIFEST}PATH",
             file=sys.stderr,
         )
         return 2
-    figures = measure.run(args.corpus, engines, languages=languages, limit=args.limit, corpora=corpora)
+    from voicemaster.cli.manifest import ManifestError
+
+    try:
+        figures = measure.run(args.corpus, engines, languages=languages, limit=args.limit, corpora=corpora)
+    except ManifestError as error:
+        print(f"voicemaster: {error}", file=sys.stderr)
+        return 2
     print(json.dumps(figures, ensure_ascii=False) if args.json else report.report(figures))
     return 0

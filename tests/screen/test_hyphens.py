@@ -129,6 +129,7 @@ def test_without_the_syllables_the_narrow_page_breaks_a_german_word_anywhere(bro
         ("de", "Wer gewann die Weltmeisterschaftskämpfe?", "Wer gewann die Welt-meis-ter-schafts-kämp-fe?"),
         ("fr", "anticonstitutionnellement", "an-ti-cons-ti-tu-tion-nel-le-ment"),
         ("en", "Who wrote it?", "Who wrote it?"),
+        ("en", "Huitzilopochtli hemidemisemiquavers", "Huitzilo-pochtli hemi-demi-semi-qua-vers"),
     ],
 )
 def test_syllables_are_marked_by_the_language(language: str, text: str, expected: str) -> None:

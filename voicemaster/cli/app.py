@@ -95,9 +95,15 @@ def _parser() -> argparse.ArgumentParser:
     importer.set_defaults(run=question_cli.import_pack)
 
     hear = commands.add_parser("hear", help="recognize recorded utterances in a listening context")
-    hear.add_argument("files", nargs="+", type=Path, metavar="FILE.wav", help="16-bit mono WAV files, any rate")
+    hear.add_argument("files", nargs="*", type=Path, metavar="FILE.wav", help="16-bit mono WAV files, any rate")
+    hear.add_argument(
+        "--manifest",
+        type=Path,
+        metavar="FILE.jsonl",
+        help='instead of files and context: one JSON object a line, {"file", "lang", "context", "options"}',
+    )
     hear.add_argument("--lang", default=None, choices=LANGUAGES, help="default: from config")
-    hear.add_argument("--context", required=True, choices=[name.value for name in ContextName])
+    hear.add_argument("--context", choices=[name.value for name in ContextName])
     hear.add_argument("--options", default="", help='the options on offer, e.g. "Berlin|Paris|Rom|Wien"')
     hear.add_argument("--names", default="", help='the players\' names, e.g. "Anna|Ben"')
     hear.add_argument("--engine", default="auto", choices=ENGINES, help="auto: Vosk if its model is installed")

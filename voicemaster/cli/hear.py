@@ -6,48 +6,99 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from voicemaster.cli.settings import settings_for
 from voicemaster.dialogue.meaning import ContextName
+
+if TYPE_CHECKING:
+    from voicemaster.dialogue.meaning import Heard
+    from voicemaster.speech.audio import Audio
 
 HEAR_SECONDS = 30
 """What `hear` decodes of a recording: one utterance is far shorter, and an hour of audio took gigabytes."""
 
 
 def hear(args: argparse.Namespace) -> int:
+    if args.manifest is not None:
+        if args.files:
+            print("voicemaster: give recordings or --manifest, not both", file=sys.stderr)
+            return 2
+        return hear_manifest(args)
+    if not args.files or args.context is None:
+        print("voicemaster: hear needs recordings and --context, or --manifest FILE.jsonl", file=sys.stderr)
+        return 2
     from voicemaster.dialogue.meaning import Context
     from voicemaster.speech.hearing.engines import open_recognizer
-    from voicemaster.speech.sound_file import read_recording
 
     language = args.lang or settings_for(args).game.language
     options = tuple(text.strip() for text in args.options.split("|") if text.strip())
     names = tuple(text.strip() for text in args.names.split("|") if text.strip())
     context = Context(ContextName(args.context), language, options, names)
     try:
-        heads = [read_recording(path, HEAR_SECONDS) for path in args.files]
+        recordings = [_read(path) for path in args.files]
     except (OSError, ValueError) as error:
         print(f"voicemaster: cannot read a recording: {error}", file=sys.stderr)
         return 2
-    recordings = [audio for audio, _ in heads]
-    for path, (audio, seconds) in zip(args.files, heads, strict=True):
-        if seconds > audio.seconds + 0.01:
-            print(
-                f"voicemaster: {path} is {seconds:.0f} s long; only its first {HEAR_SECONDS} s are heard (one "
-                "utterance: cut the recording to the part that matters).",
-                file=sys.stderr,
-            )
     recognizer = open_recognizer(args.engine, language)
     for path, audio in zip(args.files, recordings, strict=True):
         heard = recognizer.recognize(audio, context)
         if args.json:
-            fields = ("intent", "value", "text", "confidence", "decode_ms")
-            print(json.dumps({field: getattr(heard, field) for field in fields}, ensure_ascii=False), flush=True)
+            print(json.dumps(_as_json(heard), ensure_ascii=False), flush=True)
         else:
             meaning = heard.intent + (f" {heard.value}" if heard.value else "")
             print(
                 f"{path}: {meaning} (heard {heard.text!r}, confidence {heard.confidence:.2f}, {heard.decode_ms:.0f} ms)"
             )
     return 0
+
+
+def hear_manifest(args: argparse.Namespace) -> int:
+    """Every recording of a manifest in its own context, the models loaded once; a wrong line or an unreadable
+    recording stops before any model is loaded, with one line that names the manifest's line."""
+    from voicemaster.cli.manifest import ManifestError, read_manifest
+    from voicemaster.speech.hearing.engines import recognizers
+
+    try:
+        entries = read_manifest(args.manifest)
+        recordings = []
+        for entry in entries:
+            try:
+                recordings.append(_read(entry.file))
+            except (OSError, ValueError) as error:
+                raise ManifestError(f"{args.manifest}:{entry.line}: field 'file': cannot read it: {error}") from None
+    except ManifestError as error:
+        print(f"voicemaster: {error}", file=sys.stderr)
+        return 2
+    recognizer_for = recognizers(args.engine)
+    for entry, audio in zip(entries, recordings, strict=True):
+        heard = recognizer_for(entry.context.language).recognize(audio, entry.context)
+        if args.json:
+            print(json.dumps({"file": entry.said, **_as_json(heard)}, ensure_ascii=False), flush=True)
+        else:
+            meaning = heard.intent + (f" {heard.value}" if heard.value else "")
+            print(f"{entry.said}: {meaning} (heard {heard.text!r}, confidence {heard.confidence:.2f})", flush=True)
+    return 0
+
+
+def _read(path: Path) -> Audio:
+    """A recording's first `HEAR_SECONDS`, saying on stderr when more was left unheard."""
+    from voicemaster.speech.sound_file import read_recording
+
+    audio, seconds = read_recording(path, HEAR_SECONDS)
+    if seconds > audio.seconds + 0.01:
+        print(
+            f"voicemaster: {path} is {seconds:.0f} s long; only its first {HEAR_SECONDS} s are heard (one "
+            "utterance: cut the recording to the part that matters).",
+            file=sys.stderr,
+        )
+    return audio
+
+
+def _as_json(heard: Heard) -> dict[str, object]:
+    fields = ("intent", "value", "text", "confidence", "decode_ms")
+    return {field: getattr(heard, field) for field in fields}
 
 
 def devices(_args: argparse.Namespace) -> int:

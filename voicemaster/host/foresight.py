@@ -11,6 +11,7 @@ from __future__ import annotations
 from voicemaster.dialogue.turns import Say
 from voicemaster.host import wording
 from voicemaster.host.hosting import MillionaireHosting
+from voicemaster.host.lines import Line
 from voicemaster.questions.selection import NoQuestionLeft
 from voicemaster.rules.ladders import LEVELS
 from voicemaster.rules.letters import Letter
@@ -41,6 +42,9 @@ def replies(host: MillionaireHosting, player: str) -> tuple[Say, ...]:
     said.append(
         line("wrong", {"player": player, "amount": host.money(stakes.wrong)}, form=wording.amount(stakes.wrong))
     )
+    # A joker heard is said back before it is spent: that line, for each joker still in hand, after the answer's.
+    unused = [joker for joker in host.game.settings.variant.jokers if seat is None or joker not in seat.jokers_used]
+    said += [line("confirm_joker", {"player": player, "joker": Line(f"joker_{joker.value}")}) for joker in unused]
     return (*said, *next_question(host, player, level + 1))
 
 

@@ -6,8 +6,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from num2words import num2words
 from rapidfuzz import utils
-from text_to_num import alpha2digit
 
 from voicemaster.speakable import unheard
 
@@ -23,12 +23,27 @@ def spoken_form(text: str) -> str:
     return utils.default_process(visible)
 
 
+def said_text(text: str, language: str) -> str:
+    """`text` with each number written as the words a voice reads it as (the checks leave only years as digits):
+    "1945" is "neunzehnhundertfünfundvierzig"."""
+
+    def said(match: re.Match[str]) -> str:
+        digits = match.group()
+        if len(digits) > LONGEST_NUMBER:  # a pack's typo or a hostile hand: read digit by digit, as the voices do
+            return " ".join(str(num2words(int(digit), lang=language)) for digit in digits)
+        return str(num2words(int(digits), lang=language, to="year"))
+
+    return re.sub(r"\d+", said, text)
+
+
+LONGEST_NUMBER = 12
+"""Digits read as one number; num2words fails on longer runs."""
+
+
 @lru_cache(maxsize=1 << 14)
 def heard_form(text: str, language: str) -> str:
     """What a listener can tell apart of `text` read aloud: case, compatibility forms, "ß" and "ss", hyphens and
-    punctuation, and numbers written as words or as digits ("Elf", "11") all sound the same. Numbers become digits
-    as the recognizer's normal form makes them (`speech/hearing/normal_form.py`), which this layer cannot import."""
+    punctuation, and a number as digits or as the words a voice reads it as ("11", "Elf") all sound the same. Two
+    words for one number ("Septante", "Soixante-dix") do not."""
     visible = "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf").casefold()
-    words = " ".join(re.sub(r"[^\w]+", " ", visible).split())
-    digits = alpha2digit(words, language, threshold=0) if words else ""
-    return " ".join(re.sub(r"[^\w]+", " ", digits).split())
+    return " ".join(re.sub(r"[^\w]+", " ", said_text(visible, language)).split())

@@ -7,17 +7,15 @@ blocks: a bank of 20 000 questions is checked in a second, where comparing every
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from num2words import num2words
 from rapidfuzz import fuzz, process
 
 from voicemaster.questions.model import Entry, Format, Problem
 from voicemaster.questions.readability import reading_problems
-from voicemaster.questions.spoken import heard_form, spoken_form, unspoken
+from voicemaster.questions.spoken import heard_form, said_text, spoken_form, unspoken
 from voicemaster.speakable import speech_problem
 
 OPTION_COUNTS = {Format.MILLIONAIRE: (4,), Format.MONEYDROP: (2, 3, 4)}
@@ -46,11 +44,6 @@ def read_characters(entry: Entry) -> int:
 def reading_seconds(entry: Entry) -> float:
     """About how long the default voice of the entry's language takes to say its question's and options' words."""
     return SECONDS_PER_CHARACTER.get(entry.language, max(SECONDS_PER_CHARACTER.values())) * read_characters(entry)
-
-
-def said_text(text: str, language: str) -> str:
-    """`text` with each number (the checks leave only years) written as the voice says it."""
-    return re.sub(r"\d+", lambda match: str(num2words(int(match.group()), lang=language, to="year")), text)
 
 
 def validate(entries: Iterable[Entry]) -> list[Problem]:

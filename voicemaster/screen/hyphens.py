@@ -16,7 +16,10 @@ from functools import cache, lru_cache
 SOFT_HYPHEN = "\u00ad"
 SHORTEST = 7
 """Words shorter than this are never broken: a narrow screen's line holds them whole."""
-DICTIONARIES = {"de": "de_DE", "en": "en_GB", "fr": "fr"}
+DICTIONARIES = {"de": ("de_DE",), "en": ("en_US", "en_GB"), "fr": ("fr",)}
+"""Pyphen's dictionaries per language. English breaks where either the American or the British patterns do, as
+readers on both sides accept: each alone leaves some long words whole ("Huitzilopochtli", "hemidemisemi-quavers"),
+wider than a narrow screen's line."""
 _WORD = re.compile(rf"\w{{{SHORTEST},}}")
 
 
@@ -26,11 +29,16 @@ def _hyphenator(language: str) -> Callable[[str], str] | None:
         import pyphen
     except ImportError:
         return None
-    name = DICTIONARIES.get(language)
-    if name is None:
+    dictionaries = [pyphen.Pyphen(lang=name) for name in DICTIONARIES.get(language, ())]
+    if not dictionaries:
         return None
-    dictionary = pyphen.Pyphen(lang=name)
-    return lambda word: str(dictionary.inserted(word, hyphen=SOFT_HYPHEN))
+
+    def hyphenate(word: str) -> str:
+        breaks = sorted({int(at) for dictionary in dictionaries for at in dictionary.positions(word)})
+        pieces = [word[start:end] for start, end in zip([0, *breaks], [*breaks, len(word)], strict=True)]
+        return SOFT_HYPHEN.join(pieces)
+
+    return hyphenate
 
 
 @lru_cache(maxsize=1 << 14)

@@ -121,7 +121,11 @@ def take_lock(path: Path) -> IO[str] | None:
     try:
         lock = path.open("a+", encoding="utf-8")
     except OSError as error:
-        raise StoreError(f"cannot use the data folder {path.parent} ({error.strerror}): make it writable.") from None
+        mend = f" ({_MENDS})" if error.errno in _READ_ONLY else ""
+        raise StoreError(
+            f"cannot use the data folder {path.parent}: its lock file cannot be opened ({error.strerror}): make the "
+            f"folder and its files writable{mend}."
+        ) from None
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -29,10 +29,14 @@ from voicemaster_lab.asr import narrowband, options, whisper_variants
 from voicemaster_lab.asr.options import decided_again
 from voicemaster_lab.asr.samples import (
     CORPORA,
+    MANIFEST,
+    ROOMS,
     Sample,
     espeak_samples,
+    manifest_samples,
     option_samples,
     real_samples,
+    room_samples,
     select_clips,
     voiced_samples,
 )
@@ -96,12 +100,17 @@ def run(
     limit: int | None = None,
     corpora: Sequence[str] = CORPORA,
 ) -> dict[str, Any]:
-    """`limit` samples the eSpeak-NG and Kokoro corpora; the real recordings are measured whole."""
+    """`limit` samples the eSpeak-NG and Kokoro corpora and the people's recordings passed through rooms; the real
+    recordings are measured whole. `corpora` may also name rooms (`samples.ROOMS`) and manifests (`manifest:PATH`,
+    which raise `ManifestError` for a wrong line)."""
+    rooms = [which for which in corpora if which in ROOMS]
     clips = select_clips(corpus, languages, limit) if "espeak" in corpora else ()
-    real, real_missing = real_samples(languages) if "real" in corpora else ([], None)
+    wants_real = "real" in corpora or bool(rooms)
+    real, real_missing = real_samples(languages) if wants_real else ([], None)
     natural, natural_missing = voiced_samples(corpus, languages, limit) if "kokoro" in corpora else ([], None)
     pico, pico_missing = voiced_samples(corpus, languages, limit, "pico") if "pico" in corpora else ([], None)
-    worded, worded_missing = option_samples(corpus, languages, limit) if "options" in corpora else ([], "")
+    wants_options = "options" in corpora or bool(rooms)
+    worded, worded_missing = option_samples(corpus, languages, limit) if wants_options else ([], "")
     measured = {
         "espeak": espeak_samples(corpus, clips),
         "kokoro": natural,
@@ -109,8 +118,15 @@ def run(
         "real": real,
         "options": worded,
     }
+    if rooms:
+        babble, _ = real_samples(LANGUAGES)  # the party's other voices, of any language
+        spoken = [*real, *room_options(worded)]
+        measured |= {room: room_samples(room, spoken, babble, corpus, limit) for room in rooms}
+    for which in corpora:
+        if which.startswith(MANIFEST):
+            measured[which] = manifest_samples(Path(which.removeprefix(MANIFEST)), languages)
     results = {
-        name: _measure(ENGINE_SETUPS[name], {which: measured[which] for which in CORPORA if which in corpora})
+        name: _measure(ENGINE_SETUPS[name], {which: measured[which] for which in corpora if which in measured})
         for name in engines
     }
     written = {which: as_written(which, languages) for which in ("utterances", "heldout")}
@@ -130,6 +146,16 @@ def run(
         "engines": results,
         "written": written,
     }
+
+
+def room_options(worded: Sequence[Sample]) -> list[Sample]:
+    """The option words that go through the rooms: people's own recordings only, not the synthetic voices nor the
+    telephone copies (a room is between a person and the microphone, not after a telephone line)."""
+    return [sample for sample in worded if sample.condition in PEOPLE]
+
+
+PEOPLE = frozenset({"klettres", "asterisk-en", "asterisk-fr", "armelle"})
+"""The option words' sources that are recordings of people."""
 
 
 def as_written(which: UtteranceSet, languages: Sequence[str]) -> dict[str, Any]:

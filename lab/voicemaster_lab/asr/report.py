@@ -7,6 +7,7 @@ from typing import Any
 
 from voicemaster.speech.hearing.whisper.decision import MARGINS
 from voicemaster_lab.asr import narrowband, options
+from voicemaster_lab.asr.samples import MANIFEST
 
 
 def report(figures: dict[str, Any]) -> str:
@@ -31,9 +32,12 @@ def report(figures: dict[str, Any]) -> str:
         lines.append(f"real recordings: not measured: {figures['real_missing']}")
     for name, result in figures["engines"].items():
         lines.append(f"\n{name}: {result['describe']}")
-        for corpus, label in CORPORA.items():
+        for corpus in (which for which in result if which != "describe"):
+            label = CORPORA.get(corpus) or _label(corpus)
             if corpus in result:
                 lines += _report_corpus(result[corpus], label)
+                if corpus not in CORPORA and result[corpus]["utterances"]:
+                    lines += _report_sources(result[corpus], mistakes=False, title=label)
                 if result[corpus].get("undecided_curve") and result[corpus]["utterances"]:
                     lines += options.undecided_report(result[corpus]["undecided_curve"])
                 if result[corpus].get("narrowband_curve"):
@@ -94,11 +98,17 @@ def _report_corpus(result: dict[str, Any], label: str) -> list[str]:
     return lines
 
 
-def _report_sources(result: dict[str, Any]) -> list[str]:
-    """The real recordings per source and language, each kind of utterance on its own line, then every utterance
-    not understood as meant: the clip, the free reading and the decision."""
+def _label(corpus: str) -> str:
+    if corpus.startswith(MANIFEST):
+        return f"your recordings ({corpus.removeprefix(MANIFEST)})"
+    return f"the real recordings and people's option words in the room {corpus!r}"
+
+
+def _report_sources(result: dict[str, Any], *, mistakes: bool = True, title: str = "real recordings") -> list[str]:
+    """The recordings per source (or room) and language, each kind of utterance on its own line, then, where
+    `mistakes`, every utterance not understood as meant: the clip, the free reading and the decision."""
     lines = [
-        "  real recordings per source and language (commands understood / taken for something else / asked again;"
+        f"  {title} per source and language (commands understood / taken for something else / asked again;"
         " non-commands taken for a command):"
     ]
     for group, kinds in result["by_source"].items():
@@ -110,6 +120,8 @@ def _report_sources(result: dict[str, Any]) -> list[str]:
                 f"    {label:<18} {understood}  wrong {cell['wrong']:>2}  asked again {cell['asked_again']:>3}"
                 f"  false accepts {cell['false_accepts']:>2} of {cell['non_command_utterances']:>3}"
             )
+    if not mistakes:
+        return lines
     lines.append("  real recordings not understood as meant (clip: said -> free reading -> decision, expected):")
     for mistake in result["mistakes"]:
         lines.append(

@@ -5,12 +5,13 @@ their kind."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from voicemaster.cli.manifest import ManifestError, read_manifest
 from voicemaster.dialogue.meaning import ContextName
 from voicemaster_lab.asr import options
-from voicemaster_lab.corpora import real_speech, voiced
+from voicemaster_lab.corpora import real_speech, rooms, voiced
 from voicemaster_lab.corpora.corpus import Clip, Noise, generate, load
 
 
@@ -30,6 +31,8 @@ class Sample:
     """Clean or with car noise (eSpeak-NG), whose voice (Kokoro), which source (real recordings)."""
     kind: str = ""
     """Real recordings: what kind of thing is said (letter, word, number...: `real_speech.KINDS`)."""
+    speaker: str = ""
+    """Whose voice, where known (real recordings, option words): a party's babble is never the player's."""
 
     @property
     def file(self) -> str:
@@ -85,12 +88,62 @@ def real_samples(languages: Sequence[str]) -> tuple[list[Sample], str | None]:
             clip.value,
             clip.source,
             clip.kind,
+            clip.speaker,
         )
         for clip in clips
     ], None
 
 
 CORPORA = ("espeak", "kokoro", "pico", "real", "options")
+ROOMS = tuple(rooms.ROOMS)
+"""Corpora too, each the real recordings and the option words passed through a room (`corpora.rooms`); `rooms`
+names them all."""
+MANIFEST = "manifest:"
+"""`manifest:PATH`: a corpus of one's own recordings, written as `voicemaster hear --manifest` reads them."""
+
+
+def room_samples(
+    room: str, spoken: Sequence[Sample], babble: Sequence[Sample], corpus: Path, limit: int | None
+) -> list[Sample]:
+    """`spoken` (the real recordings and option words) through `room` at each of its levels, made into the corpus
+    folder where missing; `babble` is whom the party's other voices are drawn from. `limit` takes an even sample of
+    `spoken`."""
+    chosen = list(spoken)[:: max(1, len(spoken) // limit)][:limit] if limit else list(spoken)
+    pool = [_spoken(sample) for sample in babble]
+    return [
+        replace(sample, path=rooms.made(condition, _spoken(sample), pool, corpus), condition=condition.label)
+        for condition in rooms.ROOMS[room]
+        for sample in chosen
+    ]
+
+
+def _spoken(sample: Sample) -> rooms.Spoken:
+    return rooms.Spoken(sample.path, f"{sample.language}/{sample.path.parent.name}/{sample.path.name}", sample.speaker)
+
+
+def manifest_samples(path: Path, languages: Sequence[str]) -> list[Sample]:
+    """The lines of a manifest in these languages, each of which must say what its recording means (`intent`, and
+    `value` where the intent has one); a `ManifestError` names the line otherwise. The condition is the manifest's
+    name, so it is reported like a source."""
+    entries = read_manifest(path)
+    for entry in entries:
+        if entry.intent is None:
+            raise ManifestError(f"{path}:{entry.line}: field 'intent' is missing: bench asr counts what is meant")
+    return [
+        Sample(
+            entry.file,
+            entry.context.language,
+            entry.context.name,
+            entry.context.options,
+            entry.context.names,
+            entry.text or entry.said,
+            entry.intent or "unknown",
+            entry.value,
+            path.name,
+        )
+        for entry in entries
+        if entry.context.language in languages
+    ]
 
 
 def option_samples(corpus: Path, languages: Sequence[str], limit: int | None) -> tuple[list[Sample], str]:
@@ -98,7 +151,19 @@ def option_samples(corpus: Path, languages: Sequence[str], limit: int | None) ->
     condition; `limit` takes an even sample of the cells."""
     clips, missing = options.clips(corpus, languages, limit)
     return [
-        Sample(c.path, c.language, ContextName.ANSWER, c.options, (), c.said, "answer", c.value, c.source)
+        Sample(
+            c.path,
+            c.language,
+            ContextName.ANSWER,
+            c.options,
+            (),
+            c.said,
+            "answer",
+            c.value,
+            c.source,
+            "option",
+            c.speaker,
+        )
         for c in clips
     ], missing
 

@@ -294,7 +294,7 @@ def device_faults(folder: Path) -> list[FaultOutcome]:
         outcomes.append(_run("no microphone", ["voicemaster", "devices"], no_microphone)[0])
         argv = ["voicemaster", "play", "--lang", "de", "--players", "Anna", "--engine", "whisper", "--seed", "1"]
         outcomes.append(_run("no microphone", argv, no_microphone)[0])
-        outcomes.append(midgame.stopped_and_continued(no_microphone))
+        outcomes.append(stopped_and_continued(no_microphone))
     finally:
         process.terminate()
         process.wait(timeout=10)
@@ -326,10 +326,72 @@ def _pulse(folder: Path) -> tuple[subprocess.Popen[bytes], dict[str, str]] | Non
     return process, client
 
 
+def store_damage(folder: Path) -> list[Any]:
+    """Every kind of damage, each to its own game in its own data folder."""
+    outcomes = []
+    for number, name in enumerate(midgame.DAMAGE):
+        root = folder / f"damage-{number}"
+        root.mkdir()
+        if "read-only" in name and (os.geteuid() != 0 or shutil.which("chattr") is None):
+            outcomes.append(FaultOutcome(f"store {name} mid-game", "(needs root and chattr)", None, "", False,
+                                            None, False, 0.0))  # fmt: skip
+            continue
+        try:
+            outcomes.append(
+                game_outcome(f"store {name} mid-game", root, "--damage-at", str(midgame.DAMAGE_AT), "--damage", name)
+            )
+        finally:
+            data = root / "xdg_data_home" / "voicemaster"
+            for target in [data, *data.glob("*")] if data.exists() else []:
+                subprocess.run(["chattr", "-i", str(target)], capture_output=True, check=False)
+    return outcomes
+
+
+STOPPED_SECONDS = 4.0
+"""How long the speaking process is stopped: longer than any stall bound (devices.STALL_SECONDS)."""
+
+_SPEAKING = """
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.devices.capture import speaker_present
+from voicemaster.speech.devices.loudspeaker import Speaker
+speaker = Speaker(present=speaker_present)
+playback = speaker.play(Audio(bytes(16_000 * 2 * 5), 16_000))
+print("ready", flush=True)
+playback.wait()
+print(f"played {playback.position():.1f} s, stalled {speaker.stalled:.1f} s", flush=True)
+"""
+
+
+def stopped_and_continued(env: dict[str, str]) -> Any:
+    """A process speaking through the speaker, stopped (SIGSTOP) and continued (SIGCONT) as Ctrl-Z and `fg` do."""
+    started = time.perf_counter()
+    child = subprocess.Popen(
+        [sys.executable, "-c", _SPEAKING], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert child.stdout is not None
+    child.stdout.readline()
+    time.sleep(0.5)
+    child.send_signal(signal.SIGSTOP)
+    time.sleep(STOPPED_SECONDS)
+    child.send_signal(signal.SIGCONT)
+    try:
+        stdout, stderr = child.communicate(timeout=SECONDS)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.communicate()
+        return FaultOutcome("stop/continue", "speaking, stopped 4 s", None, "", False, None, True, SECONDS)
+    lines = [line for line in stderr.splitlines() if line.startswith(("voicemaster", "Traceback")) or "Error" in line]
+    message = (lines[-1] if lines else stdout.strip())[:MESSAGE_KEPT]
+    traceback = "Traceback" in stderr
+    seconds = round(time.perf_counter() - started, 2)
+    return FaultOutcome("stop/continue", "speaking, stopped 4 s", child.returncode, message, traceback, None,
+                           False, seconds)  # fmt: skip
+
+
 def run() -> dict[str, Any]:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="vm-faults-") as folder:
-        outcomes = store_faults(Path(folder)) + midgame.store_damage(Path(folder)) + device_faults(Path(folder))
+        outcomes = store_faults(Path(folder)) + store_damage(Path(folder)) + device_faults(Path(folder))
     return {
         "outcomes": [asdict(outcome) for outcome in outcomes],
         "games_lost": sum(outcome.game_lost is True for outcome in outcomes),

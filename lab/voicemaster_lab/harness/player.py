@@ -97,6 +97,7 @@ def reply_to(key: str | None, context: str, language: str, *, said: str, correct
         "another_player": False,
         "resume_offer": False,
         "confirm_walk_away": False,
+        "confirm_joker": True,  # the joker it asked for, said back
     }.get(key or "")
     if agrees is None:
         return None

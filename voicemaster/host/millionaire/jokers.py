@@ -10,6 +10,7 @@ the joker's action. What is said of a joker's result is in `millionaire/announce
 from __future__ import annotations
 
 from collections.abc import Generator
+from typing import Any
 
 from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.dialogue.turns import (
@@ -26,7 +27,7 @@ from voicemaster.dialogue.turns import (
 from voicemaster.host import wording
 from voicemaster.host.hosting import MillionaireHosting
 from voicemaster.host.lines import Choice, Line
-from voicemaster.host.listening import listen
+from voicemaster.host.listening import ask_yes_no, listen
 from voicemaster.rules.actions import Action, AskAudience, PhoneAFriend, UseExtraJoker, UseFiftyFifty
 from voicemaster.rules.letters import Letter
 from voicemaster.rules.variants import AudienceForm, Joker, PhoneForm
@@ -48,6 +49,9 @@ def use_joker(host: MillionaireHosting, player: str, joker: Joker) -> Dialogue:
         return
     if joker in seat.jokers_used:
         yield host.line("joker_used_up", name)
+        return
+    if not (yield from _sure(host, player, name)):
+        yield host.line("joker_kept", name)
         return
     settings = host.game.settings
     action: Action
@@ -74,6 +78,15 @@ def use_joker(host: MillionaireHosting, player: str, joker: Joker) -> Dialogue:
         action = UseExtraJoker(player) if helped is None else UseExtraJoker(player, *helped)
     yield Record("joker", {"player": player, "joker": joker.value})
     yield from host.apply(action)
+
+
+def _sure(host: MillionaireHosting, player: str, name: dict[str, Line]) -> Generator[Effect, Observation | None, bool]:
+    """Whether the player, told which joker was heard, says yes: a joker is spent once, and in a noisy room a word
+    said to someone else can sound like one, so only a clear yes spends it; a no, silence or anything unclear keeps
+    it."""
+    params: dict[str, Any] = {"player": player, **name}
+    asked = host.line("confirm_joker", params)
+    return (yield from ask_yes_no(asked.key, params, player, host.language, vary=asked.vary))
 
 
 def _votes(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -65,16 +66,39 @@ def _speakable(text: str) -> bool:
 
 
 def open_recognizer(engine: EngineName, language: str) -> Recognizer:
+    return recognizers(engine)(language)
+
+
+def recognizers(engine: EngineName) -> Callable[[str], Recognizer]:
+    """The recognizer for each language, as `open_recognizer` chooses it, each model loaded once: a multilingual
+    model (Whisper base) hears every language from one load, which a manifest of many languages needs."""
+    loaded: dict[tuple[str, Path], Recognizer] = {}
+
+    def for_language(language: str) -> Recognizer:
+        kind, path = _model_for(engine, language)
+        if (kind, path) not in loaded:
+            loaded[kind, path] = VoskRecognizer(path) if kind == "vosk" else _whisper(path)
+        return loaded[kind, path]
+
+    return for_language
+
+
+def _whisper(path: Path) -> Recognizer:
+    from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
+
+    return WhisperRecognizer(path)
+
+
+def _model_for(engine: EngineName, language: str) -> tuple[str, Path]:
     from voicemaster.models.manifest import ModelError
     from voicemaster.models.verify import find_model, require_model
-    from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 
     # A missing model is what every first run meets: it must come out as the one line that says what to run.
     try:
         if engine in ("auto", "vosk"):
             path = find_model("vosk", language)
             if path is not None:
-                return VoskRecognizer(path)
-        return WhisperRecognizer(require_model(engine if engine == "vosk" else "whisper", language))
+                return "vosk", path
+        return "whisper", require_model(engine if engine == "vosk" else "whisper", language)
     except ModelError as error:
         raise RecognizerUnavailable(str(error)) from None
