@@ -16,6 +16,7 @@ from voicemaster.dialogue.turns import Effect, Foresee, Listen, Observation, Rec
 from voicemaster.host.lines import load as load_lines
 from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.saved import Session
+from voicemaster.play.listening import Answers
 from voicemaster.play.runner import Runner, SessionClock, Transcript, drive
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, Mode, new_game, variant
@@ -236,7 +237,7 @@ def test_the_phone_call_runs_thirty_seconds_of_game_time(bank: Bank) -> None:
         Speakers(DEFAULT_VOICES),
         sink,
         SessionClock(sink),
-        lambda listen, said, _speaking: scripted.script(scripted, listen, said.key if said else ""),
+        Answers(lambda listen, said, _speaking: scripted.script(scripted, listen, said.key if said else "")),
         Transcript(out),
         earcons=earcon,
     )

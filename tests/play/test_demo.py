@@ -126,3 +126,32 @@ def test_a_money_drop_run_by_voice(
         money = lock["placement"][card["correct"]] * 25_000
         assert results[index]["money_left"] == money
     assert [e["totals"] for e in events if e["event"] == "game_over"] == [{"Anna": money}]
+
+
+def test_a_demo_listens_as_play_does_answered_early_and_spoken_over(
+    entries: tuple[Entry, ...], whisper: Callable[[str], Recognizer], tmp_path: Path
+) -> None:
+    """The demo's players are heard through `play`'s pipeline: a clear "Antwort B" is taken at the first short pause,
+    and a player who speaks over the question stops the quizmaster there."""
+    result = run_demo(
+        GameSettings(variant("classic"), ("Anna",), rounds=1, seed=SPOKEN_OVER_SEED),
+        language="de",
+        entries=entries,
+        recognizer=whisper("de"),
+        voices=QUIZMASTER,
+        out=tmp_path,
+        cast=ESPEAK_CAST["de"],
+    )
+    events = [json.loads(line) for line in result.transcript.read_text(encoding="utf-8").splitlines()]
+    assert any(event["event"] == "early_decision" for event in events)
+    barge_in = next(event for event in events if event["event"] == "barge_in")
+    # The player began before the quizmaster's lines were over, and they were cut soon after, before their end.
+    before = events[: events.index(barge_in)]
+    listening = [e for e in before if e["event"] == "listen"][-1]
+    began = [e for e in before if e["event"] == "player"][-1]
+    last_line = [e for e in before if e["event"] == "say"][-1]
+    assert listening["t"] <= began["t"] < listening["t"] + barge_in["at"] < last_line["end"]
+
+
+SPOKEN_OVER_SEED = 3
+"""A game in which the player speaks over the question at least once."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import io
 import json
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,12 +20,13 @@ from voicemaster.dialogue.turns import Listen, Observation, Record, Say, Silence
 from voicemaster.host.lines import load as load_lines
 from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.saved import Session
+from voicemaster.play.listening import Answers
 from voicemaster.play.live import _resumed_or_new, _run
 from voicemaster.play.runner import Runner, SessionClock, Transcript, drive
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
 from voicemaster.speech.devices.files import FileSink
-from voicemaster.speech.devices.interfaces import MicrophoneLost, MicrophoneUnavailable
+from voicemaster.speech.devices.interfaces import MicrophoneLost, MicrophoneUnavailable, Playback
 from voicemaster.speech.voice.speakers import Speakers
 from voicemaster.store import Store, StoreUnwritable
 
@@ -38,7 +39,13 @@ def config() -> Settings:
 class Table:
     """The runner as `play` makes it, the players' replies scripted in order; what was said, as text."""
 
-    def __init__(self, store: Store, config: Settings, replies: list[Observation]) -> None:
+    def __init__(
+        self,
+        store: Store,
+        config: Settings,
+        replies: list[Observation],
+        answer: Callable[[Listen, Say | None, Playback | None], Observation] | None = None,
+    ) -> None:
         self.replies: Iterator[Observation] = iter(replies)
         self.out = io.StringIO()
         sink = FileSink()
@@ -47,7 +54,7 @@ class Table:
             Speakers(config.speech),
             sink,
             SessionClock(sink),
-            self.hear,
+            Answers(answer or self.hear),
             Transcript(self.out),
             store=store,
             render_ahead=False,
@@ -156,7 +163,7 @@ def test_confirm_from_level_in_the_config_holds_for_a_new_game(tmp_path: Path, b
 def test_a_store_file_deleted_mid_game_is_said_and_the_game_saved_again(tmp_path: Path, config: Settings) -> None:
     with Store(tmp_path / "vm.db", exclusive=True) as store:
         table = Table(store, config, [])
-        table.runner.game_id = "g"
+        table.runner.start_game("g")
         table.runner.perform(Record("state", {}, state='{"step": 1}'))
         for leftover in tmp_path.glob("vm.db*"):
             leftover.unlink()
@@ -171,7 +178,7 @@ def test_a_store_file_deleted_mid_game_is_said_and_the_game_saved_again(tmp_path
 def test_a_store_that_cannot_be_written_mid_game_is_said_and_the_game_stops(tmp_path: Path, config: Settings) -> None:
     with Store(tmp_path / "vm.db", exclusive=True) as store:
         table = Table(store, config, [])
-        table.runner.game_id = "g"
+        table.runner.start_game("g")
         table.runner.perform(Record("state", {}, state='{"step": 1}'))
         pages = store._db.execute("PRAGMA page_count").fetchone()[0]
         store._db.execute(f"PRAGMA max_page_count = {pages}")  # full, as SQLite sees it
@@ -188,7 +195,7 @@ def test_a_data_folder_replaced_by_a_file_mid_game_is_said_lost_never_kept(tmp_p
     data = tmp_path / "data"
     with Store(data / "vm.db", exclusive=True) as store:
         table = Table(store, config, [])
-        table.runner.game_id = "g"
+        table.runner.start_game("g")
         table.runner.perform(Record("state", {}, state='{"step": 1}'))
         shutil.rmtree(data)  # as `rm -r` and a file written where the folder was
         data.write_text("a file where the data folder was")
@@ -213,14 +220,13 @@ def test_a_microphone_gone_is_said_aloud_and_the_game_kept(
     tmp_path: Path, bank: Bank, config: Settings, failure: Exception, said: str
 ) -> None:
     with Store(tmp_path / "vm.db", exclusive=True) as store:
-        table = Table(store, config, [])
 
         def unplugged(_listen: Listen, _said: Say | None, _speaking: object) -> Observation:
             raise failure
 
-        table.runner.hear = unplugged
+        table = Table(store, config, [], unplugged)
         session = Session(new_game(GameSettings(variant("classic"), ("Anna",), rounds=1, seed=4)))
-        table.runner.game_id = "g"
+        table.runner.start_game("g")
         with pytest.raises(type(failure)):
             _run(Quizmaster(session, bank, "de"), store, table.runner)
         assert table.said[-1].startswith(said) and "Das Spiel ist gespeichert" in table.said[-1]
@@ -276,7 +282,7 @@ def test_a_question_asked_is_stored_as_heard_with_the_step_that_asked_it(
 ) -> None:
     with Store(tmp_path / "vm.db", exclusive=True) as store:
         table = Table(store, config, [])
-        table.runner.game_id = "g"
+        table.runner.start_game("g")
         heard: dict[str, int] = {}
         _killed_at(table, "AskQuestion", heard)
         with pytest.raises(Killed):
@@ -304,9 +310,8 @@ def test_a_game_killed_just_after_a_lock_reads_again_only_the_options_a_fifty_fi
         return yes()
 
     with Store(tmp_path / "vm.db", exclusive=True) as store:
-        table = Table(store, config, [])
-        table.runner.hear = fifty_fifty_then_lock
-        table.runner.game_id = "g"
+        table = Table(store, config, [], fifty_fifty_then_lock)
+        table.runner.start_game("g")
         _killed_at(table, "ConfirmAnswer")
         with pytest.raises(Killed):
             _run(host, store, table.runner)
@@ -329,7 +334,7 @@ def test_a_game_resumed_after_its_question_left_the_bank_finishes_that_question(
     host = Quizmaster(Session(new_game(GameSettings(variant("classic"), ("Anna",), seed=4))), bank, "de")
     with Store(tmp_path / "vm.db", exclusive=True) as store:
         table = Table(store, config, [])
-        table.runner.game_id = "g"
+        table.runner.start_game("g")
         _killed_at(table, "AskQuestion")
         with pytest.raises(Killed):
             _run(host, store, table.runner)
@@ -352,7 +357,7 @@ def test_an_old_game_on_a_question_gone_from_the_bank_says_so_and_a_new_game_beg
     host = Quizmaster(Session(new_game(GameSettings(variant("classic"), ("Anna",), seed=4))), bank, "de")
     with Store(tmp_path / "vm.db", exclusive=True) as store:
         table = Table(store, config, [])
-        table.runner.game_id = "old"
+        table.runner.start_game("old")
         _killed_at(table, "AskQuestion")
         with pytest.raises(Killed):
             _run(host, store, table.runner)

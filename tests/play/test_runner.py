@@ -13,6 +13,7 @@ from voicemaster.config.voice import DEFAULT_VOICES
 from voicemaster.dialogue.meaning import Context, ContextName
 from voicemaster.dialogue.turns import Effect, Listen, Observation, Say, Silence
 from voicemaster.host.lines import load as load_lines
+from voicemaster.play.listening import Answers, Listened
 from voicemaster.play.runner import Runner, SessionClock, Transcript, drive
 from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import Playback
@@ -37,7 +38,9 @@ def test_the_question_its_options_and_the_prompt_are_one_sound_heard_over() -> N
         speaking_when_listening.append(speaking)
         return Silence()
 
-    runner = Runner(load_lines("de"), Speakers(DEFAULT_VOICES), sink, SessionClock(sink), hear, Transcript(out))
+    runner = Runner(
+        load_lines("de"), Speakers(DEFAULT_VOICES), sink, SessionClock(sink), Answers(hear), Transcript(out)
+    )
     drive(question_then_answer(), runner.perform)
     runner.finish_speaking()
 
@@ -58,3 +61,38 @@ def test_the_question_its_options_and_the_prompt_are_one_sound_heard_over() -> N
     assert said[3]["end"] - said[0]["start"] == pytest.approx(lead_up.seconds)
     assert [event["event"] for event in events].index("listen") == 4
     assert afterwards.seconds > 0  # a line that leads to nothing is played on its own and waited for
+
+
+class Stalls:
+    """An ear whose devices stand still at the first listening, then hears the player out; what it was given."""
+
+    def __init__(self, first: Listened) -> None:
+        self.first = first
+        self.speaking: list[Playback | None] = []
+
+    def listen(self, listen: Listen, said: Say | None, speaking: Playback | None) -> Listened:
+        del listen, said
+        self.speaking.append(speaking)
+        return self.first if len(self.speaking) == 1 else Listened(Silence())
+
+
+def test_after_the_devices_stood_still_the_players_hear_where_the_game_was_and_are_listened_to_again() -> None:
+    sink, out = FileSink(), io.StringIO()
+    ear = Stalls(Listened(Silence(), stalled=True))
+    runner = Runner(load_lines("de"), Speakers(DEFAULT_VOICES), sink, SessionClock(sink), ear, Transcript(out))
+    drive(question_then_answer(), runner.perform)
+
+    said = [json.loads(line)["line"] for line in out.getvalue().splitlines() if '"say"' in line]
+    assert said == ["question", "option", "option", "your_answer", "resumed", *said[:4], "not_understood"]
+    assert len(ear.speaking) == 2 and ear.speaking[1] is None  # listened again once the lines were played out
+
+
+def test_a_barge_in_and_an_early_decision_are_written_down_as_the_ear_reports_them() -> None:
+    sink, out = FileSink(), io.StringIO()
+    ear = Stalls(Listened(Silence(), barged_in_at=1.25, early=True))
+    runner = Runner(load_lines("de"), Speakers(DEFAULT_VOICES), sink, SessionClock(sink), ear, Transcript(out))
+    drive(question_then_answer(), runner.perform)
+
+    events = [json.loads(line) for line in out.getvalue().splitlines()]
+    barge_in, early = (next(e for e in events if e["event"] == name) for name in ("barge_in", "early_decision"))
+    assert (barge_in["player"], barge_in["at"], early["player"]) == ("Anna", 1.25, "Anna")

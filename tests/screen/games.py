@@ -20,9 +20,10 @@ from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.host.saved import DropSession, Session
 from voicemaster.host.screen_address import ScreenAddress
 from voicemaster.paths import QUESTIONS_DIR
-from voicemaster.play.demo import Simulated
+from voicemaster.play.listening import Answers
 from voicemaster.play.runner import Runner, SessionClock, Transcript, Watcher, drive
 from voicemaster.play.simulated import SimulatedPlayers, SimulatedTeam
+from voicemaster.play.simulated_ear import Simulated
 from voicemaster.questions.model import Entry
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
@@ -102,7 +103,7 @@ def _played(dialogue: Dialogue, players: Simulated, out: Path, watch: Watcher | 
             Speakers({language: Voice(engine="espeak")}),
             sink,
             SessionClock(sink),
-            hear,
+            Answers(hear),
             transcript,
             render_ahead=False,
         )

@@ -21,7 +21,7 @@ from voicemaster.config.voice import Voice
 from voicemaster.dialogue.meaning import Context, ContextName
 from voicemaster.dialogue.turns import Listen, Say
 from voicemaster.host.screen_address import ScreenAddress
-from voicemaster.play.demo import Simulated
+from voicemaster.play.simulated_ear import Simulated
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.voice.speakers import Speakers
 

@@ -18,6 +18,7 @@ from tests.screen.games import entries, play_game
 from voicemaster.cli.app import main
 from voicemaster.cli.screen import notice
 from voicemaster.host.screen_address import ScreenAddress
+from voicemaster.play.listening import Answers
 from voicemaster.screen import ScreenUnavailable
 from voicemaster.screen.feed import ScreenFeed
 from voicemaster.screen.server import Screen
@@ -287,7 +288,7 @@ def test_a_game_play_resumes_is_on_the_screen_before_its_first_new_step(
             Speakers(config.speech),
             sink,
             SessionClock(sink),
-            lambda *_: Heard(Intent.YES, None, "ja", 0.9),
+            Answers(lambda *_: Heard(Intent.YES, None, "ja", 0.9)),
             Transcript(io.StringIO(), feed),
             store=store,
             render_ahead=False,

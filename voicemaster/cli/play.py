@@ -8,6 +8,8 @@ import random
 import sys
 from dataclasses import replace
 from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from voicemaster.cli import questions as question_cli
 from voicemaster.cli import screen as screen_cli
@@ -17,6 +19,9 @@ from voicemaster.config.settings import ASK, Settings
 from voicemaster.questions.model import Entry
 from voicemaster.speakable import check_speakable
 from voicemaster.store import Store, StoreUnwritable
+
+if TYPE_CHECKING:
+    from voicemaster.speech.devices.interfaces import AudioOut
 
 
 def play(args: argparse.Namespace) -> int:
@@ -128,7 +133,9 @@ def demo(args: argparse.Namespace) -> int:
             print("voicemaster: --screen shows a game the quizmaster hosts; --text has none.", file=sys.stderr)
             return 2
         return _demo_text(args, settings, names, seed)
-    from voicemaster.play.demo import DemoStuck, run_demo, run_moneydrop_demo
+    from voicemaster.play.demo import run_demo, run_moneydrop_demo
+    from voicemaster.play.narration import Narrator, Watchers
+    from voicemaster.play.simulated_ear import DemoStuck
     from voicemaster.speech.hearing.engines import open_recognizer
     from voicemaster.speech.hearing.recognition import RecognizerUnavailable
     from voicemaster.speech.voice.synthesis import SpeechUnavailable
@@ -139,8 +146,14 @@ def demo(args: argparse.Namespace) -> int:
         return 2
     try:
         recognizer = open_recognizer(args.engine, language)
-        print(f"Language {language}, seed {seed}, players {', '.join(names)}: this takes a few minutes.", flush=True)
-        with screen_cli.screen_for(args, language, entries, live=False) as (watch, screen):
+        speaker: AudioOut | None = None  # finding a loudspeaker here hung the fuzzed commands: still to do
+        print(
+            f"{_pace_notice(args.out, speaker is not None)} "
+            f"Language {language}, seed {seed}, players {', '.join(names)}.",
+            flush=True,
+        )
+        with screen_cli.screen_for(args, language, entries, live=speaker is not None) as (feed, screen):
+            watch = Watchers((Narrator(), feed)) if feed is not None else Narrator()
             game = (
                 partial(run_moneydrop_demo, settings.money_drop_settings(names), seed=seed)
                 if args.format == "moneydrop"
@@ -154,6 +167,7 @@ def demo(args: argparse.Namespace) -> int:
                 out=args.out,
                 watch=watch,
                 screen=screen,
+                speaker=speaker,
             )
     except (RecognizerUnavailable, SpeechUnavailable, DemoStuck) as error:
         print(f"voicemaster: {error}", file=sys.stderr)
@@ -164,6 +178,13 @@ def demo(args: argparse.Namespace) -> int:
         "for something else, the rest asked again."
     )
     return 0
+
+
+def _pace_notice(out: Path, aloud: bool) -> str:
+    """The demo's first line: how fast it runs, and where its sound goes."""
+    if aloud:
+        return f"Playing aloud in real time through the loudspeaker (also to {out / 'session.wav'})."
+    return f"Not played aloud: the game runs as fast as it can; its sound goes to {out / 'session.wav'}."
 
 
 def _seed(given: int | None) -> int:

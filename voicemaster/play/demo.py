@@ -1,8 +1,9 @@
-"""`voicemaster demo`: a whole game by voice with simulated players (or a money-drop team), heard through the real
-recognizer.
+"""`voicemaster demo`: a whole game by voice with simulated players (or a money-drop team), heard as `play` hears.
 
-The players' words are synthesized in another voice and decoded like a microphone's; the quizmaster's speech and
-the players' go into `session.wav`, every step into `transcript.jsonl`.
+The players' words are synthesized in another voice and fed to the pipeline `play` listens through as microphone
+frames, with the silence a player leaves around them, on a `Stage` (`stage.py`); so the endpointer, the early
+decision and barge-in run as in a game (`simulated_ear.py`). The quizmaster's speech and the players' go into
+`session.wav`, every step into `transcript.jsonl`; a watcher (the terminal's narration, the screen) sees each step.
 """
 
 from __future__ import annotations
@@ -11,38 +12,31 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from voicemaster.config.voice import Voice
-from voicemaster.dialogue.meaning import Intent
-from voicemaster.dialogue.turns import Dialogue, Listen, Observation, Say, Silence
+from voicemaster.dialogue.turns import Dialogue
 from voicemaster.host import lines as host_lines
 from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.host.saved import DropSession, Session
 from voicemaster.host.screen_address import ScreenAddress
-from voicemaster.play.runner import Runner, SessionClock, Transcript, Watcher, drive
+from voicemaster.play.paced import Paced
+from voicemaster.play.runner import Runner, Transcript, Watcher, drive
 from voicemaster.play.simulated import SimulatedPlayers, SimulatedTeam
+from voicemaster.play.simulated_ear import Simulated, SimulatedEar
+from voicemaster.play.stage import Stage
 from voicemaster.questions.model import Entry
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game
 from voicemaster.rules import moneydrop as md
 from voicemaster.speech.devices.files import FileSink
-from voicemaster.speech.devices.interfaces import Playback
+from voicemaster.speech.devices.interfaces import AudioOut
 from voicemaster.speech.hearing import phrases
-from voicemaster.speech.hearing.intents import understand
 from voicemaster.speech.hearing.recognition import Recognizer
 from voicemaster.speech.voice import kokoro, pico
 from voicemaster.speech.voice.earcons import earcon
 from voicemaster.speech.voice.speakers import Engines, Speakers, resolved
 from voicemaster.store import Store
-
-MOST_UTTERANCES = 600
-"""Twice what the longest demo game has needed: a quizmaster and players that keep missing each other stop here."""
-
-
-class DemoStuck(RuntimeError):
-    pass
 
 
 def player_voices(language: str, quizmaster: Voice) -> list[Voice]:
@@ -83,12 +77,6 @@ class DemoResult:
     """Utterances heard as something the player did not mean (the rest were asked again)."""
 
 
-class Simulated(Protocol):
-    def respond(self, listen: Listen, said: Say | None) -> str | None: ...
-
-    def understood(self, clearly: bool) -> None: ...
-
-
 def run_demo(
     settings: GameSettings,
     *,
@@ -100,13 +88,25 @@ def run_demo(
     cast: Sequence[Voice] = (),
     watch: Watcher | None = None,
     screen: ScreenAddress | None = None,
+    speaker: AudioOut | None = None,
 ) -> DemoResult:
     """A game of simulated players; `cast`: their voices, by default `player_voices`; `watch`: the screen, `screen`
-    where it is (said when asked)."""
+    where it is (said when asked); `speaker`: played aloud through it in real time, `watch` told each step when the
+    sound reaches it (else as fast as it can)."""
     quizmaster = Quizmaster(Session(new_game(settings)), Bank(entries), language, screen=screen)
     players = SimulatedPlayers(quizmaster, phrases.load(language), random.Random(settings.seed))
     game = _Game(quizmaster.run(), players, f"demo-{settings.seed}")
-    return _play(game, language=language, recognizer=recognizer, voices=voices, out=out, cast=cast, watch=watch)
+    return _play(
+        game,
+        language=language,
+        recognizer=recognizer,
+        voices=voices,
+        out=out,
+        cast=cast,
+        watch=watch,
+        seed=settings.seed,
+        speaker=speaker,
+    )
 
 
 def run_moneydrop_demo(
@@ -121,11 +121,22 @@ def run_moneydrop_demo(
     cast: Sequence[Voice] = (),
     watch: Watcher | None = None,
     screen: ScreenAddress | None = None,
+    speaker: AudioOut | None = None,
 ) -> DemoResult:
     host = MoneyDropHost(DropSession(md.MoneyDropGame(settings)), Bank(entries), language, seed, screen=screen)
     team = SimulatedTeam(host, phrases.load(language), random.Random(seed))
     game = _Game(host.run(), team, f"moneydrop-demo-{seed}")
-    return _play(game, language=language, recognizer=recognizer, voices=voices, out=out, cast=cast, watch=watch)
+    return _play(
+        game,
+        language=language,
+        recognizer=recognizer,
+        voices=voices,
+        out=out,
+        cast=cast,
+        watch=watch,
+        seed=seed,
+        speaker=speaker,
+    )
 
 
 @dataclass(frozen=True)
@@ -144,49 +155,28 @@ def _play(
     out: Path,
     cast: Sequence[Voice],
     watch: Watcher | None = None,
+    seed: int = 0,
+    speaker: AudioOut | None = None,
 ) -> DemoResult:
-    """The quizmaster's dialogue against simulated players whose words are spoken, then heard by the recognizer."""
+    """The quizmaster's dialogue against simulated players whose words are spoken, then heard through the pipeline
+    `play` listens through."""
     out.mkdir(parents=True, exist_ok=True)
-    players = game.players
     cast = cast or player_voices(language, voices.get(language, Voice()))
     engines = Engines()  # one Kokoro for the quizmaster and every player
-    own_voice: dict[str | None, Speakers] = {}
-    counts = {"utterances": 0, "understood": 0, "mistaken": 0}
-    meanings = phrases.load(language)
     transcript_path = out / "transcript.jsonl"
     with transcript_path.open("w", encoding="utf-8") as transcript_file, Store(out / "demo.db") as store:
-        transcript = Transcript(transcript_file, watch)
-        sink = FileSink(path=out / "session.wav")  # written as it is made: memory stays flat over a long demo
-
-        def hear(listen: Listen, said: Say | None, _speaking: Playback | None) -> Observation:
-            if counts["utterances"] >= MOST_UTTERANCES:
-                raise DemoStuck(f"the simulated players were not understood after {MOST_UTTERANCES} utterances")
-            text = players.respond(listen, said)
-            if not text:
-                sink.pause(listen.timeout_seconds)
-                return Silence()
-            if listen.player not in own_voice:
-                own_voice[listen.player] = Speakers({language: cast[len(own_voice) % len(cast)]}, engines)
-            audio = own_voice[listen.player].render(text, language)
-            transcript.write(sink.seconds, "player", {"player": listen.player, "speaker": "player", "text": text})
-            sink.play(audio)
-            heard = recognizer.recognize(audio, listen.context)
-            # What the player meant is what their words mean as written; a player who is answered as if they had
-            # said something else notices it, and says it another way next time.
-            meant = understand(text, listen.context, meanings)
-            right = (heard.intent, heard.value) == (meant.intent, meant.value)
-            counts["utterances"] += 1
-            counts["understood"] += right
-            counts["mistaken"] += not right and heard.intent != Intent.UNKNOWN
-            players.understood(right)
-            return heard
-
+        paced = Paced(watch) if speaker is not None and watch is not None else None
+        transcript = Transcript(transcript_file, paced or watch)
+        stage = Stage(FileSink(path=out / "session.wav"), speaker, paced)  # written as it is made: memory stays flat
+        ear = SimulatedEar(
+            game.players, stage, recognizer, transcript, language, cast, engines, random.Random(f"ear-{seed}")
+        )
         runner = Runner(
             host_lines.load(language),
             Speakers(voices, engines),
-            sink,
-            SessionClock(sink),
-            hear,
+            stage,
+            stage,
+            ear,
             transcript,
             store=store,
             game_id=game.game_id,
@@ -195,8 +185,7 @@ def _play(
         )
         drive(game.dialogue, runner.perform)
         runner.finish_speaking()
+        stage.finish()
     session = out / "session.wav"
-    sink.write(session)  # ends the recording (it is already there)
-    return DemoResult(
-        session, transcript_path, sink.seconds, counts["utterances"], counts["understood"], counts["mistaken"]
-    )
+    stage.sink.write(session)  # ends the recording (it is already there)
+    return DemoResult(session, transcript_path, stage.sink.seconds, ear.utterances, ear.understood, ear.mistaken)

@@ -12,11 +12,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from contextlib import nullcontext, suppress
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from voicemaster.config.settings import ASK, Settings
-from voicemaster.dialogue.turns import Listen, Observation, Say, Silence
+from voicemaster.dialogue.turns import Listen, Say
 from voicemaster.host import lines as host_lines
 from voicemaster.host.listening import offer_resume
 from voicemaster.host.millionaire.quizmaster import Quizmaster
@@ -24,6 +24,7 @@ from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.host.saved import DropSession, Session, UnreadableGame, restore, unfinishable
 from voicemaster.host.screen_address import ScreenAddress
 from voicemaster.host.setup import which_variant, who_plays
+from voicemaster.play.listening import Listened
 from voicemaster.play.runner import Runner, Transcript, WallClock, Watcher, drive
 from voicemaster.questions.model import Entry
 from voicemaster.questions.selection import Bank
@@ -36,7 +37,7 @@ from voicemaster.speech.devices.loudspeaker import Speaker
 from voicemaster.speech.devices.microphone import Microphone
 from voicemaster.speech.hearing.pipeline import listen_and_recognize
 from voicemaster.speech.hearing.recognition import Recognizer
-from voicemaster.speech.hearing.voice_activity import SileroVad
+from voicemaster.speech.hearing.voice_activity import SileroVad, VoiceActivity
 from voicemaster.speech.voice.earcons import earcon
 from voicemaster.speech.voice.speakers import Speakers
 from voicemaster.speech.voice.synthesis import SpeechUnavailable
@@ -72,21 +73,7 @@ def play(
         in_use = Watch()
         speaker = Speaker(present=speaker_present)
         microphone = Microphone(lost=in_use.lost, present=in_use.present)
-        vad = SileroVad()
-
-        def hear(listen: Listen, _said: Say | None, speaking: Playback | None) -> Observation:
-            while True:
-                microphone.stalled = 0.0
-                context, timeout = listen.context, listen.timeout_seconds
-                hearing = listen_and_recognize(microphone, recognizer, context, timeout, speaking, vad=vad)
-                heard = hearing.heard
-                if heard is not None or max(microphone.stalled, speaker.stalled) < PAUSED_SECONDS:
-                    return Silence() if heard is None else heard
-                # The program stood still with its devices there (Ctrl-Z, a suspend, a loaded machine): not an
-                # unplug, and the silence was not the players'. Back where the game was, and listening again.
-                runner.say_now("resumed")
-                runner.recall()
-                speaking = None
+        ear = MicrophoneEar(microphone, speaker, recognizer, SileroVad())
 
         with (log or Path("/dev/null")).open("a", encoding="utf-8") as log_file:
             runner = Runner(
@@ -94,7 +81,7 @@ def play(
                 Speakers(config.speech),
                 speaker,
                 WallClock(),
-                hear,
+                ear,
                 Transcript(log_file, watch),
                 store=store,
                 earcons=earcon,
@@ -115,6 +102,25 @@ def play(
 PAUSED_SECONDS = 5.0
 """A stall of the devices this long, survived, is said: the players hear where the game was, and are listened to
 again (the silence was the program's, not theirs)."""
+
+
+@dataclass(frozen=True)
+class MicrophoneEar:
+    """Listens through the microphone and the pipeline (endpointer, early decision, barge-in); a stall of the
+    devices while nobody was heard is reported, not taken for the players' silence."""
+
+    microphone: Microphone
+    speaker: Speaker
+    recognizer: Recognizer
+    vad: VoiceActivity
+
+    def listen(self, listen: Listen, said: Say | None, speaking: Playback | None) -> Listened:
+        del said
+        self.microphone.stalled = 0.0
+        context, timeout = listen.context, listen.timeout_seconds
+        hearing = listen_and_recognize(self.microphone, self.recognizer, context, timeout, speaking, vad=self.vad)
+        stalled = max(self.microphone.stalled, self.speaker.stalled) >= PAUSED_SECONDS
+        return Listened.from_hearing(hearing, stalled=hearing.heard is None and stalled)
 
 
 def _resumed_or_new(
@@ -138,7 +144,7 @@ def _resumed_or_new(
         if wanted is None:
             return None
         if wanted:
-            runner.game_id = game_id
+            runner.start_game(game_id)
             runner.transcript.stored(runner.now, session.to_json())  # the screen shows the game it continues
             if isinstance(session, DropSession):
                 return MoneyDropHost(session, bank, language, seed, screen=screen)
@@ -147,7 +153,7 @@ def _resumed_or_new(
             return Quizmaster(session, bank, language, heard, confirm_from_level=confirm, screen=screen)
         store.abandon(game_id)  # a clear no: listed as abandoned, never offered again
     players = players or drive(who_plays(language), runner.perform)
-    runner.game_id = f"game-{uuid.uuid4().hex[:12]}"
+    runner.start_game(f"game-{uuid.uuid4().hex[:12]}")
     if money_drop:
         game = md.MoneyDropGame(config.money_drop_settings(players))
         return MoneyDropHost(DropSession(game), bank, language, seed, screen=screen)
@@ -196,7 +202,7 @@ def _heard_as_asked(host: Quizmaster | MoneyDropHost) -> Callable[[], list[tuple
 
 def _run(host: Quizmaster | MoneyDropHost, store: Store, runner: Runner) -> None:
     del store  # written through the runner, step by step
-    runner.asked_since_save = _heard_as_asked(host)
+    runner.start_game(runner.game_id, _heard_as_asked(host))
     try:
         drive(host.run(), runner.perform)
         runner.finish_speaking()

@@ -38,6 +38,7 @@ from voicemaster.dialogue.turns import (
     WaitUntil,
 )
 from voicemaster.host.lines import Lines
+from voicemaster.play.listening import Ear
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import AudioOut, AudioUnavailable, Playback
@@ -47,10 +48,6 @@ from voicemaster.speech.voice.render_ahead import Priority
 from voicemaster.speech.voice.speakers import Speakers
 from voicemaster.speech.voice.synthesis import SpeechUnavailable
 from voicemaster.store import Store, StoreUnwritable
-
-Hear = Callable[[Listen, Say | None, Playback | None], Observation]
-"""What came of listening, given the last line said and its playback if it is still playing: the microphone and the
-recognizer, or a simulated player."""
 
 
 class Clock(Protocol):
@@ -84,8 +81,6 @@ class WallClock:
 
 
 T = TypeVar("T")
-BARGE_IN_SLACK_SECONDS = 0.05
-"""A line stopped this close to its end was played out, not interrupted."""
 EARCON_RATE = 22_050
 _VOICE_STEPS = {
     ("rate", 1): voices.faster,
@@ -141,7 +136,7 @@ class Runner:
     voice: Speakers
     out: AudioOut
     clock: Clock
-    hear: Hear
+    ear: Ear
     transcript: Transcript
     store: Store | None = None
     game_id: str = ""
@@ -192,11 +187,7 @@ class Runner:
                 self.transcript.write(
                     self.now, "listen", {"player": listen.player, "context": listen.context.name.value}
                 )
-                speaking, self._speaking = self._speaking, None
-                heard = self.hear(listen, self.last_said, speaking)
-                if speaking is not None and speaking.position() < speaking.audio.seconds - BARGE_IN_SLACK_SECONDS:
-                    self.transcript.write(self.now, "barge_in", {"player": listen.player, "at": speaking.position()})
-                return heard
+                return self._listen(listen)
             case StartTimer(seconds):
                 self._timer_start = self.now
                 self.transcript.write(self.now, "timer", {"seconds": seconds})
@@ -219,6 +210,29 @@ class Runner:
                     return None
                 self.transcript.write(self.now, event, dict(data))
         return None
+
+    def _listen(self, listen: Listen) -> Observation:
+        """Listens through the ear, writing down a barge-in and an early decision as the ear reports them; after the
+        devices stood still, says where the game was and listens again."""
+        speaking, self._speaking = self._speaking, None
+        while True:
+            listened = self.ear.listen(listen, self.last_said, speaking)
+            if not listened.stalled:
+                break
+            self.say_now("resumed")
+            self.recall()
+            speaking = None
+        if listened.barged_in_at is not None:
+            self.transcript.write(self.now, "barge_in", {"player": listen.player, "at": listened.barged_in_at})
+        if listened.early:
+            self.transcript.write(self.now, "early_decision", {"player": listen.player})
+        return listened.observation
+
+    def start_game(self, game_id: str, asked_since_save: Callable[[], list[tuple[str, str]]] | None = None) -> None:
+        """The game the steps that follow are stored under, and where its questions asked come from."""
+        self.game_id = game_id
+        if asked_since_save is not None:
+            self.asked_since_save = asked_since_save
 
     def _save(self, state: str, *, finished: bool) -> None:
         """Stores the game before it goes on. A store that cannot be written stops the game, said aloud (it would

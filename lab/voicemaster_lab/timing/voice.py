@@ -30,6 +30,7 @@ from voicemaster.dialogue.turns import Listen, Observation, Say
 from voicemaster.host import lines as host_lines
 from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.saved import Session
+from voicemaster.play.listening import Answers
 from voicemaster.play.runner import Runner, Transcript, WallClock, Watcher, drive
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
@@ -174,7 +175,13 @@ def reply_latency(
     with _cold_cache(), open(os.devnull, "w", encoding="utf-8") as log:
         speakers = Speakers({language: Voice()}, Engines())
         runner = Runner(
-            host_lines.load(language), speakers, speaker, WallClock(), hear, Transcript(log, watch), render_ahead=ahead
+            host_lines.load(language),
+            speakers,
+            speaker,
+            WallClock(),
+            Answers(hear),
+            Transcript(log, watch),
+            render_ahead=ahead,
         )
         started = time.monotonic()
         drive(host.run(), runner.perform)

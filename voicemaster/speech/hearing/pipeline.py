@@ -50,6 +50,9 @@ class Hearing:
     """Whether a reading at a short pause ended the utterance."""
     timeline: Timeline
     """Where, in the audio, the speech ended, the pauses came and listening stopped."""
+    barged_in_at: float | None = None
+    """Seconds into the program's line where the player's voice stopped it; None when it played out (or nothing
+    played). Decided here, once: the runner writes it down, it does not work it out again."""
 
     @property
     def heard(self) -> Heard | None:
@@ -83,10 +86,11 @@ def listen_and_recognize(
     complete_at: float | None = None
     """Where, in the audio, a pause whose reading was complete will have lasted as long as the reading took."""
     ended: Ended | None = None
+    barged_in_at: float | None = None
     for frame in source.frames(during, before=settings.pre_roll_seconds):
         event = endpointer.push(frame, _program_at(during))
-        if isinstance(event, BargedIn) and during is not None:
-            during.stop()
+        if isinstance(event, BargedIn) and during is not None and not during.done():
+            barged_in_at = _stopped_at(during)
         elif isinstance(event, Paused):
             started = clock()
             readings.append((event.audio, recognizer.recognize(event.audio, context)))
@@ -101,16 +105,27 @@ def listen_and_recognize(
             break
     ended = ended or endpointer.ended()  # a script's line ran out before the end of speech
     if ended.audio is None:
-        return Hearing(None, (), early=False, timeline=endpointer.timeline())
+        return Hearing(None, (), early=False, timeline=endpointer.timeline(), barged_in_at=barged_in_at)
     recognitions = [heard for _, heard in readings]
     # When nothing was said after the last pause, the utterance is what was read there: reading it again would only
     # make the player wait.
     if not readings or readings[-1][0] != ended.audio:
         recognitions.append(recognizer.recognize(ended.audio, context))
     early = ended.state is Endpoint.ENDED_EARLY
-    return Hearing(ended.audio, tuple(recognitions), early, endpointer.timeline())
+    return Hearing(ended.audio, tuple(recognitions), early, endpointer.timeline(), barged_in_at)
 
 
 def _program_at(during: Playback | None) -> float | None:
     """Where the program is in its own speech, or None when it is silent."""
     return during.position() if during is not None and not during.done() else None
+
+
+BARGE_IN_SLACK_SECONDS = 0.05
+"""A line stopped this close to its end was played out, not interrupted."""
+
+
+def _stopped_at(during: Playback) -> float | None:
+    """Stops the program's line for the player's voice: where in it that was, or None when it had as good as ended."""
+    at = during.position()
+    during.stop()
+    return at if at < during.audio.seconds - BARGE_IN_SLACK_SECONDS else None

@@ -1,0 +1,29 @@
+"""The demo told in the terminal: one short line a step, as a newcomer watching it would read it."""
+
+from __future__ import annotations
+
+from voicemaster.play.narration import WIDTH, Narrator
+
+
+def test_each_step_is_one_short_line_with_its_time() -> None:
+    lines: list[str] = []
+    narrator = Narrator(lines.append)
+    narrator.publish(17.8, "question", {"level": 1, "amount": 50, "options": ["A"], "correct": "C"})
+    narrator.publish(17.8, "say", {"speaker": "host", "text": "Wie geht das Sprichwort weiter? " * 10})
+    narrator.publish(17.8, "listen", {"player": "Anna", "context": "answer"})
+    narrator.publish(30.1, "player", {"player": "Anna", "speaker": "player", "text": "Antwort C"})
+    narrator.publish(30.9, "barge_in", {"player": "Anna", "at": 12.3})
+    narrator.publish(31.0, "early_decision", {"player": "Anna"})
+    narrator.publish(31.0, "heard", {"player": "Anna", "intent": "answer", "value": "C", "text": "Antwort C"})
+    narrator.publish(36.0, "heard", {"player": "Anna", "intent": "unknown", "value": None, "text": "hm"})
+    narrator.publish(85.0, "result", {"player": "Anna", "correct": True, "level": 1})
+
+    assert lines[0] == " 0:17  ── question 1, for 50 ──"
+    assert lines[1].startswith(" 0:17  Quizmaster: Wie geht") and len(lines[1]) == WIDTH  # cut, not wrapped
+    assert lines[2:] == [
+        " 0:30  Anna says: “Antwort C”",
+        " 0:30    Anna spoke over the quizmaster, who stopped (12.3 s into the line)",
+        " 0:31    heard “Antwort C”: taken as answer C, at the first short pause",
+        " 0:36    heard “hm”: not clear, asked again",
+        " 1:25  Anna: right, level 1 reached",
+    ]

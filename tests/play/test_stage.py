@@ -1,0 +1,133 @@
+"""The demo's stage: a player who speaks over the quizmaster stops it where they did, through the pipeline `play`
+listens through, and the session holds both voices as they were heard."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tests.fakes import UnderstandsNothing
+from voicemaster.dialogue.meaning import Context, ContextName
+from voicemaster.play.paced import Paced
+from voicemaster.play.stage import LEAD_SECONDS, Stage
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.devices.files import FileSink
+from voicemaster.speech.devices.interfaces import Playback
+from voicemaster.speech.hearing.pipeline import listen_and_recognize
+from voicemaster.speech.signal import RECOGNITION_RATE
+
+RATE = RECOGNITION_RATE
+ANSWER = Context(ContextName.ANSWER, "de", options=("Wien", "Graz"))
+
+
+class LoudIsSpeech:
+    def probability(self, frame: bytes) -> float:
+        return float(np.abs(np.frombuffer(frame, dtype="<i2")).max() > 1000)
+
+    def reset(self) -> None:
+        pass
+
+
+def tone(seconds: float, level: int) -> Audio:
+    t = np.arange(round(seconds * RATE)) / RATE
+    return Audio((level * np.sin(2 * np.pi * 220 * t)).astype("<i2").tobytes(), RATE)
+
+
+def test_a_player_speaking_over_the_line_stops_it_there() -> None:
+    stage = Stage(FileSink(rate=RATE))
+    line = stage.play(tone(6.0, 4000))
+    began = stage.speak(tone(1.0, 16000), over=2.0, quiet_seconds=0.0)
+    hearing = listen_and_recognize(stage, UnderstandsNothing(), ANSWER, 3, line, vad=LoudIsSpeech(), clock=stage.now)
+    stage.settle()
+
+    assert began == 2.0
+    assert hearing.barged_in_at is not None and 2.0 <= hearing.barged_in_at < 2.2 and line.done()
+    # The session: the line up to where it stopped, the player over it from 2 s, then the player's pause.
+    assert 3.0 < stage.sink.seconds < 6.0
+    session = np.frombuffer(stage.sink.session.samples, dtype="<i2")
+    assert np.abs(session[:RATE]).max() < 4100 and np.abs(session[2 * RATE + 100 : 3 * RATE - 100]).max() > 16000
+
+
+def test_a_player_who_waits_answers_after_the_line() -> None:
+    stage = Stage(FileSink(rate=RATE))
+    line = stage.play(tone(2.0, 4000))
+    began = stage.speak(tone(0.5, 8000), over=None, quiet_seconds=0.0)
+    hearing = listen_and_recognize(stage, UnderstandsNothing(), ANSWER, 3, line, vad=LoudIsSpeech(), clock=stage.now)
+    stage.settle()
+
+    assert began == 2.0 + LEAD_SECONDS and hearing.barged_in_at is None and hearing.audio is not None
+    assert stage.sink.seconds > 3.0
+
+
+class Loudspeaker:
+    """Plays in steps: each wait moves the sound on by a tenth of a second; `heard`: seconds played so far."""
+
+    def __init__(self) -> None:
+        self.before = 0.0
+        self.playing: Stepping | None = None
+
+    @property
+    def heard(self) -> float:
+        return self.before + (self.playing.position() if self.playing is not None else 0.0)
+
+    def play(self, audio: Audio) -> Playback:
+        if self.playing is not None:
+            self.before += self.playing.audio.seconds
+        self.playing = Stepping(audio)
+        return self.playing
+
+
+class Stepping:
+    def __init__(self, audio: Audio) -> None:
+        self.audio, self.at = audio, 0.0
+
+    def position(self) -> float:
+        return min(self.at, self.audio.seconds)
+
+    def done(self) -> bool:
+        return self.at >= self.audio.seconds
+
+    def wait(self, timeout: float | None = None) -> bool:
+        del timeout
+        self.at += 0.1
+        return self.done()
+
+    def stop(self) -> None:
+        self.at = self.audio.seconds
+
+
+@dataclass
+class Watching:
+    """What a watcher saw, and how far the loudspeaker had played when it saw it."""
+
+    loudspeaker: Loudspeaker
+    seen: list[tuple[str, float]] = field(default_factory=list)
+
+    def publish(self, t: float, event: str, data: Mapping[str, Any]) -> None:
+        del t, event
+        self.seen.append((data["text"], self.loudspeaker.heard))
+
+    def stored(self, t: float, state: str) -> None:
+        pass
+
+
+def test_aloud_each_step_is_shown_when_the_sound_reaches_it() -> None:
+    loudspeaker = Loudspeaker()
+    watching = Watching(loudspeaker)
+    paced = Paced(watching)
+    stage = Stage(FileSink(rate=RATE), loudspeaker, paced)
+    stage.play(tone(1.0, 4000)).wait()
+    paced.publish(stage.now(), "say", {"text": "B: Graz."})  # the next line, one second into the session
+    paced.publish(stage.now() + 0.5, "say", {"text": "halfway through it"})
+    assert watching.seen == []  # nothing is shown before its sound
+    stage.play(tone(1.0, 4000)).wait()
+    stage.finish()
+
+    (line, at_line), (halfway, at_halfway) = watching.seen
+    assert line == "B: Graz." and at_line == pytest.approx(1.0)
+    assert halfway == "halfway through it" and 1.5 <= at_halfway < 1.6
+    assert loudspeaker.heard == pytest.approx(2.0) == stage.sink.seconds  # everything went to the loudspeaker

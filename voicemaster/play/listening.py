@@ -1,0 +1,54 @@
+"""What a runner listens through: an `Ear` hears one utterance and says what came of it, as a `Listened` value.
+
+The runner owns the game's time, its lines and its transcript; an ear owns the microphone (or the simulated player)
+and the pipeline. What happened while listening (the player spoke over the line, the reading ended the utterance
+early, the devices stood still) comes back on the value, decided once where it happened, so the runner writes it
+down and acts on it without working it out again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from voicemaster.dialogue.turns import Listen, Observation, Say, Silence
+from voicemaster.speech.devices.interfaces import Playback
+from voicemaster.speech.hearing.pipeline import Hearing
+
+
+@dataclass(frozen=True)
+class Listened:
+    """What came of one listening."""
+
+    observation: Observation
+    """What the quizmaster is told: `Heard` or `Silence`."""
+    barged_in_at: float | None = None
+    """Seconds into the quizmaster's line where the player's voice stopped it; None when it played out."""
+    early: bool = False
+    """Whether a clear reading at a short pause ended the utterance before the whole pause."""
+    stalled: bool = False
+    """The devices stood still while listening (Ctrl-Z, a suspend): the silence was the program's, not the players';
+    the runner says where the game was and listens again."""
+
+    @classmethod
+    def from_hearing(cls, hearing: Hearing, *, stalled: bool = False) -> Listened:
+        heard = hearing.heard
+        return cls(Silence() if heard is None else heard, hearing.barged_in_at, hearing.early, stalled)
+
+
+class Ear(Protocol):
+    def listen(self, listen: Listen, said: Say | None, speaking: Playback | None) -> Listened:
+        """One utterance for `listen`, given the last line said and its playback if it is still playing (the player
+        may speak over it)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Answers:
+    """An ear that answers from a function, with no audio: scripted players and tests."""
+
+    answer: Callable[[Listen, Say | None, Playback | None], Observation]
+
+    def listen(self, listen: Listen, said: Say | None, speaking: Playback | None) -> Listened:
+        return Listened(self.answer(listen, said, speaking))
