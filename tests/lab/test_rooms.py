@@ -95,6 +95,7 @@ def test_a_manifest_for_bench_asr_says_what_each_recording_means(tmp_path: Path)
         samples.manifest_samples(manifest, ("de",))
 
 
+@pytest.mark.slow  # a whole game (or room) through the recognizer: make test-slow
 def test_bench_asr_hears_people_in_a_room_and_in_a_manifest_and_reports_each_room_and_language(
     tmp_path: Path, whisper: Callable[[str], WhisperRecognizer]
 ) -> None:

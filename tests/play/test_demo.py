@@ -128,6 +128,7 @@ def test_a_money_drop_run_by_voice(
     assert [e["totals"] for e in events if e["event"] == "game_over"] == [{"Anna": money}]
 
 
+@pytest.mark.slow  # a whole game (or room) through the recognizer: make test-slow
 def test_a_demo_listens_as_play_does_answered_early_and_spoken_over(
     entries: tuple[Entry, ...], whisper: Callable[[str], Recognizer], tmp_path: Path
 ) -> None:

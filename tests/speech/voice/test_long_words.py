@@ -13,7 +13,7 @@ from voicemaster.speech.audio import Audio
 from voicemaster.speech.voice import kokoro, pico
 from voicemaster.speech.voice.synthesis import Espeak
 
-pytestmark = [pytest.mark.audio, pytest.mark.model]  # every engine renders; Kokoro loads its model
+pytestmark = [pytest.mark.audio, pytest.mark.model, pytest.mark.slow]  # every engine renders long words
 
 WORDS = {
     "digits": "1234567890" * 10,
