@@ -225,3 +225,16 @@ def test_a_yes_is_never_taken_at_a_short_pause(espeak: Espeak, recognizer: Whisp
     assert hearing.recognitions[0].intent is Intent.YES and len(hearing.recognitions) > 1
     assert hearing.audio is not None and matches(hearing.audio, wait) > 0.99
     assert hearing.heard is not None and hearing.heard.intent in (Intent.NO, Intent.UNKNOWN)
+
+
+def test_a_placement_of_amounts_only_is_heard_out_to_the_rest(
+    espeak: Espeak, recognizer: WhisperRecognizer, vad: SileroVad
+) -> None:
+    """ "Zehn auf A ... und den Rest auf C": a player who breathes after the first amount has not finished placing."""
+    first, rest = spoken(espeak, "Zehn auf A"), spoken(espeak, "und den Rest auf C")
+    source = FileSource([joined(first, pause(0.4), rest)])
+    money = Context(ContextName.NUMBER, "de", ("Berlin", "Paris", "Rom", "Wien"))
+    hearing = listen_and_recognize(source, recognizer, money, 3, vad=vad, settings=SETTINGS, clock=TickingClock())
+    # "Zehn auf A" was read at the breath, understood, and listening went on to the rest.
+    assert "A=10" in [heard.value for heard in hearing.recognitions[:-1]]
+    assert meaning(hearing) == ("placement", "A=10,C=rest")

@@ -61,7 +61,10 @@ class Hearing:
 
 def ends_early(heard: Heard) -> bool:
     """Understood, and safe to act on at once. A yes locks an answer, so it waits out the whole pause: "Ja ...
-    nein, warte!" must not lock at the "Ja"."""
+    nein, warte!" must not lock at the "Ja". A placement that places amounts only may go on after a breath ("zehn auf
+    A ... und den Rest auf C"), so it ends early only once it places the rest or everything."""
+    if heard.intent is Intent.PLACEMENT:
+        return any(clause.endswith(("=rest", "=all")) for clause in (heard.value or "").split(","))
     return heard.intent not in (Intent.UNKNOWN, Intent.YES)
 
 
