@@ -72,6 +72,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--out", type=Path, default=Path("out", "demo"), help="where session.wav goes")
     demo.add_argument("--engine", default="auto", choices=ENGINES, help="the recognizer that hears the players")
     demo.add_argument("--text", action="store_true", help="no speech: the rules engine alone, narrated as text")
+    demo.add_argument("--fast", action="store_true", help="not aloud: as fast as it can, the sound to session.wav")
     screen_cli.add_flags(demo)
     demo.set_defaults(run=play_cli.demo)
 

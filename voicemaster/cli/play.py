@@ -146,7 +146,7 @@ def demo(args: argparse.Namespace) -> int:
         return 2
     try:
         recognizer = open_recognizer(args.engine, language)
-        speaker: AudioOut | None = None  # finding a loudspeaker here hung the fuzzed commands: still to do
+        speaker = None if args.fast else _loudspeaker()
         print(
             f"{_pace_notice(args.out, speaker is not None)} "
             f"Language {language}, seed {seed}, players {', '.join(names)}.",
@@ -180,11 +180,29 @@ def demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _loudspeaker() -> AudioOut | None:
+    """The system's loudspeaker when one opens now; None where there is none (CI, a server): the demo then runs as
+    fast as it can."""
+    from voicemaster.speech.devices.interfaces import AudioUnavailable
+    from voicemaster.speech.devices.loudspeaker import Speaker
+    from voicemaster.speech.devices.portaudio import divert_native_stderr, list_devices
+
+    divert_native_stderr()
+    try:
+        found = list_devices(probe=True)
+    except AudioUnavailable:
+        return None
+    return Speaker() if any(device.outputs and device.default_output for device in found) else None
+
+
 def _pace_notice(out: Path, aloud: bool) -> str:
     """The demo's first line: how fast it runs, and where its sound goes."""
     if aloud:
         return f"Playing aloud in real time through the loudspeaker (also to {out / 'session.wav'})."
-    return f"Not played aloud: the game runs as fast as it can; its sound goes to {out / 'session.wav'}."
+    return (
+        f"Not played aloud (no loudspeaker, or --fast): the game runs as fast as it can; its sound goes to "
+        f"{out / 'session.wav'}."
+    )
 
 
 def _seed(given: int | None) -> int:
