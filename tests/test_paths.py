@@ -57,13 +57,14 @@ def test_a_checkout_keeps_its_models_in_models_and_an_installed_program_in_the_d
     checkout = paths.checkout()
     assert checkout is not None and (checkout / "pyproject.toml").is_file()
     assert manifest.models_dir() == checkout / "models"
-    assert manifest.shared_dir() == checkout.parent / "shared" / "models"
+    assert manifest.shared_dir() is None  # nothing outside the checkout unless named
+    monkeypatch.setenv("VOICEMASTER_MODEL_MIRROR", str(home / "mirror"))
+    assert manifest.shared_dir() == home / "mirror"
     monkeypatch.setenv("VOICEMASTER_MODELS_DIR", str(home / "mine"))
     assert manifest.models_dir() == home / "mine"
     monkeypatch.delenv("VOICEMASTER_MODELS_DIR")
     monkeypatch.setattr(paths, "checkout", lambda: None)  # as from a wheel: the folder above is site-packages
     assert manifest.models_dir() == home / "xdg_data_home" / "voicemaster" / "models"
-    assert manifest.shared_dir() is None
 
 
 def test_missing_pieces_name_the_command_for_this_installation(monkeypatch: pytest.MonkeyPatch) -> None:

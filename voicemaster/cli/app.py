@@ -149,7 +149,7 @@ def _parser() -> argparse.ArgumentParser:
     model_verify = model_commands.add_parser("verify", help="find missing or corrupt files; exit 1 if any")
     model_verify.set_defaults(run=model_cli.run, models_action=model_cli.verify)
     model_setup = model_commands.add_parser("setup", help="what set-up runs: shared models, and those tests need")
-    model_setup.add_argument("--shared", type=Path, help="install models found here (default: ../shared/models)")
+    model_setup.add_argument("--shared", type=Path, help="models to install from (default: $VOICEMASTER_MODEL_MIRROR)")
     model_setup.set_defaults(run=model_cli.run, models_action=model_cli.setup)
 
     _add_installed_commands(commands)

@@ -24,6 +24,7 @@ MULTILINGUAL = "multi"
 """The language of a model that hears every language voicemaster speaks."""
 ENGINES = ("vosk", "whisper", "kokoro")
 MANIFEST_ENVIRONMENT = "VOICEMASTER_MANIFEST"
+MIRROR_ENVIRONMENT = "VOICEMASTER_MODEL_MIRROR"
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -106,10 +107,10 @@ def manifest_path() -> Path:
 
 
 def shared_dir() -> Path | None:
-    """Where set-up looks for models fetched once for every machine of the team: `../shared/models` beside a
-    checkout; an installed program has no such folder and downloads."""
-    root = paths.checkout()
-    return root.parent / "shared" / "models" if root is not None else None
+    """A folder of models fetched once for several checkouts or machines (a team's mirror), named by
+    $VOICEMASTER_MODEL_MIRROR; set-up installs what it finds there instead of downloading it. None when unset."""
+    mirror = os.environ.get(MIRROR_ENVIRONMENT)
+    return Path(mirror) if mirror else None
 
 
 def load_manifest(path: Path | None = None) -> dict[str, ModelSpec]:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-DEMO = ("demo", "--lang", "de", "--players", "1", "--rounds", "1", "--seed", "3", "--engine", "whisper")
+DEMO = ("demo", "--fast", "--lang", "de", "--players", "1", "--rounds", "1", "--seed", "3", "--engine", "whisper")
 
 
 class MeasurementFailed(RuntimeError):
