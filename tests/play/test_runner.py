@@ -96,3 +96,6 @@ def test_a_barge_in_and_an_early_decision_are_written_down_as_the_ear_reports_th
     events = [json.loads(line) for line in out.getvalue().splitlines()]
     barge_in, early = (next(e for e in events if e["event"] == name) for name in ("barge_in", "early_decision"))
     assert (barge_in["player"], barge_in["at"], early["player"]) == ("Anna", 1.25, "Anna")
+    # Written down at the moment it cut the lines (played as one, from the question on), not when listening ended.
+    lines_began = next(e["t"] for e in events if e["event"] == "say" and e["line"] == "question")
+    assert barge_in["t"] == pytest.approx(lines_began + 1.25) and barge_in["t"] < early["t"]

@@ -151,6 +151,8 @@ class Runner:
     _timer_start: float = 0.0
     _speaking: Playback | None = None
     """The last line, while it may still be playing."""
+    _speaking_since: float = 0.0
+    """When it began: a barge-in is written down at the moment it stopped the line, not when listening ended."""
     _held: list[tuple[str, Say]] = field(default_factory=list)
     """Lines leading up to listening, not yet played: their words, and the line of the phrase file they say."""
     _led_to_listening: list[tuple[str, Say]] = field(default_factory=list)
@@ -215,6 +217,7 @@ class Runner:
         """Listens through the ear, writing down a barge-in and an early decision as the ear reports them; after the
         devices stood still, says where the game was and listens again."""
         speaking, self._speaking = self._speaking, None
+        since = self._speaking_since
         while True:
             listened = self.ear.listen(listen, self.last_said, speaking)
             if not listened.stalled:
@@ -223,7 +226,8 @@ class Runner:
             self.recall()
             speaking = None
         if listened.barged_in_at is not None:
-            self.transcript.write(self.now, "barge_in", {"player": listen.player, "at": listened.barged_in_at})
+            at = listened.barged_in_at
+            self.transcript.write(since + at, "barge_in", {"player": listen.player, "at": at})
         if listened.early:
             self.transcript.write(self.now, "early_decision", {"player": listen.player})
         return listened.observation
@@ -285,7 +289,7 @@ class Runner:
         """Start playing lines one after the other, as one sound, and write down when each is heard: its words, and
         which line of the phrase file it is (the screen shows an option when its line is heard)."""
         said = [(text, line, self.voice.render(text, self.lines.language)) for text, line in lines]
-        start = self.now
+        start = self._speaking_since = self.now
         rate = said[0][2].rate
         audio = Audio(b"".join(resample(sound, rate).samples for _, _, sound in said), rate)
         self._speaking = self.out.play(audio)
