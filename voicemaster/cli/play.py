@@ -7,7 +7,6 @@ import argparse
 import random
 import sys
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -133,7 +132,7 @@ def demo(args: argparse.Namespace) -> int:
             print("voicemaster: --screen shows a game the quizmaster hosts; --text has none.", file=sys.stderr)
             return 2
         return _demo_text(args, settings, names, seed)
-    from voicemaster.play.demo import run_demo, run_moneydrop_demo
+    from voicemaster.play.demo import Demo
     from voicemaster.play.narration import Narrator, Watchers
     from voicemaster.play.simulated_ear import DemoStuck
     from voicemaster.speech.hearing.engines import open_recognizer
@@ -154,21 +153,11 @@ def demo(args: argparse.Namespace) -> int:
         )
         with screen_cli.screen_for(args, language, entries, live=speaker is not None) as (feed, screen):
             watch = Watchers((Narrator(), feed)) if feed is not None else Narrator()
-            game = (
-                partial(run_moneydrop_demo, settings.money_drop_settings(names), seed=seed)
-                if args.format == "moneydrop"
-                else partial(run_demo, settings.game_settings(names, seed))
-            )
-            result = game(
-                language=language,
-                entries=entries,
-                recognizer=recognizer,
-                voices=settings.speech,
-                out=args.out,
-                watch=watch,
-                screen=screen,
-                speaker=speaker,
-            )
+            demo = Demo(language, entries, recognizer, settings.speech, args.out, (), watch, screen, speaker)
+            if args.format == "moneydrop":
+                result = demo.money_drop(settings.money_drop_settings(names), seed)
+            else:
+                result = demo.millionaire(settings.game_settings(names, seed))
     except (RecognizerUnavailable, SpeechUnavailable, DemoStuck) as error:
         print(f"voicemaster: {error}", file=sys.stderr)
         return 2

@@ -77,115 +77,67 @@ class DemoResult:
     """Utterances heard as something the player did not mean (the rest were asked again)."""
 
 
-def run_demo(
-    settings: GameSettings,
-    *,
-    language: str,
-    entries: tuple[Entry, ...],
-    recognizer: Recognizer,
-    voices: dict[str, Voice],
-    out: Path,
-    cast: Sequence[Voice] = (),
-    watch: Watcher | None = None,
-    screen: ScreenAddress | None = None,
-    speaker: AudioOut | None = None,
-) -> DemoResult:
-    """A game of simulated players; `cast`: their voices, by default `player_voices`; `watch`: the screen, `screen`
-    where it is (said when asked); `speaker`: played aloud through it in real time, `watch` told each step when the
-    sound reaches it (else as fast as it can)."""
-    quizmaster = Quizmaster(Session(new_game(settings)), Bank(entries), language, screen=screen)
-    players = SimulatedPlayers(quizmaster, phrases.load(language), random.Random(settings.seed))
-    game = _Game(quizmaster.run(), players, f"demo-{settings.seed}")
-    return _play(
-        game,
-        language=language,
-        recognizer=recognizer,
-        voices=voices,
-        out=out,
-        cast=cast,
-        watch=watch,
-        seed=settings.seed,
-        speaker=speaker,
-    )
-
-
-def run_moneydrop_demo(
-    settings: md.MoneyDropSettings,
-    *,
-    seed: int,
-    language: str,
-    entries: tuple[Entry, ...],
-    recognizer: Recognizer,
-    voices: dict[str, Voice],
-    out: Path,
-    cast: Sequence[Voice] = (),
-    watch: Watcher | None = None,
-    screen: ScreenAddress | None = None,
-    speaker: AudioOut | None = None,
-) -> DemoResult:
-    host = MoneyDropHost(DropSession(md.MoneyDropGame(settings)), Bank(entries), language, seed, screen=screen)
-    team = SimulatedTeam(host, phrases.load(language), random.Random(seed))
-    game = _Game(host.run(), team, f"moneydrop-demo-{seed}")
-    return _play(
-        game,
-        language=language,
-        recognizer=recognizer,
-        voices=voices,
-        out=out,
-        cast=cast,
-        watch=watch,
-        seed=seed,
-        speaker=speaker,
-    )
-
-
 @dataclass(frozen=True)
-class _Game:
-    dialogue: Dialogue
-    players: Simulated
-    game_id: str
+class Demo:
+    """Where and how a demo plays: `cast`, the players' voices (by default `player_voices`); `watch`, the screen,
+    `screen` where it is (said when asked); `speaker`: aloud through it in real time, `watch` told each step when the
+    sound reaches it (else as fast as it can)."""
 
+    language: str
+    entries: tuple[Entry, ...]
+    recognizer: Recognizer
+    voices: dict[str, Voice]
+    out: Path
+    cast: Sequence[Voice] = ()
+    watch: Watcher | None = None
+    screen: ScreenAddress | None = None
+    speaker: AudioOut | None = None
 
-def _play(
-    game: _Game,
-    *,
-    language: str,
-    recognizer: Recognizer,
-    voices: dict[str, Voice],
-    out: Path,
-    cast: Sequence[Voice],
-    watch: Watcher | None = None,
-    seed: int = 0,
-    speaker: AudioOut | None = None,
-) -> DemoResult:
-    """The quizmaster's dialogue against simulated players whose words are spoken, then heard through the pipeline
-    `play` listens through."""
-    out.mkdir(parents=True, exist_ok=True)
-    cast = cast or player_voices(language, voices.get(language, Voice()))
-    engines = Engines()  # one Kokoro for the quizmaster and every player
-    transcript_path = out / "transcript.jsonl"
-    with transcript_path.open("w", encoding="utf-8") as transcript_file, Store(out / "demo.db") as store:
-        paced = Paced(watch) if speaker is not None and watch is not None else None
-        transcript = Transcript(transcript_file, paced or watch)
-        stage = Stage(FileSink(path=out / "session.wav"), speaker, paced)  # written as it is made: memory stays flat
-        ear = SimulatedEar(
-            game.players, stage, recognizer, transcript, language, cast, engines, random.Random(f"ear-{seed}")
-        )
-        runner = Runner(
-            host_lines.load(language),
-            Speakers(voices, engines),
-            stage,
-            stage,
-            ear,
-            transcript,
-            store=store,
-            game_id=game.game_id,
-            earcons=earcon,
-            render_ahead=False,
-        )
-        drive(game.dialogue, runner.perform)
-        runner.finish_speaking()
-        stage.finish()
-    session = out / "session.wav"
-    stage.sink.write(session)  # ends the recording (it is already there)
-    return DemoResult(session, transcript_path, stage.sink.seconds, ear.utterances, ear.understood, ear.mistaken)
+    def millionaire(self, settings: GameSettings) -> DemoResult:
+        """A Millionaire game of simulated players."""
+        quizmaster = Quizmaster(Session(new_game(settings)), Bank(self.entries), self.language, screen=self.screen)
+        players = SimulatedPlayers(quizmaster, phrases.load(self.language), random.Random(settings.seed))
+        return self._play(quizmaster.run(), players, f"demo-{settings.seed}", settings.seed)
+
+    def money_drop(self, settings: md.MoneyDropSettings, seed: int) -> DemoResult:
+        """A money-drop run of a simulated team."""
+        session = DropSession(md.MoneyDropGame(settings))
+        host = MoneyDropHost(session, Bank(self.entries), self.language, seed, screen=self.screen)
+        team = SimulatedTeam(host, phrases.load(self.language), random.Random(seed))
+        return self._play(host.run(), team, f"moneydrop-demo-{seed}", seed)
+
+    def _play(self, dialogue: Dialogue, players: Simulated, game_id: str, seed: int) -> DemoResult:
+        """The quizmaster's dialogue against simulated players whose words are spoken, then heard through the
+        pipeline `play` listens through."""
+        language, out, speaker, watch = self.language, self.out, self.speaker, self.watch
+        out.mkdir(parents=True, exist_ok=True)
+        cast = self.cast or player_voices(language, self.voices.get(language, Voice()))
+        engines = Engines()  # one Kokoro for the quizmaster and every player
+        transcript_path = out / "transcript.jsonl"
+        with transcript_path.open("w", encoding="utf-8") as transcript_file, Store(out / "demo.db") as store:
+            paced = Paced(watch) if speaker is not None and watch is not None else None
+            transcript = Transcript(transcript_file, paced or watch)
+            stage = Stage(
+                FileSink(path=out / "session.wav"), speaker, paced
+            )  # written as it is made: memory stays flat
+            ear = SimulatedEar(
+                players, stage, self.recognizer, transcript, language, cast, engines, random.Random(f"ear-{seed}")
+            )
+            runner = Runner(
+                host_lines.load(language),
+                Speakers(self.voices, engines),
+                stage,
+                stage,
+                ear,
+                transcript,
+                store=store,
+                game_id=game_id,
+                earcons=earcon,
+                render_ahead=False,
+            )
+            drive(dialogue, runner.perform)
+            runner.finish_speaking()
+            stage.finish()
+        session = out / "session.wav"
+        stage.sink.write(session)  # ends the recording (it is already there)
+        return DemoResult(session, transcript_path, stage.sink.seconds, ear.utterances, ear.understood, ear.mistaken)
