@@ -91,6 +91,19 @@ def always_right(table: Table, listen: Listen, last_key: str) -> Observation:
     return heard(Intent.YES)
 
 
+def says_at_level(level: int, *replies: Observation) -> Script:
+    """Says `replies`, one a turn, from the first turn at question `level` on; otherwise `always_right`."""
+    left = iter(replies)
+
+    def script(table: Table, listen: Listen, last_key: str) -> Observation:
+        current = table.quizmaster.game.round
+        if current is not None and current.level == level and (said := next(left, None)) is not None:
+            return said
+        return always_right(table, listen, last_key)
+
+    return script
+
+
 def table(bank: Bank, script: Script) -> Table:
     """One German player, classic rules, one round."""
     settings = GameSettings(variant("classic"), ("Anna",), rounds=1, seed=11)
@@ -179,15 +192,8 @@ def test_walking_away_takes_what_was_won_and_needs_a_second_yes(bank: Bank) -> N
 
 def test_a_walk_away_or_quit_misheard_is_asked_about_and_a_no_plays_on(bank: Bank) -> None:
     """The recognizer may take an answer for "Je m'arrête" or "beenden": nothing ends before a clear yes."""
-    replies = iter([heard(Intent.WALK_AWAY), heard(Intent.NO), heard(Intent.QUIT), heard(Intent.UNKNOWN)])
-
-    def misheard_at_three(table: Table, listen: Listen, last_key: str) -> Observation:
-        current = table.quizmaster.game.round
-        if current is not None and current.level == 3 and (reply := next(replies, None)) is not None:
-            return reply
-        return always_right(table, listen, last_key)
-
-    played = table(bank, misheard_at_three).play()
+    misheard = says_at_level(3, heard(Intent.WALK_AWAY), heard(Intent.NO), heard(Intent.QUIT), heard(Intent.UNKNOWN))
+    played = table(bank, misheard).play()
     keys = [key for key, _ in played.said]
     assert keys.count("confirm_walk_away") == 1 and keys.count("confirm_quit") == 1
     assert played.events("walk_away") == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.host.test_millionaire import Script, Table, always_right, heard, table
+from tests.host.test_millionaire import Script, Table, always_right, heard, says_at_level, table
 from voicemaster.dialogue.meaning import ContextName, Heard, Intent
 from voicemaster.dialogue.turns import Listen, Observation, Silence
 from voicemaster.questions.selection import Bank
@@ -62,28 +62,12 @@ def test_a_player_who_says_no_to_every_joker_ends_with_them_all(bank: Bank) -> N
 def test_walking_away_heard_needs_a_yes(bank: Bank, reply: Heard | Silence) -> None:
     """ "Walk away" heard while a question is open ends nothing until a yes: unclear words, silence or an answer
     said to "Richtig?" play on."""
-    replies = iter([heard(Intent.WALK_AWAY), reply])
-
-    def walks_at_three(table: Table, listen: Listen, last_key: str) -> Observation:
-        current = table.quizmaster.game.round
-        if current is not None and current.level == 3 and (said := next(replies, None)) is not None:
-            return said
-        return always_right(table, listen, last_key)
-
-    played = table(bank, walks_at_three).play()
+    played = table(bank, says_at_level(3, heard(Intent.WALK_AWAY), reply)).play()
     assert [key for key, _ in played.said].count("confirm_walk_away") == 1
     assert played.events("walk_away") == []
     assert played.events("game_over")[0]["totals"] == {"Anna": 1_000_000}
 
 
 def test_walking_away_with_a_yes_takes_the_money(bank: Bank) -> None:
-    replies = iter([heard(Intent.WALK_AWAY), heard(Intent.YES)])
-
-    def walks_at_three(table: Table, listen: Listen, last_key: str) -> Observation:
-        current = table.quizmaster.game.round
-        if current is not None and current.level == 3 and (said := next(replies, None)) is not None:
-            return said
-        return always_right(table, listen, last_key)
-
-    played = table(bank, walks_at_three).play()
+    played = table(bank, says_at_level(3, heard(Intent.WALK_AWAY), heard(Intent.YES))).play()
     assert played.events("walk_away") == [{"player": "Anna", "amount": 100}]
