@@ -231,6 +231,27 @@ def test_the_category_joker_works_once_per_run(bank: Bank) -> None:
     assert questions[0]["category"] != questions[1]["category"]
 
 
+def test_the_category_joker_heard_is_said_back_and_only_a_yes_spends_it(bank: Bank) -> None:
+    """A word to someone else can sound like "Kategorie wechseln": the joker is named back and a no keeps it."""
+
+    def team(studio: Studio, listen: Listen, last_key: str) -> str:
+        if last_key == "md_confirm_switch":
+            return "ja" if studio.lines("md_switch_kept") else "nein"
+        if listen.context.name is ContextName.NUMBER and not studio.lines("md_switched"):
+            return "Kategorie wechseln"
+        return knows_everything(studio, listen, last_key)
+
+    played = studio(bank, team).play()
+    first, other = (event["category"] for event in played.events("question")[:2])
+    assert (
+        played.lines("md_confirm_switch")
+        == [f"Ihr nehmt den Kategoriejoker und spielt die Frage aus {other}. Richtig?"] * 2
+    )
+    assert played.lines("md_switch_kept") == ["Gut, der Kategoriejoker bleibt bei euch."]
+    assert len(played.lines("md_switched")) == 1 and first != other
+    assert played.events("game_over")[0]["totals"] == {"Rot": 1_000_000}
+
+
 def test_with_a_time_limit_the_team_is_warned_and_money_not_placed_is_lost(bank: Bank) -> None:
     def team(studio: Studio, listen: Listen, last_key: str) -> str:
         current = studio.host.game.run

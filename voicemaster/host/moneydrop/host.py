@@ -240,6 +240,11 @@ class MoneyDropHost:
                 if current.joker_used:
                     yield self.line("md_switch_used")
                     continue
+                # Said back first: the joker is spent once, and a word to someone else can sound like it.
+                other = {"category": current.offered[1 - (current.chosen or 0)].category}
+                if not (yield from ask_yes_no("md_confirm_switch", other, current.team, self.language)):
+                    yield self.line("md_switch_kept")
+                    continue
                 yield from self.apply(md.SwitchCategory())
                 return
             misheard += heard.intent == Intent.UNKNOWN
