@@ -17,6 +17,7 @@ from voicemaster_lab.corpora import corpus
 
 @pytest.mark.model
 @pytest.mark.audio
+@pytest.mark.slow  # decodes every corpus: make test-slow
 def test_bench_asr_reports_each_corpus_and_the_curve_its_margins_were_set_from(tmp_path: Path) -> None:
     corpus.generate(tmp_path, languages=("de",), size="small")
     # The voices' corpora have their own test below.
