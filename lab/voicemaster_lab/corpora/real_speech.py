@@ -51,7 +51,7 @@ SOURCES = tuple(package.source for package in PACKAGES)
 RATE = 16_000
 MANIFEST = "manifest.jsonl"
 STAMP = "installed.json"
-BUILD_VERSION = 2
+BUILD_VERSION = 3
 """Raise it whenever a change here changes the files (their audio or names), so that installed sets are built again."""
 PADDING_SECONDS = 0.2
 """Silence put around a telephone prompt, which is cut to the word: a voice-activity detector leaves about this."""

@@ -20,6 +20,9 @@ Each recording becomes one or two clips, by its kind (`RealClip.kind`):
   or a placement (intent "unknown").
 - `yes` / `no`: confirmations, where a package has them: German "ja" (klettres), English "no" (klettres, Allison),
   French "non" (Armelle). No package has a "yes", "oui", "nein" or French-Canadian "non".
+- `talk`: whole sentences that are no answer and no command ("All circuits are busy now."), Allison's and June's,
+  heard in turn where an answer, a yes or no, and a placement are expected: what people around a player say must be
+  asked again, never acted on (intent "unknown"). No package has German sentences.
 """
 
 from __future__ import annotations
@@ -130,7 +133,53 @@ LETTER_OPTIONS = {
     "fr": ("Londres", "Paris", "Rome", "Vienne"),
 }
 """The options on offer when a letter is said: made-up answers, so that only the letter names one."""
-KINDS = ("letter", "word", "number", "ordinal", "month", "weekday", "yes", "no")
+KINDS = ("letter", "word", "number", "ordinal", "month", "weekday", "yes", "no", "talk")
+TALK = {
+    "hello-world": ("Hello, world.", "Bonjour tout le monde."),
+    "goodbye": ("Goodbye.", "Au revoir."),
+    "all-circuits-busy-now": ("All circuits are busy now.", "Toutes les lignes sont occupées pour l'instant."),
+    "please-try-call-later": ("Please try your call again later.", "Veuillez essayer votre appel plus tard."),
+    "pls-hold-while-try": (
+        "Please hold while I try that extension.",
+        "Veuillez patienter pendant que l'on achemine votre appel.",
+    ),
+    "at-tone-time-exactly": ("At the tone, the time will be exactly.", "Au signal sonore, il sera exactement."),
+    "something-terribly-wrong": ("Something is terribly wrong.", "Il y a quelque chose qui ne va vraiment pas."),
+    "call-forwarding": ("Call forwarding.", "Renvoi d'appel."),
+    "do-not-disturb": ("Do not disturb.", "Ne pas déranger."),
+    "speed-dial": ("Speed dial.", "Composition abrégée."),
+    "telephone-number": ("Telephone number.", "Numéro de téléphone."),
+    "to-call-this-number": ("To call this number.", "Pour rappeler ce numéro."),
+    "feature-not-avail-line": (
+        "That feature is not available on this line.",
+        "Cette fonction n'est pas disponible sur cette ligne.",
+    ),
+    "simul-call-limit-reached": ("Simultaneous call limit reached.", "La limite d'appels simultanés a été atteinte."),
+    "info-about-last-call": ("Information about your last call.", "Informations à propos du dernier appel."),
+    "from-unknown-caller": ("From an unknown caller.", "D'un appelant inconnu."),
+    "is-in-use": ("Is in use.", "Est en utilisation."),
+    "cannot-complete-as-dialed": (
+        "Your call cannot be completed as dialed.",
+        "Votre appel ne peut être complété tel que composé.",
+    ),
+    "check-number-dial-again": (
+        "Please check the number and dial again.",
+        "Veuillez vérifier le numéro et composer de nouveau.",
+    ),
+    "demo-nomatch": (
+        "I'm sorry, there are no matches for those keywords.",
+        "Désolé, il n'y a pas d'entrée pour ces mots-clés.",
+    ),
+    "speed-dial-empty": (
+        "The speed dial entry you've accessed is empty.",
+        "La composition abrégée à laquelle vous avez accédé n'existe pas.",
+    ),
+    "tt-weasels": ("Weasels have eaten our phone system.", "Des fouines ont mangé notre système téléphonique."),
+}
+"""Allison's and June's prompt (file stem) and what it says in English and in French: talk, never a command. Not
+"Call waiting.", which holds a word of the no ("wait"), nor "One moment, please.", a pause ("a moment")."""
+TALK_VOICES = ("Allison", "June")
+TALK_CONTEXTS = ("answer", "confirm", "number")
 
 
 @dataclass(frozen=True)
@@ -230,6 +279,11 @@ def _asterisk(root: Path, voice: Voice) -> list[tuple[Path, RealClip]]:
     clips.options("ordinal", ordinals)
     clips.options("month", [(*prompt(f"digits/mon-{n}"), word, word) for n, word in enumerate(MONTHS[language])])
     clips.options("weekday", [(*prompt(f"digits/day-{n}"), word, word) for n, word in enumerate(WEEKDAYS[language])])
+    if voice.speaker in TALK_VOICES:
+        for index, (stem, said) in enumerate(TALK.items()):
+            clips.talk(
+                *prompt(stem), said[0] if language == "en" else said[1], TALK_CONTEXTS[index % len(TALK_CONTEXTS)]
+            )
     return clips.chosen
 
 
@@ -270,6 +324,11 @@ class _Clips:
             options = tuple(said[(first + place) % len(said)][3] for place in range(len(LETTERS)))
             self.add(recording, name, kind, text, "answer", options, ("answer", LETTERS[index % len(LETTERS)]))
 
+    def talk(self, recording: Path, name: str, text: str, context: str) -> None:
+        """A sentence that is no answer and no command, where `context` is listened for: asked again."""
+        options = () if context == "confirm" else LETTER_OPTIONS[self.language]
+        self.add(recording, name, "talk", text, context, options, ("unknown", None))
+
     def alone_in_number_context(self, recording: Path, name: str, text: str) -> None:
         self.add(recording, name, "number", text, "number", LETTER_OPTIONS[self.language], ("unknown", None))
 
@@ -299,5 +358,8 @@ RECIPE = (
     MONTHS,
     WEEKDAYS,
     LETTER_OPTIONS,
+    TALK,
+    TALK_VOICES,
+    TALK_CONTEXTS,
 )
 """What the selection depends on, besides its code (whose changes raise `real_speech.BUILD_VERSION`)."""

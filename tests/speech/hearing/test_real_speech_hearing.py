@@ -82,6 +82,21 @@ def test_the_rest_of_the_real_recordings_likewise(clip: RealClip, ear: Ear) -> N
     _never_taken_for_another(clip, ear.hear(clip))
 
 
+TALK = tuple(clip for clip in CLIPS if clip.kind == "talk")
+TALK_SAMPLE = TALK[::4]
+"""People's sentences that are no answer and no command ("Please hold while I try that extension."), heard where an
+answer, a yes or a placement is expected; a sample in the default suite, the rest in `make test-slow`."""
+
+
+@pytest.mark.parametrize(
+    "clip",
+    [pytest.param(clip, marks=() if clip in TALK_SAMPLE else pytest.mark.slow, id=_id(clip)) for clip in TALK],
+)
+def test_talk_around_the_player_is_never_acted_on(clip: RealClip, ear: Ear) -> None:
+    heard = ear.hear(clip)
+    assert heard.intent == "unknown", (clip.file, clip.context, heard)
+
+
 FRENCH_TELEPHONE = ("asterisk-fr", "armelle")
 
 
