@@ -153,7 +153,9 @@ def demo(args: argparse.Namespace) -> int:
         )
         with screen_cli.screen_for(args, language, entries, live=speaker is not None) as (feed, screen):
             watch = Watchers((Narrator(), feed)) if feed is not None else Narrator()
-            demo = Demo(language, entries, recognizer, settings.speech, args.out, (), watch, screen, speaker)
+            demo = Demo(
+                language, entries, recognizer, settings.speech, args.out, (), watch, screen, speaker, settings.heard_cue
+            )
             if args.format == "moneydrop":
                 result = demo.money_drop(settings.money_drop_settings(names), seed)
             else:

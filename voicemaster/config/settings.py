@@ -70,6 +70,9 @@ class Settings:
     moneydrop: MoneyDropConfig = MoneyDropConfig()
     ladders: dict[str, LadderConfig] = field(default_factory=dict)
     speech: dict[str, Voice] = field(default_factory=lambda: dict(DEFAULT_VOICES))
+    heard_cue: bool = True
+    """`[speech] heard_cue`: a soft tick as soon as the end of a player's speech is heard, before it is understood,
+    so that a player who cannot see the screen knows the microphone caught them."""
 
     def ladder(self, name: str) -> Ladder:
         if name in LADDERS:
@@ -120,14 +123,29 @@ def load_settings(paths: list[Path] | None = None) -> Settings:
         data = read_toml(path)
         merged = _merge(merged, data)
         _check(path, data, known_ladders=set(merged.get("ladders", {})))
-    return from_data(Settings, merged)
+    return from_data(Settings, _speech_switches(merged))
+
+
+SPEECH_SWITCHES = ("heard_cue",)
+"""Keys of `[speech]` that are switches of the whole program, not a language's voice: they become `Settings` fields."""
+
+
+def _speech_switches(data: dict[str, Any]) -> dict[str, Any]:
+    """The settings' data with `[speech]`'s switches moved to the top, where `Settings` has them."""
+    speech = data.get("speech")
+    if not isinstance(speech, dict) or not any(key in speech for key in SPEECH_SWITCHES):
+        return data
+    switches = {key: speech[key] for key in SPEECH_SWITCHES if key in speech}
+    voices = {key: value for key, value in speech.items() if key not in SPEECH_SWITCHES}
+    return {**data, "speech": voices, **switches}
 
 
 def _check(path: Path, data: dict[str, Any], known_ladders: set[str]) -> None:
     try:
-        settings = from_data(Settings, data)
+        settings = from_data(Settings, _speech_switches(data))
     except DecodeError as error:
-        raise ConfigError(path, error.path, error.problem) from None
+        where = f"speech.{error.path}" if error.path in SPEECH_SWITCHES else error.path
+        raise ConfigError(path, where, error.problem) from None
     except InvalidSetup as error:
         raise ConfigError(path, "(settings)", str(error)) from None
     game, keys = settings.game, data.get("game", {})

@@ -20,6 +20,7 @@ from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.host.saved import DropSession, Session
 from voicemaster.host.screen_address import ScreenAddress
+from voicemaster.play import listening
 from voicemaster.play.paced import Paced
 from voicemaster.play.runner import Runner, Transcript, Watcher, drive
 from voicemaster.play.simulated import SimulatedPlayers, SimulatedTeam
@@ -81,7 +82,7 @@ class DemoResult:
 class Demo:
     """Where and how a demo plays: `cast`, the players' voices (by default `player_voices`); `watch`, the screen,
     `screen` where it is (said when asked); `speaker`: aloud through it in real time, `watch` told each step when the
-    sound reaches it (else as fast as it can)."""
+    sound reaches it (else as fast as it can); `heard_cue`: the tick that a player was heard (`[speech] heard_cue`)."""
 
     language: str
     entries: tuple[Entry, ...]
@@ -92,6 +93,7 @@ class Demo:
     watch: Watcher | None = None
     screen: ScreenAddress | None = None
     speaker: AudioOut | None = None
+    heard_cue: bool = True
 
     def millionaire(self, settings: GameSettings) -> DemoResult:
         """A Millionaire game of simulated players."""
@@ -121,7 +123,15 @@ class Demo:
                 FileSink(path=out / "session.wav"), speaker, paced
             )  # written as it is made: memory stays flat
             ear = SimulatedEar(
-                players, stage, self.recognizer, transcript, language, cast, engines, random.Random(f"ear-{seed}")
+                players,
+                stage,
+                self.recognizer,
+                transcript,
+                language,
+                cast,
+                engines,
+                random.Random(f"ear-{seed}"),
+                cue=listening.heard_cue(self.heard_cue),
             )
             runner = Runner(
                 host_lines.load(language),

@@ -13,8 +13,17 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from voicemaster.dialogue.turns import Listen, Observation, Say, Silence
+from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import Playback
 from voicemaster.speech.hearing.pipeline import Hearing
+from voicemaster.speech.voice.earcons import HEARD, earcon
+
+CUE_RATE = 22_050
+
+
+def heard_cue(on: bool) -> Audio | None:
+    """The sound an ear plays as soon as the end of a player's speech is heard (`[speech] heard_cue`), or None."""
+    return earcon(HEARD, CUE_RATE) if on else None
 
 
 @dataclass(frozen=True)

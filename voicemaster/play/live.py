@@ -24,13 +24,14 @@ from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.host.saved import DropSession, Session, UnreadableGame, restore, unfinishable
 from voicemaster.host.screen_address import ScreenAddress
 from voicemaster.host.setup import which_variant, who_plays
-from voicemaster.play.listening import Listened
+from voicemaster.play.listening import Listened, heard_cue
 from voicemaster.play.runner import Runner, Transcript, WallClock, Watcher, drive
 from voicemaster.questions.model import Entry
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import moneydrop as md
 from voicemaster.rules import new_game
 from voicemaster.rules.variants import VARIANTS
+from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.capture import Watch, speaker_present
 from voicemaster.speech.devices.interfaces import AudioUnavailable, MicrophoneLost, MicrophoneUnavailable, Playback
 from voicemaster.speech.devices.loudspeaker import Speaker
@@ -73,7 +74,7 @@ def play(
         in_use = Watch()
         speaker = Speaker(present=speaker_present)
         microphone = Microphone(lost=in_use.lost, present=in_use.present)
-        ear = MicrophoneEar(microphone, speaker, recognizer, SileroVad())
+        ear = MicrophoneEar(microphone, speaker, recognizer, SileroVad(), heard_cue(config.heard_cue))
 
         with (log or Path("/dev/null")).open("a", encoding="utf-8") as log_file:
             runner = Runner(
@@ -113,12 +114,18 @@ class MicrophoneEar:
     speaker: Speaker
     recognizer: Recognizer
     vad: VoiceActivity
+    cue: Audio | None = None
+    """Played through the speaker as soon as the end of the player's speech is heard (`listening.heard_cue`)."""
 
     def listen(self, listen: Listen, said: Say | None, speaking: Playback | None) -> Listened:
         del said
         self.microphone.stalled = 0.0
         context, timeout = listen.context, listen.timeout_seconds
-        hearing = listen_and_recognize(self.microphone, self.recognizer, context, timeout, speaking, vad=self.vad)
+        sound, speaker = self.cue, self.speaker
+        cue = None if sound is None else (lambda: speaker.play(sound))
+        hearing = listen_and_recognize(
+            self.microphone, self.recognizer, context, timeout, speaking, vad=self.vad, cue=cue
+        )
         stalled = max(self.microphone.stalled, self.speaker.stalled) >= PAUSED_SECONDS
         return Listened.from_hearing(hearing, stalled=hearing.heard is None and stalled)
 

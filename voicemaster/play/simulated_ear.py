@@ -14,6 +14,7 @@ from voicemaster.dialogue.turns import Listen, Say
 from voicemaster.play.listening import Listened
 from voicemaster.play.runner import Transcript
 from voicemaster.play.stage import Stage
+from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import Playback
 from voicemaster.speech.hearing import phrases
 from voicemaster.speech.hearing.intents import understand
@@ -54,6 +55,8 @@ class SimulatedEar:
     engines: Engines
     rng: random.Random
     vad: VoiceActivity = field(default_factory=SileroVad)
+    cue: Audio | None = None
+    """Played on the stage as soon as the end of a player's speech is heard (`listening.heard_cue`)."""
     utterances: int = 0
     understood: int = 0
     """Utterances heard as what the player meant."""
@@ -91,9 +94,18 @@ class SimulatedEar:
         context, timeout = listen.context, listen.timeout_seconds
         # The session's clock, which reading does not move (as rendering does not): the early decision is taken as on
         # a machine that reads at once, the same on every machine.
-        stage = self.stage
+        stage, sound = self.stage, self.cue
+        cue = None if sound is None else (lambda: stage.cue(sound))
         hearing = listen_and_recognize(
-            stage, self.recognizer, context, timeout, speaking, vad=self.vad, settings=STAGE_SETTINGS, clock=stage.now
+            stage,
+            self.recognizer,
+            context,
+            timeout,
+            speaking,
+            vad=self.vad,
+            settings=STAGE_SETTINGS,
+            clock=stage.now,
+            cue=cue,
         )
         self.stage.settle()
         return Listened.from_hearing(hearing)

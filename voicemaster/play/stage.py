@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
 from voicemaster.play.paced import Paced
 from voicemaster.speech.audio import Audio
@@ -73,6 +74,8 @@ class Stage:
     """The microphone's frames read since the line began (16 kHz), from `_heard_from` seconds into it."""
     _heard_from: float = 0.0
     _queued: bytes = b""
+    _cues: list[tuple[float, Audio]] = field(default_factory=list)
+    """Short sounds played while the microphone was read: seconds into what it heard, and the sound."""
 
     # The clock: the session so far, with the line that plays and what the microphone heard over it.
 
@@ -89,6 +92,11 @@ class Stage:
         self.settle()
         self._playing = StagePlayback(audio)
         return self._playing
+
+    def cue(self, sound: Audio) -> None:
+        """A short sound played now, while the microphone is read (the cue that a player was heard): it sounds from
+        where the microphone stands, over the player's silence, and is in the session from there."""
+        self._cues.append((len(self._heard) / 2 / RECOGNITION_RATE, sound))
 
     # The microphone
 
@@ -122,8 +130,8 @@ class Stage:
 
     def settle(self) -> None:
         """Writes the line that played and what the microphone heard over and after it into the session."""
-        playing, heard, start = self._playing, bytes(self._heard), self._heard_from
-        self._playing, self._heard, self._heard_from = None, bytearray(), 0.0
+        playing, heard, start, cues = self._playing, bytes(self._heard), self._heard_from, self._cues
+        self._playing, self._heard, self._heard_from, self._cues = None, bytearray(), 0.0, []
         rate = self.sink.rate
         line = np.zeros(0, dtype=np.int32)
         if playing is not None:
@@ -131,9 +139,12 @@ class Stage:
             line = np.frombuffer(spoken, dtype="<i2")[: round(playing.heard_seconds() * rate)].astype(np.int32)
         voice = np.frombuffer(resample(Audio(heard, RECOGNITION_RATE), rate).samples, dtype="<i2").astype(np.int32)
         offset = round(start * rate)
-        mixed = np.zeros(max(len(line), offset + len(voice)), dtype=np.int32)
+        sounds = [(offset + round(at * rate), _samples(sound, rate)) for at, sound in cues]
+        mixed = np.zeros(max(len(line), offset + len(voice), *(at + len(s) for at, s in sounds)), dtype=np.int32)
         mixed[: len(line)] += line
         mixed[offset : offset + len(voice)] += voice
+        for at, sound in sounds:
+            mixed[at : at + len(sound)] += sound
         if len(mixed):
             self._write(Audio(np.clip(mixed, -32768, 32767).astype("<i2").tobytes(), rate))
 
@@ -159,6 +170,10 @@ class Stage:
     def _pending_seconds(self) -> float:
         line = self._playing.position() if self._playing is not None else 0.0
         return max(line, self._heard_from + len(self._heard) / 2 / RECOGNITION_RATE if self._heard else 0.0)
+
+
+def _samples(audio: Audio, rate: int) -> npt.NDArray[np.int32]:
+    return np.frombuffer(resample(audio, rate).samples, dtype="<i2").astype(np.int32)
 
 
 def _silence(seconds: float) -> bytes:

@@ -9,6 +9,8 @@
    once the pause has lasted as long as the reading took (the frames that queued meanwhile): "Antwort B" is
    answered some 0.4 s sooner (about 0.27 s after the last sound), "Ich nehme ... Antwort B" is still heard out.
    The recognizers already refuse what they are unsure of, so a reading they accept is a complete, confident answer.
+5. **Heard cue**: given `cue`, at the first pause (before anything is read) a soft sound tells the player that the
+   microphone caught them, unless the program's own voice still plays.
 
 Stages are named and run in this one function, as Home Assistant's `assist_pipeline` runs its stages in one run.
 """
@@ -53,6 +55,8 @@ class Hearing:
     barged_in_at: float | None = None
     """Seconds into the program's line where the player's voice stopped it; None when it played out (or nothing
     played). Decided here, once: the runner writes it down, it does not work it out again."""
+    cued_at: float | None = None
+    """Seconds of audio since listening began where the heard cue was started; None when none was."""
 
     @property
     def heard(self) -> Heard | None:
@@ -78,10 +82,13 @@ def listen_and_recognize(
     vad: VoiceActivity,
     settings: EndpointSettings = DEFAULT_SETTINGS,
     clock: Callable[[], float] = time.perf_counter,
+    cue: Callable[[], object] | None = None,
 ) -> Hearing:
     """One utterance heard and understood. Listening ends at the end of speech, at a short pause whose reading is
     complete, or `timeout` seconds after the program stopped speaking if nobody spoke; with `settings` whose short
-    pause is the whole pause, nothing is read before the end (the baseline `bench latency` compares with)."""
+    pause is the whole pause, nothing is read before the end (the baseline `bench latency` compares with).
+    `cue` is called once, where the utterance first pauses or ends, before it is read: the player hears at once
+    that they were heard, however long reading takes; never while `during` still plays."""
     # What the recognizer can work out from the context alone is done while the player still thinks.
     recognizer.prepare(context)
     endpointer = Endpointer(vad, settings, timeout, during.audio if during is not None else None)
@@ -90,8 +97,11 @@ def listen_and_recognize(
     """Where, in the audio, a pause whose reading was complete will have lasted as long as the reading took."""
     ended: Ended | None = None
     barged_in_at: float | None = None
+    cued_at: float | None = None
     for frame in source.frames(during, before=settings.pre_roll_seconds):
         event = endpointer.push(frame, _program_at(during))
+        if cue is not None and cued_at is None and isinstance(event, Paused | Ended) and event.audio is not None:
+            cued_at = _cued(cue, during, endpointer.now)
         if isinstance(event, BargedIn) and during is not None and not during.done():
             barged_in_at = _stopped_at(during)
         elif isinstance(event, Paused):
@@ -109,18 +119,28 @@ def listen_and_recognize(
     ended = ended or endpointer.ended()  # a script's line ran out before the end of speech
     if ended.audio is None:
         return Hearing(None, (), early=False, timeline=endpointer.timeline(), barged_in_at=barged_in_at)
+    if cue is not None and cued_at is None:  # cut at the longest utterance, or the script ran out
+        cued_at = _cued(cue, during, endpointer.now)
     recognitions = [heard for _, heard in readings]
     # When nothing was said after the last pause, the utterance is what was read there: reading it again would only
     # make the player wait.
     if not readings or readings[-1][0] != ended.audio:
         recognitions.append(recognizer.recognize(ended.audio, context))
     early = ended.state is Endpoint.ENDED_EARLY
-    return Hearing(ended.audio, tuple(recognitions), early, endpointer.timeline(), barged_in_at)
+    return Hearing(ended.audio, tuple(recognitions), early, endpointer.timeline(), barged_in_at, cued_at)
 
 
 def _program_at(during: Playback | None) -> float | None:
     """Where the program is in its own speech, or None when it is silent."""
     return during.position() if during is not None and not during.done() else None
+
+
+def _cued(cue: Callable[[], object], during: Playback | None, at: float) -> float | None:
+    """Plays the heard cue unless the program's own voice still plays: where it played, or None."""
+    if during is not None and not during.done():
+        return None
+    cue()
+    return at
 
 
 BARGE_IN_SLACK_SECONDS = 0.05
