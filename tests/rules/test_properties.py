@@ -24,6 +24,7 @@ from voicemaster.rules import (
     Reveal,
     StartRound,
     StopGame,
+    TakeBack,
     UseExtraJoker,
     UseFiftyFifty,
     WalkAway,
@@ -137,10 +138,11 @@ def any_action(rng: random.Random) -> Action:
         UseExtraJoker(player, rng.choice((None, *NAMES)), rng.choice((None, letter))),
         GiveAnswer(player, letter),
         ConfirmAnswer(player, rng.random() < 0.7),
+        TakeBack(player),
         Reveal(),
         StopGame(),
     ]
-    weights = [3, 4, 1, 2, 2, 2, 2, 8, 8, 4, 0.1]
+    weights = [3, 4, 1, 2, 2, 2, 2, 8, 8, 1, 4, 0.1]
     return rng.choices(choices, weights)[0]
 
 

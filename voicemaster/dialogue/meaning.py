@@ -30,6 +30,10 @@ class Context:
     """The texts of the options on offer, in letter order (A first)."""
     names: tuple[str, ...] = ()
     """The players' names, for the name context."""
+    yes_at_once: bool = False
+    """A clear yes may end listening at the first short pause, like any other clear reading: the quizmaster listens
+    on for a take-back ("Ja ... nein, warte!") before anything follows from it. Elsewhere a yes waits out the whole
+    pause."""
 
 
 class Intent(StrEnum):

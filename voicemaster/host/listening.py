@@ -6,7 +6,8 @@ The safety rule lives here: only a clear yes is a yes.
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
-from typing import Any
+from dataclasses import replace
+from typing import Any, TypeVar
 
 from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.dialogue.turns import Effect, Listen, Observation, Record, Say, Silence, Voice
@@ -17,6 +18,7 @@ SILENCES_BEFORE_PAUSE = 2
 """Re-prompts after silence; one more silence pauses the game until someone says "weiter"."""
 
 Asking = Generator[Effect, Observation | None, bool]
+T = TypeVar("T")
 
 
 def listen(
@@ -90,21 +92,62 @@ def offer_resume(language: str) -> Generator[Effect, Observation | None, bool | 
 
 
 def ask_clearly(
-    key: str, params: dict[str, Any], player: str | None, language: str, *, form: str = "", vary: int = 0
+    key: str,
+    params: dict[str, Any],
+    player: str | None,
+    language: str,
+    *,
+    form: str = "",
+    vary: int = 0,
+    yes_at_once: bool = False,
 ) -> Generator[Effect, Observation | None, bool | None]:
     """Asks once: True for a clear yes, False for a clear no, None when nothing clear came (silence, or words not
-    understood), so that the quizmaster says what happened rather than thank the player for a no never said."""
-    heard = yield from _asked(key, params, player, language, form, vary)
+    understood), so that the quizmaster says what happened rather than thank the player for a no never said.
+    `yes_at_once`: the caller listens on for a take-back (`take_back_window`), so a yes need not wait the whole
+    pause."""
+    heard = yield from _asked(key, params, player, language, form, vary, yes_at_once)
     if isinstance(heard, Heard) and heard.intent in (Intent.YES, Intent.NO):
         return heard.intent == Intent.YES
     return None
 
 
 def _asked(
-    key: str, params: dict[str, Any], player: str | None, language: str, form: str, vary: int
+    key: str, params: dict[str, Any], player: str | None, language: str, form: str, vary: int, yes_at_once: bool = False
 ) -> Generator[Effect, Observation | None, Heard | Silence]:
     yield Say(key, params, form=form, vary=vary)
-    return (yield from listen(Context(ContextName.CONFIRM, language), player))
+    return (yield from listen(Context(ContextName.CONFIRM, language, yes_at_once=yes_at_once), player))
+
+
+TAKE_BACK_SECONDS = 0.5
+"""How long a take-back is still listened for once the lines said over it have ended. The window runs from the yes
+through those lines (the lock, and the suspense when every answer is in): well past the longest pause people leave
+before "... nein, warte" (`voicemaster bench yes-wait` tries up to 1.5 s)."""
+
+
+def take_back_window(player: str | None, language: str) -> Generator[Effect, Observation | None, bool]:
+    """Listens through the lines said since the yes, and a moment after, for the yes taken back: True for a clear
+    no ("Nein, warte!", "Doch nicht"). Anything else (silence, a yes again, words not understood) leaves the yes
+    standing, without a word: the yes was clear."""
+    heard = yield from listen(
+        Context(ContextName.CONFIRM, language), player, record_silence=False, seconds=TAKE_BACK_SECONDS, quiet=True
+    )
+    return isinstance(heard, Heard) and heard.intent == Intent.NO
+
+
+def leading_to_listening(
+    dialogue: Generator[Effect, Observation | None, T],
+) -> Generator[Effect, Observation | None, T]:
+    """`dialogue` with each line it says held for the listening that follows (`Say.leads_to_listening`): the player
+    is heard while it is said."""
+    try:
+        effect = next(dialogue)
+        while True:
+            if isinstance(effect, Say):
+                effect = replace(effect, leads_to_listening=True)
+            effect = dialogue.send((yield effect))
+    except StopIteration as ended:
+        result: T = ended.value
+        return result
 
 
 def one_by_one(

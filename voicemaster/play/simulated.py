@@ -29,6 +29,10 @@ WALKS_FROM_LEVEL = 6
 GIVES_UP_AFTER = 3
 
 
+TAKE_BACK_LINES = ("locked", "reveal_suspense")
+"""The lines after a yes that the quizmaster listens through for it to be taken back."""
+
+
 @dataclass(frozen=True)
 class Intention:
     intent: str
@@ -67,6 +71,8 @@ class SimulatedPlayers:
                 meant = self._intention(player)
                 offered = said.params.get("letter")
                 return self._pick(self.phrases.confirm["yes" if meant.value == offered else "no"])
+            case ContextName.CONFIRM if last_key in TAKE_BACK_LINES:
+                return None  # a yes, once given, stands: the quizmaster listens for a take-back nobody says
             case ContextName.CONFIRM if last_key == "final_answer" and said is not None and player is not None:
                 if said.params.get("letter") != self._intention(player).value:
                     self.taken_wrong += 1

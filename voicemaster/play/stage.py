@@ -103,7 +103,8 @@ class Stage:
     def speak(self, voice: Audio | None, over: float | None, quiet_seconds: float) -> float:
         """Queue what the player says at the next listening: `voice` (None: nothing) beginning `over` seconds into
         the line that plays, or a moment after it ends when None; `quiet_seconds` of silence after the line when
-        nobody speaks. Returns the session time at which the voice begins."""
+        nobody speaks. What that listening does not hear is heard at the one after, unless this is called again.
+        Returns the session time at which the voice begins."""
         start = self._playing.elapsed if self._playing is not None else 0.0
         line_left = self._playing.audio.seconds - start if self._playing is not None else 0.0
         if voice is None:
@@ -118,13 +119,21 @@ class Stage:
         stream, self._queued = self._queued, b""
         if not self._heard:
             self._heard_from = self._playing.elapsed if self._playing is not None else 0.0
-        for offset in range(0, len(stream) - FRAME_BYTES + 1, FRAME_BYTES):
-            frame = stream[offset : offset + FRAME_BYTES]
-            self._heard += frame
-            if self._playing is not None and self._playing.stopped_at is None:
-                heard_until = self._heard_from + len(self._heard) / 2 / RECOGNITION_RATE
-                self._playing.elapsed = min(self._playing.audio.seconds, max(self._playing.elapsed, heard_until))
-            yield frame
+        read = 0
+        try:
+            for offset in range(0, len(stream) - FRAME_BYTES + 1, FRAME_BYTES):
+                frame = stream[offset : offset + FRAME_BYTES]
+                read = offset + FRAME_BYTES
+                self._heard += frame
+                if self._playing is not None and self._playing.stopped_at is None:
+                    heard_until = self._heard_from + len(self._heard) / 2 / RECOGNITION_RATE
+                    self._playing.elapsed = min(self._playing.audio.seconds, max(self._playing.elapsed, heard_until))
+                yield frame
+        finally:
+            # What the player goes on saying after listening stopped is heard at the next listening, unless
+            # something else is queued for it (`speak`): a take-back said over the lock line is such a rest.
+            if not self._queued:
+                self._queued = stream[read:]
 
     # The session
 

@@ -68,6 +68,8 @@ def describe(event: events.Event, currency: str) -> str:
             return f"    {player}: no, not yet."
         case events.AnswerLocked(player, letter):
             return f"    {player} locks in {letter}."
+        case events.AnswerTakenBack(player, letter):
+            return f"    {player} takes {letter} back."
         case events.TryFailed(player, letter, tries):
             return f"    {letter} is wrong; {player} has {tries} more."
         case events.Revealed(correct):

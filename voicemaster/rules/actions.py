@@ -66,6 +66,14 @@ class ConfirmAnswer:
 
 
 @dataclass(frozen=True)
+class TakeBack:
+    """The player takes back a locked answer before the reveal ("Ja ... nein, warte!"): it is open again, and the
+    player answers again. Not where a locked answer is judged at once (a second chance): that one is decided."""
+
+    player: str
+
+
+@dataclass(frozen=True)
 class Reveal:
     pass
 
@@ -85,6 +93,7 @@ Action = (
     | UseExtraJoker
     | GiveAnswer
     | ConfirmAnswer
+    | TakeBack
     | Reveal
     | StopGame
 )

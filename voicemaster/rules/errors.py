@@ -63,6 +63,12 @@ class NoAnswerToConfirm(IllegalAction):
         self.player = player
 
 
+class NoAnswerToTakeBack(IllegalAction):
+    def __init__(self, player: str) -> None:
+        super().__init__(f"{player} has no locked answer to take back.")
+        self.player = player
+
+
 class OptionNotAvailable(IllegalAction):
     def __init__(self, player: str, letter: str) -> None:
         super().__init__(f"Answer {letter} is not available to {player} on this question.")

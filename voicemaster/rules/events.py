@@ -94,6 +94,14 @@ class AnswerWithdrawn:
 
 
 @dataclass(frozen=True)
+class AnswerTakenBack:
+    """A locked answer taken back before the reveal: the player is on turn again."""
+
+    player: str
+    letter: Letter
+
+
+@dataclass(frozen=True)
 class AnswerLocked:
     player: str
     letter: Letter
@@ -162,6 +170,7 @@ Event = (
     | ExtraJokerUsed
     | AnswerGiven
     | AnswerWithdrawn
+    | AnswerTakenBack
     | AnswerLocked
     | TryFailed
     | Revealed

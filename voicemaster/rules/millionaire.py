@@ -20,6 +20,7 @@ from voicemaster.rules.actions import (
     Reveal,
     StartRound,
     StopGame,
+    TakeBack,
     UseExtraJoker,
     UseFiftyFifty,
     WalkAway,
@@ -29,6 +30,7 @@ from voicemaster.rules.events import (
     AnsweredWrongly,
     AnswerGiven,
     AnswerLocked,
+    AnswerTakenBack,
     AnswerWithdrawn,
     AudiencePolled,
     AudienceVoted,
@@ -98,6 +100,8 @@ def apply(game: Game, action: Action) -> Step:
             return _with_seat(game, current, replace(seat, answer=letter)), (AnswerGiven(player, letter),)
         case ConfirmAnswer(player, final):
             return _confirm(game, current, _deciding_seat(game, current, player), final)
+        case TakeBack(player):
+            return _take_back(game, current, _playing_seat(game, current, player))
         case UseFiftyFifty(player) | AskAudience(player) | PhoneAFriend(player) | UseExtraJoker(player):
             return _use_joker(game, current, action)
     raise AssertionError(f"unhandled action {action!r}")  # pragma: no cover - the match above is exhaustive
@@ -215,6 +219,16 @@ def _confirm(game: Game, current: Round, seat: Seat, final: bool) -> Step:
         return _with_seat(game, current, failed), (TryFailed(seat.player, letter, tries_left),)
     locked = replace(seat, answer=None, locked=letter)
     return _with_seat(game, current, locked), (AnswerLocked(seat.player, letter),)
+
+
+def _take_back(game: Game, current: Round, seat: Seat) -> Step:
+    _question(current)
+    if seat.locked is None:
+        raise errors.NoAnswerToTakeBack(seat.player)
+    if seat.judged_at_once:
+        raise errors.WrongMoment("An answer judged at once cannot be taken back.")
+    letter = seat.locked
+    return _with_seat(game, current, replace(seat, locked=None)), (AnswerTakenBack(seat.player, letter),)
 
 
 def _reveal(game: Game, current: Round) -> Step:

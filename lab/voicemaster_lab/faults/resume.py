@@ -99,9 +99,9 @@ class _Logged(Quizmaster):
     """The real quizmaster, telling each action it takes before the state it leads to is stored: the replay needs
     the actions, and the store keeps only the states."""
 
-    def apply(self, action: Action) -> Generator[Effect, Observation | None, Any]:
+    def apply(self, action: Action, *, heard_over: bool = False) -> Generator[Effect, Observation | None, Any]:
         yield Record("action", {"name": type(action).__name__, "data": to_data(action)})
-        return (yield from super().apply(action))
+        return (yield from super().apply(action, heard_over=heard_over))
 
 
 class _LoggedDrop(MoneyDropHost):

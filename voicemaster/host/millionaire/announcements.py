@@ -62,6 +62,9 @@ def announce(host: MillionaireHosting, event: events.Event) -> Dialogue:
         case events.AnswerLocked(player, letter):
             yield Record("locked", {"player": player, "option": letter.value})
             yield host.line("locked", {"player": player, "letter": letter.value})
+        case events.AnswerTakenBack(player, letter):
+            yield Record("taken_back", {"player": player, "option": letter.value})
+            yield host.line("taken_back", {"player": player})
         case events.TryFailed(player, letter, tries):
             yield host.line(
                 "try_failed",

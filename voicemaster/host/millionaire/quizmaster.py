@@ -36,9 +36,11 @@ from voicemaster.host.listening import (
     ask_clearly,
     ask_yes_no,
     change_voice,
+    leading_to_listening,
     listen,
     one_by_one,
     pause,
+    take_back_window,
 )
 from voicemaster.host.millionaire.announcements import announce, score
 from voicemaster.host.millionaire.jokers import use_joker
@@ -54,6 +56,7 @@ from voicemaster.rules.actions import (
     Reveal,
     StartRound,
     StopGame,
+    TakeBack,
     WalkAway,
 )
 from voicemaster.rules.ladders import Stakes
@@ -95,6 +98,8 @@ class Quizmaster:
         """The level of the question the last action was taken on, for announcing its results."""
         self._unclear = False
         """Whether the last "final answer?" got nothing clear (rather than a no): said when the answer stays open."""
+        self._suspense_said = False
+        """Whether the line before the reveal was said already, in the window a yes could be taken back in."""
 
     # The game
 
@@ -181,12 +186,17 @@ class Quizmaster:
             elif current.to_act is not None:
                 yield from self._turn(current.to_act)
             else:
-                yield self.line("reveal_suspense", form=self.in_round())
+                if not self._suspense_said:
+                    yield self.line("reveal_suspense", form=self.in_round())
+                self._suspense_said = False
                 yield Play("suspense")
                 yield from self.apply(Reveal())
 
-    def apply(self, action: Action) -> Generator[Effect, Observation | None, tuple[events.Event, ...]]:
-        """Carry out an action, store the game, then announce what happened."""
+    def apply(
+        self, action: Action, *, heard_over: bool = False
+    ) -> Generator[Effect, Observation | None, tuple[events.Event, ...]]:
+        """Carry out an action, store the game, then announce what happened; `heard_over`: the lines announcing it
+        are held for the listening that follows, so the player is heard while they are said."""
         self._level = self.game.round.level if self.game.round else 0
         game, happened = millionaire.apply(self.game, action)
         self.session = replace(self.session, game=game)
@@ -195,7 +205,7 @@ class Quizmaster:
         finished = game.outcome is not None
         yield Record("state", {"action": type(action).__name__, "finished": finished}, state=self.session.to_json())
         for event in happened:
-            yield from announce(self, event)
+            yield from leading_to_listening(announce(self, event)) if heard_over else announce(self, event)
         return happened
 
     # Questions
@@ -329,6 +339,17 @@ class Quizmaster:
             if letter is not None:
                 yield from self._act(player, Heard(Intent.ANSWER, letter.value, heard.text, heard.confidence))
 
+    def _hold_for_take_back(self, player: str) -> Dialogue:
+        """After a yes taken at once: listens through the lock line (and the suspense line, when every answer is in)
+        for "nein, warte"; heard, the lock is undone and the player answers again. Nothing is revealed before."""
+        current = self.game.round
+        if current is not None and current.to_act is None:
+            yield self.line("reveal_suspense", form=self.in_round(), leads_to_listening=True)
+            self._suspense_said = True
+        if (yield from take_back_window(player, self.language)):
+            self._suspense_said = False
+            yield from self.apply(TakeBack(player))
+
     def _still_deciding(self, player: str) -> bool:
         return self.game.round is not None and self.game.round.to_act == player
 
@@ -351,12 +372,19 @@ class Quizmaster:
                 said = {"player": player, "letter": letter.value, "text": self.option(letter)}
                 level = self.game.round.level if self.game.round else 1
                 final: bool | None = True
+                # A yes is taken at once, and a take-back listened for after it, except where the lock is judged
+                # the moment it is made (a second chance): that yes waits out the whole pause.
+                at_once = level >= self.confirm_from_level and not seat.judged_at_once
                 if level >= self.confirm_from_level:
                     asked = self.line("final_answer", said)
-                    final = yield from ask_clearly(asked.key, said, player, self.language, vary=asked.vary)
+                    final = yield from ask_clearly(
+                        asked.key, said, player, self.language, vary=asked.vary, yes_at_once=at_once
+                    )
                 # Only a clear yes locks; what is then said depends on whether a no was heard or nothing clear.
                 self._unclear = final is None
-                yield from self.apply(ConfirmAnswer(player, final is True))
+                happened = yield from self.apply(ConfirmAnswer(player, final is True), heard_over=at_once)
+                if at_once and any(isinstance(event, events.AnswerLocked) for event in happened):
+                    yield from self._hold_for_take_back(player)
             case "joker" if heard.value is not None:
                 yield from use_joker(self, player, Joker(heard.value))
             case "walk_away":

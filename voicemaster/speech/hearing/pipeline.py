@@ -63,13 +63,14 @@ class Hearing:
         return self.recognitions[-1] if self.recognitions else None
 
 
-def ends_early(heard: Heard) -> bool:
-    """Understood, and safe to act on at once. A yes locks an answer, so it waits out the whole pause: "Ja ...
-    nein, warte!" must not lock at the "Ja". A placement that places amounts only may go on after a breath ("zehn auf
-    A ... und den Rest auf C"), so it ends early only once it places the rest or everything."""
+def ends_early(heard: Heard, context: Context) -> bool:
+    """Understood, and safe to act on at once. A yes may lock an answer or pay one out, so it waits out the whole
+    pause ("Ja ... nein, warte!" must not lock at the "Ja"), unless the context says the quizmaster listens on
+    for a take-back (`Context.yes_at_once`). A placement that places amounts only may go on after a breath ("zehn
+    auf A ... und den Rest auf C"), so it ends early only once it places the rest or everything."""
     if heard.intent is Intent.PLACEMENT:
         return any(clause.endswith(("=rest", "=all")) for clause in (heard.value or "").split(","))
-    return heard.intent not in (Intent.UNKNOWN, Intent.YES)
+    return heard.intent is not Intent.UNKNOWN and (heard.intent is not Intent.YES or context.yes_at_once)
 
 
 def listen_and_recognize(
@@ -107,7 +108,7 @@ def listen_and_recognize(
         elif isinstance(event, Paused):
             started = clock()
             readings.append((event.audio, recognizer.recognize(event.audio, context)))
-            complete_at = event.at + (clock() - started) if ends_early(readings[-1][1]) else None
+            complete_at = event.at + (clock() - started) if ends_early(readings[-1][1], context) else None
         elif isinstance(event, Resumed):
             complete_at = None
         elif isinstance(event, Ended):
