@@ -12,6 +12,7 @@ import pytest
 
 from voicemaster.cli import app as cli
 from voicemaster.host.lines import load as load_lines
+from voicemaster.speech.voice.earcons import HEARD, earcon
 from voicemaster_lab.harness.player import LineMatcher, reply_to
 from voicemaster_lab.timing import live_figures
 from voicemaster_lab.timing.live_figures import RATE, Fed, Turn, reply_onset, speech_end, summary, turns
@@ -62,6 +63,37 @@ def test_a_reply_that_was_already_playing_has_no_felt_latency() -> None:
 def test_the_lead_in_of_a_voice_below_the_audible_level_is_not_its_start() -> None:
     host = np.concatenate([silence(1.0), np.full(RATE // 10, 50, dtype=np.int16), sound(0.5)])
     assert reply_onset(host, 0.5) == pytest.approx(1.1, abs=1 / RATE)
+
+
+def cue() -> npt.NDArray[np.int16]:
+    return np.frombuffer(earcon(HEARD, RATE).samples, dtype="<i2")
+
+
+def test_the_heard_cue_is_timed_apart_and_is_not_taken_for_the_reply() -> None:
+    """Answered 0.15 s after the speech by the cue, 0.5 s after by the reply; and a reply that cuts the cue short."""
+    player = np.concatenate([silence(1.0), sound(0.5)])
+    host = np.concatenate([silence(1.65), cue(), silence(1.85 - 1.65 - 0.07), sound(1.0)])
+    (turn,) = turns([fed(1.0, 0.5)], stereo(player, host))
+    assert turn.cue_delay == pytest.approx(0.15, abs=0.002)  # its 10 ms fade-in
+    assert turn.latency == pytest.approx(0.35, abs=2 / RATE)
+    cut = np.concatenate([silence(1.65), cue()[: round(0.04 * RATE)], sound(1.0)])
+    (turn,) = turns([fed(1.0, 0.5)], stereo(player, cut))
+    assert turn.cue_delay == pytest.approx(0.15, abs=0.002)  # its 10 ms fade-in
+    assert turn.latency == pytest.approx(0.19, abs=0.011)  # told apart to within a 10 ms block
+    (turn,) = turns([fed(1.0, 0.5)], stereo(player, np.concatenate([silence(1.85), sound(1.0)])))
+    assert turn.cue_delay is None and turn.latency == pytest.approx(0.35, abs=2 / RATE)
+
+
+def test_reading_ahead_is_summed_over_the_listenings_that_did() -> None:
+    logged = [{"started": 2, "used": 1, "thrown_ms": 120.0}, {"started": 1, "used": 0, "thrown_ms": 0.0}]
+    assert live_figures.speculative(logged) == {
+        "listenings": 2,
+        "started": 3,
+        "used": 1,
+        "used_share": 0.333,
+        "thrown_cpu_ms": 120,
+    }
+    assert live_figures.speculative([])["used_share"] is None
 
 
 def test_the_summary_counts_turns_asked_again_and_the_seconds_they_cost() -> None:
@@ -141,3 +173,4 @@ def test_a_short_live_game_times_each_reply_after_the_speech_it_answers(
     assert all(turn["heard"] is not None and turn["latency_ms"] > 0 for turn in played)
     assert {"p50_ms", "p95_ms"} <= set(figures["answer"]) and 0 <= figures["asked_again_share"] <= 1
     assert tuple(kind for kind in figures if kind in live_figures.KINDS) == live_figures.KINDS
+    assert {"p50_ms", "p95_ms"} <= set(figures["heard_cue"]) and "used_share" in figures["speculative"]

@@ -15,6 +15,7 @@ from typing import Protocol
 from voicemaster.dialogue.turns import Listen, Observation, Say, Silence
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import Playback
+from voicemaster.speech.hearing.ahead import Speculation
 from voicemaster.speech.hearing.pipeline import Hearing
 from voicemaster.speech.voice.earcons import HEARD, earcon
 
@@ -39,11 +40,14 @@ class Listened:
     stalled: bool = False
     """The devices stood still while listening (Ctrl-Z, a suspend): the silence was the program's, not the players';
     the runner says where the game was and listens again."""
+    speculation: Speculation | None = None
+    """What reading ahead did, where the ear reads ahead (a live microphone)."""
 
     @classmethod
     def from_hearing(cls, hearing: Hearing, *, stalled: bool = False) -> Listened:
         heard = hearing.heard
-        return cls(Silence() if heard is None else heard, hearing.barged_in_at, hearing.early, stalled)
+        observation = Silence() if heard is None else heard
+        return cls(observation, hearing.barged_in_at, hearing.early, stalled, hearing.speculation)
 
 
 class Ear(Protocol):

@@ -230,6 +230,10 @@ class Runner:
             self.transcript.write(since + at, "barge_in", {"player": listen.player, "at": at})
         if listened.early:
             self.transcript.write(self.now, "early_decision", {"player": listen.player})
+        ahead = listened.speculation
+        if ahead is not None and ahead.started:
+            said = {"started": ahead.started, "used": ahead.used, "thrown_ms": ahead.thrown_ms}
+            self.transcript.write(self.now, "read_ahead", {"player": listen.player, **said})
         return listened.observation
 
     def start_game(self, game_id: str, asked_since_save: Callable[[], list[tuple[str, str]]] | None = None) -> None:

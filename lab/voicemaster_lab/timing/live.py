@@ -10,7 +10,9 @@ recording (`timing.live_figures`): from the end of the player's speech to the fi
 
 What the log says the game heard tells a turn asked again from one understood (or misunderstood). CPU per decision is
 the game process's CPU time (every thread: decoder, BLAS workers, voice activity, render-ahead) from the end of the
-player's speech until the decision shows in the log, read from /proc at both moments.
+player's speech until the decision shows in the log, read from /proc at both moments. The heard cue's delay is read
+off the recording as the reply's is; how often a reading started ahead (at a dip in the voice, `hearing.ahead`)
+decided, and what the readings thrown away cost, from the log.
 
 It runs in real time: about a minute a language for the default dozen turns. The machine's load average is printed
 with the figures, because on a shared machine they depend on it.
@@ -62,6 +64,7 @@ def run(languages: Sequence[str], utterances: int, *, seed: int = 1, config: Pat
     folder = Path(tempfile.mkdtemp(prefix="vm-live-"))  # short: the daemon's socket path must fit in 108 bytes
     pulse = start_pulse(folder / "pulse", bus=True)
     turns: list[live_figures.Turn] = []
+    ahead: list[dict[str, Any]] = []
     not_measured: dict[str, str] = {}
     games = 0
     try:
@@ -74,6 +77,7 @@ def run(languages: Sequence[str], utterances: int, *, seed: int = 1, config: Pat
                 wanted = utterances - len(own)
                 played = _game(pulse, repertoire, language, wanted, seed + game, folder / f"{language}{game}", config)
                 turns += played.turns
+                ahead += played.read_ahead
                 games += 1
                 if played.stopped:
                     not_measured[language] = played.stopped
@@ -97,6 +101,8 @@ def run(languages: Sequence[str], utterances: int, *, seed: int = 1, config: Pat
         "measured": measured,
         **{kind: _short(measured[kind]) for kind in live_figures.KINDS},
         "asked_again_share": measured["asked_again_share"],
+        "heard_cue": {name: measured["heard_cue"][name] for name in ("turns", "p50_ms", "p95_ms", "max_ms")},
+        "speculative": live_figures.speculative(ahead),
         "turns": [_turn_row(turn) for turn in turns],
         "not_measured": not_measured,
         "seconds": round(time.monotonic() - started, 1),
@@ -112,6 +118,8 @@ class Played:
     turns: list[live_figures.Turn]
     stopped: str = ""
     """Why the game stopped before its turns were played, if it did."""
+    read_ahead: list[dict[str, Any]] = field(default_factory=list)
+    """The game's log of reading ahead, one entry a listening that read ahead."""
 
 
 @dataclass
@@ -136,6 +144,7 @@ class _Follower:
     """The reply fed and not yet decided on: what, said how, where it began, its span, the CPU time at its end."""
     over: bool = False
     seen: int = 0
+    read_ahead: list[dict[str, Any]] = field(default_factory=list)
 
     def follow(self) -> str:
         """Plays until `wanted` utterances are decided on; returns why it stopped early, or ""."""
@@ -166,6 +175,8 @@ class _Follower:
                 self.jokers_used.add(str(event["joker"]))
             case "game_over":
                 self.over = True
+            case "read_ahead":
+                self.read_ahead.append(event)
             case "heard" | "silence" if self.pending is not None:
                 reply, spoken, began, span, cpu = self.pending
                 heard = (str(event["intent"]), event["value"]) if event["event"] == "heard" else None
@@ -224,7 +235,7 @@ def _game(
         shown = (folder / "stderr.txt").read_text(errors="replace").strip().splitlines()
         stopped += f": {shown[-1]}" if shown else ""
     stereo = np.frombuffer(recording.audio.samples, dtype="<i2").reshape(-1, 2)
-    return Played(live_figures.turns(follower.fed, stereo), stopped)
+    return Played(live_figures.turns(follower.fed, stereo), stopped, follower.read_ahead)
 
 
 def _cpu_seconds(pid: int) -> float | None:

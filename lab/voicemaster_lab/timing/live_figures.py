@@ -4,6 +4,8 @@ the recorded stream, and the figures of the turns.
 The recording is the virtual devices' bus (`harness.pulse`): the player's speech on the left channel, the quizmaster's
 voice on the right, on one clock. A turn's felt latency runs from the end of the player's speech (the last audible
 sample of what was fed into the microphone) to the first audible sample of the quizmaster at the speaker after it.
+The "heard you" cue (`earcons`, "heard") is told from the reply by its sound, a lone tone: its delay from the end of
+the speech is measured apart, and the reply is the first sound after it that is not the cue.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from voicemaster.speech.voice.earcons import FIGURES, HEARD
+
 RATE = 16_000
 AUDIBLE = 328
 """-40 dBFS: a sample this loud is sound. The null sinks are digitally silent when nothing plays, and the voices'
@@ -24,6 +28,11 @@ own lead-in silence stays far below it, so the first such sample is where the re
 QUIET_BEFORE_SECONDS = 0.1
 """The speaker must have been silent this long before the end of the player's speech, or the turn overlapped the
 quizmaster's own voice and has no felt latency to measure."""
+CUE_FREQUENCY, CUE_SECONDS = FIGURES[HEARD][0]
+CUE_BLOCK = 160
+"""10 ms: the blocks in which the cue is told from the voice."""
+CUE_SHARE = 0.8
+"""A block whose sound is this much the cue's tone is the cue (a voice's energy spreads over many frequencies)."""
 KINDS = ("answer", "yes", "joker", "name", "other")
 """What a turn was: an answer, a yes to "final answer?", a joker, a name, anything else (a yes to "play on?" or to
 a name read back, a no to "anyone else?")."""
@@ -58,6 +67,13 @@ class Turn:
     """Seconds into the recording where the player's speech ended; None if it was not found."""
     reply: float | None
     """Seconds into the recording where the quizmaster's reply began; None if none came, or it overlapped."""
+    cue: float | None = None
+    """Seconds into the recording where the heard cue began after the speech ended; None if none was heard before
+    the reply."""
+
+    @property
+    def cue_delay(self) -> float | None:
+        return None if self.cue is None or self.speech_end is None else self.cue - self.speech_end
 
     @property
     def latency(self) -> float | None:
@@ -88,14 +104,49 @@ def speech_end(microphone: npt.NDArray[np.int16], near: float, span: float, slac
 
 
 def reply_onset(speaker: npt.NDArray[np.int16], after: float) -> float | None:
-    """The first audible sample of the speaker after `after` seconds; None if it was not silent for
-    `QUIET_BEFORE_SECONDS` before (the quizmaster was still speaking) or nothing followed."""
+    """The first audible sample of the speaker's reply after `after` seconds (the heard cue is no reply); None if
+    it was not silent for `QUIET_BEFORE_SECONDS` before (the quizmaster was still speaking) or nothing followed."""
+    return onsets(speaker, after)[1]
+
+
+def onsets(speaker: npt.NDArray[np.int16], after: float) -> tuple[float | None, float | None]:
+    """Where the heard cue and where the reply begin after `after` seconds (None: not there). Nothing when the
+    speaker was not silent for `QUIET_BEFORE_SECONDS` before."""
     at = round(after * RATE)
     before = speaker[max(0, at - round(QUIET_BEFORE_SECONDS * RATE)) : at]
     if audible(before).any():
-        return None
-    loud = np.flatnonzero(audible(speaker[at:]))
-    return None if not len(loud) else (at + int(loud[0])) / RATE
+        return None, None
+    cue: float | None = None
+    while True:
+        loud = np.flatnonzero(audible(speaker[at:]))
+        if not len(loud):
+            return cue, None
+        start = at + int(loud[0])
+        end = _cue_end(speaker, start)
+        if end is None:
+            return cue, start / RATE
+        cue = start / RATE if cue is None else cue
+        at = end
+
+
+def _cue_end(speaker: npt.NDArray[np.int16], start: int) -> int | None:
+    """Where the cue beginning at `start` ends (or the reply cut it), if the sound there is the cue; None if not."""
+    length = round(CUE_SECONDS * RATE)
+    at = start
+    while at + CUE_BLOCK <= min(len(speaker), start + length - CUE_BLOCK):  # its last 10 ms fade out
+        if tone_share(speaker[at : at + CUE_BLOCK].astype(np.float64)) < CUE_SHARE:
+            return None if at - start < 2 * CUE_BLOCK else at  # not 20 ms of the tone: the voice
+        at += CUE_BLOCK
+    return min(len(speaker), start + length)
+
+
+def tone_share(block: npt.NDArray[np.float64]) -> float:
+    """How much of a block's energy is the cue's tone."""
+    t = np.arange(len(block)) / RATE
+    sine = float(block @ np.sin(2 * np.pi * CUE_FREQUENCY * t))
+    cosine = float(block @ np.cos(2 * np.pi * CUE_FREQUENCY * t))
+    energy = float(block @ block)
+    return 0.0 if energy == 0 else 2 * (sine**2 + cosine**2) / len(block) / energy
 
 
 def audible_span(samples: npt.NDArray[np.int16]) -> float:
@@ -111,7 +162,8 @@ def turns(fed: Sequence[Fed], stereo: npt.NDArray[np.int16]) -> list[Turn]:
     found = []
     for said in fed:
         end = speech_end(microphone, said.began, said.span)
-        found.append(Turn(said, end, None if end is None else reply_onset(speaker, end)))
+        cue, reply = (None, None) if end is None else onsets(speaker, end)
+        found.append(Turn(said, end, reply, cue))
     return found
 
 
@@ -170,6 +222,24 @@ def summary(turns: Sequence[Turn], games: int) -> dict[str, Any]:
         "cpu_per_decision": percentiles_ms(
             [turn.fed.cpu_seconds for turn in turns if turn.fed.cpu_seconds is not None]
         ),
+        "heard_cue": {
+            "turns": sum(turn.cue_delay is not None for turn in turns),
+            **percentiles_ms([delay for turn in turns if (delay := turn.cue_delay) is not None]),
+        },
+    }
+
+
+def speculative(logged: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Reading ahead over the listenings that did: readings started at a dip, the share of listenings a reading
+    started ahead decided, and the CPU the readings thrown away took (on the other core)."""
+    started = sum(int(entry["started"]) for entry in logged)
+    used = sum(int(entry["used"]) for entry in logged)
+    return {
+        "listenings": len(logged),
+        "started": started,
+        "used": used,
+        "used_share": round(used / started, 3) if started else None,
+        "thrown_cpu_ms": round(sum(float(entry["thrown_ms"]) for entry in logged)),
     }
 
 
@@ -208,6 +278,19 @@ def report(figures: dict[str, Any]) -> str:
         f"  CPU of the game's process from the end of speech to the decision: p50 {fmt(cpu['p50_ms'])} ms, "
         f"p95 {fmt(cpu['p95_ms'])} ms"
     )
+    cue = figures.get("heard_cue") or measured.get("heard_cue")
+    if cue:
+        out.append(
+            f"  heard cue after the end of speech ({cue['turns']} turns): p50 {fmt(cue['p50_ms'])} ms, "
+            f"p95 {fmt(cue['p95_ms'])} ms"
+        )
+    ahead = figures.get("speculative")
+    if ahead and ahead["started"]:
+        out.append(
+            f"  read ahead from a dip in the voice: {ahead['started']} readings started in {ahead['listenings']} "
+            f"listenings, {ahead['used']} decided (share {ahead['used_share']}); those thrown away took "
+            f"{ahead['thrown_cpu_ms']} ms on the other core"
+        )
     out += [f"  {language}: not measured: {reason}" for language, reason in figures["not_measured"].items()]
     return "\n".join(out)
 

@@ -9,8 +9,9 @@
    once the pause has lasted as long as the reading took (the frames that queued meanwhile): "Antwort B" is
    answered some 0.4 s sooner (about 0.27 s after the last sound), "Ich nehme ... Antwort B" is still heard out.
    The recognizers already refuse what they are unsure of, so a reading they accept is a complete, confident answer.
-5. **Heard cue**: given `cue`, at the first pause (before anything is read) a soft sound tells the player that the
-   microphone caught them, unless the program's own voice still plays.
+5. **Heard cue**: given `cue`, at a short pause (before anything is read) a soft sound tells the player that the
+   microphone caught them, unless the program's own voice still plays; again at the next pause only if they spoke
+   on, so the end of what they said is always answered at once.
 
 Stages are named and run in this one function, as Home Assistant's `assist_pipeline` runs its stages in one run.
 """
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from voicemaster.dialogue.meaning import Context, Heard, Intent
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import AudioIn, Playback
+from voicemaster.speech.hearing.ahead import Ahead, Speculation
 from voicemaster.speech.hearing.endpoint import (
     EPSILON,
     BargedIn,
@@ -56,7 +58,9 @@ class Hearing:
     """Seconds into the program's line where the player's voice stopped it; None when it played out (or nothing
     played). Decided here, once: the runner writes it down, it does not work it out again."""
     cued_at: float | None = None
-    """Seconds of audio since listening began where the heard cue was started; None when none was."""
+    """Seconds of audio since listening began where the heard cue was last started; None when none was."""
+    speculation: Speculation | None = None
+    """What reading ahead did (`ahead=True`); None without."""
 
     @property
     def heard(self) -> Heard | None:
@@ -84,51 +88,89 @@ def listen_and_recognize(
     settings: EndpointSettings = DEFAULT_SETTINGS,
     clock: Callable[[], float] = time.perf_counter,
     cue: Callable[[], object] | None = None,
+    ahead: bool = False,
 ) -> Hearing:
     """One utterance heard and understood. Listening ends at the end of speech, at a short pause whose reading is
     complete, or `timeout` seconds after the program stopped speaking if nobody spoke; with `settings` whose short
     pause is the whole pause, nothing is read before the end (the baseline `bench latency` compares with).
-    `cue` is called once, where the utterance first pauses or ends, before it is read: the player hears at once
-    that they were heard, however long reading takes; never while `during` still plays."""
+    `cue` is called where the utterance pauses or ends, before it is read, once for each stretch of speech: the
+    player hears at once that they were heard, however long reading takes; never while `during` still plays.
+    `ahead`, for a source whose frames come in real time (a microphone): the utterance is read on a worker thread
+    from the first dip in the voice (`ahead.Ahead`), and a complete reading ends it as soon as the short pause is
+    reached and the reading is made; without, it is read at the short pause, between frames."""
     # What the recognizer can work out from the context alone is done while the player still thinks.
     recognizer.prepare(context)
     endpointer = Endpointer(vad, settings, timeout, during.audio if during is not None else None)
-    readings: list[tuple[Audio, Heard]] = []
+    segmenter = endpointer.segmenter
+    readings: list[tuple[float | None, Heard]] = []
+    """Each reading made, with the end of speech of the utterance it read."""
     complete_at: float | None = None
     """Where, in the audio, a pause whose reading was complete will have lasted as long as the reading took."""
     ended: Ended | None = None
     barged_in_at: float | None = None
     cued_at: float | None = None
+    cue_due = cue is not None
+    """Speech came since the last cue."""
+    reader = Ahead(recognizer, context) if ahead else None
     for frame in source.frames(during, before=settings.pre_roll_seconds):
         event = endpointer.push(frame, _program_at(during))
-        if cue is not None and cued_at is None and isinstance(event, Paused | Ended) and event.audio is not None:
-            cued_at = _cued(cue, during, endpointer.now)
+        if cue is not None and cue_due and isinstance(event, Paused | Ended) and event.audio is not None:
+            cued_at, cue_due = _cued(cue, during, endpointer.now, cued_at)
+        if reader is not None and endpointer.state in (Endpoint.SPEAKING, Endpoint.PAUSED):
+            _read_ahead(reader, endpointer, readings)
         if isinstance(event, BargedIn) and during is not None and not during.done():
             barged_in_at = _stopped_at(during)
-        elif isinstance(event, Paused):
+        elif isinstance(event, Paused) and reader is None:
             started = clock()
-            readings.append((event.audio, recognizer.recognize(event.audio, context)))
+            readings.append((segmenter.end, recognizer.recognize(event.audio, context)))
             complete_at = event.at + (clock() - started) if ends_early(readings[-1][1], context) else None
         elif isinstance(event, Resumed):
-            complete_at = None
+            complete_at, cue_due = None, cue is not None
         elif isinstance(event, Ended):
             ended = event
+            break
+        if reader is not None and endpointer.state is Endpoint.PAUSED and _complete(readings, segmenter.end, context):
+            ended = endpointer.end_early()
             break
         if complete_at is not None and endpointer.now >= complete_at - EPSILON:
             ended = endpointer.end_early()
             break
     ended = ended or endpointer.ended()  # a script's line ran out before the end of speech
+    if reader is not None and ended.audio is not None and (not readings or readings[-1][0] != segmenter.end):
+        waited = reader.wait(segmenter.end)  # the reading started at the dip before this pause
+        readings += [(segmenter.end, waited)] if waited is not None else []
+    decided_ahead = bool(readings) and readings[-1][0] == segmenter.end
+    speculation = reader.close(decided=decided_ahead) if reader is not None else None
     if ended.audio is None:
-        return Hearing(None, (), early=False, timeline=endpointer.timeline(), barged_in_at=barged_in_at)
-    if cue is not None and cued_at is None:  # cut at the longest utterance, or the script ran out
-        cued_at = _cued(cue, during, endpointer.now)
+        return Hearing(None, (), False, endpointer.timeline(), barged_in_at, speculation=speculation)
+    if cue is not None and cue_due:  # cut at the longest utterance, or the script ran out
+        cued_at, _ = _cued(cue, during, endpointer.now, cued_at)
     recognitions = [heard for _, heard in readings]
-    # When nothing was said after the last pause, the utterance is what was read there: reading it again would only
-    # make the player wait.
-    if not readings or readings[-1][0] != ended.audio:
+    # When nothing was said after the last reading, the utterance is what was read there: reading it again would
+    # only make the player wait.
+    if not readings or readings[-1][0] != segmenter.end:
         recognitions.append(recognizer.recognize(ended.audio, context))
     early = ended.state is Endpoint.ENDED_EARLY
-    return Hearing(ended.audio, tuple(recognitions), early, endpointer.timeline(), barged_in_at, cued_at)
+    return Hearing(ended.audio, tuple(recognitions), early, endpointer.timeline(), barged_in_at, cued_at, speculation)
+
+
+def _read_ahead(reader: Ahead, endpointer: Endpointer, readings: list[tuple[float | None, Heard]]) -> None:
+    """A reading started at a dip in the voice, readings of an utterance that has gone on thrown away, and a reading
+    made meanwhile taken in."""
+    end = endpointer.segmenter.end
+    if end is not None and endpointer.now > end + EPSILON:
+        reader.dip(end, endpointer.utterance)
+    else:
+        reader.keep_only(end)
+    if not readings or readings[-1][0] != end:
+        heard = reader.ready(end)
+        if heard is not None:
+            readings.append((end, heard))
+
+
+def _complete(readings: list[tuple[float | None, Heard]], speech_end: float | None, context: Context) -> bool:
+    """Whether the utterance up to `speech_end` has been read and is complete."""
+    return bool(readings) and readings[-1][0] == speech_end and ends_early(readings[-1][1], context)
 
 
 def _program_at(during: Playback | None) -> float | None:
@@ -136,12 +178,15 @@ def _program_at(during: Playback | None) -> float | None:
     return during.position() if during is not None and not during.done() else None
 
 
-def _cued(cue: Callable[[], object], during: Playback | None, at: float) -> float | None:
-    """Plays the heard cue unless the program's own voice still plays: where it played, or None."""
+def _cued(
+    cue: Callable[[], object], during: Playback | None, at: float, before: float | None
+) -> tuple[float | None, bool]:
+    """Plays the heard cue unless the program's own voice still plays: where the last cue is, and whether one is
+    still due."""
     if during is not None and not during.done():
-        return None
+        return before, True
     cue()
-    return at
+    return at, False
 
 
 BARGE_IN_SLACK_SECONDS = 0.05

@@ -1,0 +1,104 @@
+"""Reading ahead: an utterance read on a worker thread from the first dip in the voice, while its frames go on being
+heard on the caller's.
+
+A live microphone's frames come in real time: the pipeline (`pipeline.listen_and_recognize`, `ahead=True`) starts a
+reading at the first frame without speech after speech (a dip, before the short pause is even reached) and goes on
+hearing frames meanwhile, on the other core. A reading whose speech then only gained silence stands for the
+utterance (it is the pause's reading, and the decision if the player says no more); one overtaken by more speech is
+thrown away. A reading cannot be stopped half-way: one thrown away runs out on its thread, and what it cost is
+counted (`Speculation.thrown_ms`, shown by `voicemaster bench live`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+from voicemaster.dialogue.meaning import Context, Heard
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.hearing.recognition import Recognizer
+
+WORKERS = 2
+"""A reading thrown away still runs out: a second worker lets the next one start at once beside it."""
+
+
+@dataclass(frozen=True)
+class Speculation:
+    """What reading ahead did in one listening."""
+
+    started: int = 0
+    """Readings started at a dip in the voice."""
+    used: int = 0
+    """Of those, the one that decided (0 or 1): the utterance's speech had only gained silence since its dip."""
+    thrown_ms: float = 0.0
+    """The time the readings thrown away took on their threads (those that ended before listening did)."""
+
+
+class Ahead:
+    """The readings under way for one listening, each for the utterance up to one end of speech."""
+
+    def __init__(self, recognizer: Recognizer, context: Context) -> None:
+        self._recognizer = recognizer
+        self._context = context
+        self._workers = ThreadPoolExecutor(WORKERS, thread_name_prefix="reading-ahead")
+        self._pending: tuple[float, Future[Heard]] | None = None
+        self._read_for: float | None = None
+        """The end of speech the last reading was started for."""
+        self._started = 0
+        self._thrown_ms = 0.0
+        self._lock = threading.Lock()
+
+    def dip(self, speech_end: float, utterance: Callable[[], Audio | None]) -> None:
+        """A frame without speech after speech that ended at `speech_end`: a reading of the utterance so far starts,
+        unless one for this end is under way."""
+        if self._read_for == speech_end:
+            return
+        self.keep_only(speech_end)
+        audio = utterance()
+        if audio is None:
+            return
+        self._pending = (speech_end, self._workers.submit(self._recognizer.recognize, audio, self._context))
+        self._read_for = speech_end
+        self._started += 1
+
+    def keep_only(self, speech_end: float | None) -> None:
+        """More speech came: a reading of the utterance up to an earlier end is thrown away."""
+        if self._pending is None or self._pending[0] == speech_end:
+            return
+        _, future = self._pending
+        self._pending = None
+        if not future.cancel():  # running: it runs out, and what it cost is counted
+            future.add_done_callback(self._count_thrown)
+
+    def ready(self, speech_end: float | None) -> Heard | None:
+        """The reading of the utterance up to `speech_end`, if it has been made."""
+        if self._pending is None or self._pending[0] != speech_end or not self._pending[1].done():
+            return None
+        return self._take()
+
+    def wait(self, speech_end: float | None) -> Heard | None:
+        """The reading up to `speech_end`, waited for if it is under way; None if none was started for it."""
+        if self._pending is None or self._pending[0] != speech_end:
+            return None
+        return self._take()
+
+    def close(self, *, decided: bool) -> Speculation:
+        """Listening is over (`decided`: by a reading made ahead): what is still under way is thrown away."""
+        self.keep_only(None)
+        self._workers.shutdown(wait=False, cancel_futures=True)
+        with self._lock:
+            return Speculation(self._started, int(decided), round(self._thrown_ms, 1))
+
+    def _take(self) -> Heard:
+        assert self._pending is not None
+        _, future = self._pending
+        self._pending = None
+        return future.result()
+
+    def _count_thrown(self, future: Future[Heard]) -> None:
+        if future.cancelled() or future.exception() is not None:
+            return
+        with self._lock:
+            self._thrown_ms += future.result().decode_ms
