@@ -36,6 +36,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "voicemaster.models",
         "voicemaster.store",
         "voicemaster.speech.audio",
+        "voicemaster.speech.cores",
         "voicemaster.speech.signal",
         "voicemaster.speech.sound_file",
     ),

@@ -7,7 +7,8 @@ behind the time a game spends speaking and listening anyway.
 
 One thread owns the slow engine, so two renders never halve each other's speed: a line needed now goes to the front of
 the queue, a line the runner already holds next, then the lines the quizmaster foresees, then the fixed lines of the
-language. Foreseen lines of a moment that has passed are dropped when the quizmaster foresees again.
+language. Foreseen lines of a moment that has passed are dropped when the quizmaster foresees again. A line nobody
+waits for yet is not begun while a decision is being made: the player is waiting for that.
 """
 
 from __future__ import annotations
@@ -24,8 +25,12 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 
 from voicemaster.config.voice import Voice
+from voicemaster.speech import cores
 from voicemaster.speech.audio import Audio
 
+YIELD_SECONDS = 3.0
+"""The longest a line rendered ahead waits for a decision being made (`speech.cores`): the player waits for the
+decision, the line is for later; but not for ever."""
 IDLE_SECONDS = 5.0
 """A worker with nothing to do for this long ends (a new one starts with the next line): a finished game leaves no
 thread behind holding the engine."""
@@ -149,6 +154,8 @@ class RenderQueue:
         while (key := self._next()) is not None:
             line = self._lines.get(key)
             assert line is not None
+            if line.priority != Priority.NOW:  # nobody waits for it yet: a decision being made goes first
+                cores.wait_while_deciding(YIELD_SECONDS)
             try:
                 line.result.set_result(self.render(*key))
             except Exception as error:  # handed to whoever waits for the line; a line foreseen in vain is dropped

@@ -9,14 +9,17 @@ OpenBLAS on two cores that is faster than CTranslate2's int8 here (the encoder t
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
+from voicemaster.speech import cores
 from voicemaster.speech.hearing.whisper.weights import read_weights
 
 Array = npt.NDArray[np.float32]
@@ -85,10 +88,28 @@ def product(x: Array, matrix: Array) -> Array:
     is at its slowest there, slower than for four rows (measured, one thread, 2-core EPYC: 512 x 1536 weights 273 us
     for two rows and 376 us for three, 218 us for four, one row at a time 128 and 162 us; the output projection, 512 x
     51 865, 10.0 and 13.8 ms, 8.5 for four, one row at a time 7.2 and 10.9 ms). A step of the free reading beside
-    one phrase prefix is three rows."""
+    one phrase prefix is three rows. A large product of a decision that may take the second core
+    (`speech.cores.split_here`) is split by rows over two threads."""
     if 2 <= len(x) <= 3:
         return np.stack([row @ matrix for row in x])
+    if len(x) >= SPLIT_ROWS and len(x) * x.shape[1] * matrix.shape[1] >= SPLIT_FROM and cores.split_here():
+        half = len(x) // 2
+        other = _second_core().submit(np.matmul, x[half:], matrix)
+        first = x[:half] @ matrix
+        return np.concatenate([first, other.result()])
     return x @ matrix
+
+
+SPLIT_ROWS = 8
+"""Only products of this many rows are split: each half keeps four rows or more, multiplied as a whole, so that every
+row comes out the same to the last bit, split or not (checked on the model's products)."""
+SPLIT_FROM = 2_000_000
+"""Multiply-adds from which a split pays for handing half to another thread."""
+
+
+@functools.cache
+def _second_core() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(1, thread_name_prefix="second-core")
 
 
 @dataclass(frozen=True)
@@ -350,4 +371,4 @@ def _conv(x: Array, weight: Array, bias: Array, *, stride: int) -> Array:
     frames = (x.shape[1] - 1) // stride + 1
     columns = np.stack([padded[:, k : k + stride * frames : stride] for k in range(3)], axis=-1)  # (in, frames, 3)
     flat = columns.transpose(1, 0, 2).reshape(frames, -1)
-    return flat @ weight.reshape(weight.shape[0], -1).T + bias
+    return product(flat, weight.reshape(weight.shape[0], -1).T) + bias

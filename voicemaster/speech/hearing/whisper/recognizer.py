@@ -16,6 +16,7 @@ import numpy as np
 
 from voicemaster.dialogue.meaning import Context, Heard
 from voicemaster.hints import python_extra
+from voicemaster.speech import cores
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.band import narrowband
 from voicemaster.speech.hearing.normal_form import Normalized
@@ -63,7 +64,8 @@ class WhisperRecognizer:
     def recognize_with(self, strategy: Strategy, audio: Audio, context: Context) -> Heard:
         """`audio` heard by the encoder, then by `strategy`; timed whole."""
         started = time.perf_counter()
-        heard = strategy.hear(self.listen(audio, context.language), context)
+        with cores.deciding():
+            heard = strategy.hear(self.listen(audio, context.language), context)
         elapsed = round((time.perf_counter() - started) * 1000, 1)
         return Heard(heard.intent, heard.value, heard.text, heard.confidence, elapsed)
 
