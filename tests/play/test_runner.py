@@ -17,6 +17,7 @@ from voicemaster.play.listening import Answers, Listened
 from voicemaster.play.runner import Runner, SessionClock, Transcript, drive
 from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import Playback
+from voicemaster.speech.hearing.ahead import Speculation
 from voicemaster.speech.voice.speakers import Speakers
 
 
@@ -89,13 +90,17 @@ def test_after_the_devices_stood_still_the_players_hear_where_the_game_was_and_a
 
 def test_a_barge_in_and_an_early_decision_are_written_down_as_the_ear_reports_them() -> None:
     sink, out = FileSink(), io.StringIO()
-    ear = Stalls(Listened(Silence(), barged_in_at=1.25, early=True))
+    ahead = Speculation(started=2, used=1, thrown_ms=310.0)
+    ear = Stalls(Listened(Silence(), barged_in_at=1.25, early=True, speculation=ahead))
     runner = Runner(load_lines("de"), Speakers(DEFAULT_VOICES), sink, SessionClock(sink), ear, Transcript(out))
     drive(question_then_answer(), runner.perform)
 
     events = [json.loads(line) for line in out.getvalue().splitlines()]
-    barge_in, early = (next(e for e in events if e["event"] == name) for name in ("barge_in", "early_decision"))
+    barge_in, early, read = (
+        next(e for e in events if e["event"] == name) for name in ("barge_in", "early_decision", "read_ahead")
+    )
     assert (barge_in["player"], barge_in["at"], early["player"]) == ("Anna", 1.25, "Anna")
     # Written down at the moment it cut the lines (played as one, from the question on), not when listening ended.
     lines_began = next(e["t"] for e in events if e["event"] == "say" and e["line"] == "question")
     assert barge_in["t"] == pytest.approx(lines_began + 1.25) and barge_in["t"] < early["t"]
+    assert (read["started"], read["used"], read["thrown_ms"]) == (2, 1, 310.0)
