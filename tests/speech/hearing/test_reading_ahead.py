@@ -89,6 +89,18 @@ def test_a_reading_overtaken_by_more_speech_is_thrown_away() -> None:
     assert reader.given[-1].seconds > 1.0  # the decision is the reading of the whole
 
 
+def test_a_reading_whose_audio_then_gained_a_sound_is_made_again_on_the_longer_audio() -> None:
+    """The burst of a final "k" after its closure: too short and soft for the voice detector, but part of the word."""
+    reader = Reader(seconds=0.2)
+    burst = (900 * np.sin(2 * np.pi * 2000 * np.arange(round(0.03 * RATE)) / RATE)).astype("<i2").tobytes()
+    hearing = hear(tone(0.5) + quiet(0.05) + burst, reader)
+    # Made again ahead (when the first reading is in before listening ends) or at the end (when it is not).
+    first, last = reader.given[0], reader.given[-1]
+    assert burst not in first.samples and len(reader.given) == 2
+    assert last.samples.startswith(first.samples) and burst in last.samples
+    assert hearing.heard is not None and hearing.heard.value == "B"
+
+
 def test_nobody_speaking_reads_nothing() -> None:
     reader = Reader()
     hearing = hear(quiet(1.0), reader)

@@ -3,10 +3,12 @@ heard on the caller's.
 
 A live microphone's frames come in real time: the pipeline (`pipeline.listen_and_recognize`, `ahead=True`) starts a
 reading at the first frame without speech after speech (a dip, before the short pause is even reached) and goes on
-hearing frames meanwhile, on the other core. A reading whose speech then only gained silence stands for the
+hearing frames meanwhile, on the other core. A reading whose audio then only gained silence stands for the
 utterance (it is the pause's reading, and the decision if the player says no more); one overtaken by more speech is
-thrown away. A reading cannot be stopped half-way: one thrown away runs out on its thread, and what it cost is
-counted (`Speculation.thrown_ms`, shown by `voicemaster bench live`).
+thrown away, and one whose audio gained a sound the voice detector does not count as speech (the burst of a final
+"k", a trailing "s": `gained_only_silence`) is made again on the longer audio. A reading cannot be stopped
+half-way: one thrown away runs out on its thread, and what it cost is counted (`Speculation.thrown_ms`, shown by
+`voicemaster bench live`).
 """
 
 from __future__ import annotations
@@ -16,10 +18,16 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
+
 from voicemaster.dialogue.meaning import Context, Heard
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.recognition import Recognizer
 
+QUIET = 0.1
+"""Audio after a reading is silence while no 10 ms of it is louder than this share of the loudest 10 ms read."""
+BLOCK = 160
 WORKERS = 2
 """A reading thrown away still runs out: a second worker lets the next one start at once beside it."""
 
@@ -43,7 +51,7 @@ class Ahead:
         self._recognizer = recognizer
         self._context = context
         self._workers = ThreadPoolExecutor(WORKERS, thread_name_prefix="reading-ahead")
-        self._pending: tuple[float, Future[Heard]] | None = None
+        self._pending: tuple[float, Audio, Future[Heard]] | None = None
         self._read_for: float | None = None
         """The end of speech the last reading was started for."""
         self._started = 0
@@ -57,9 +65,12 @@ class Ahead:
             return
         self.keep_only(speech_end)
         audio = utterance()
-        if audio is None:
-            return
-        self._pending = (speech_end, self._workers.submit(self._recognizer.recognize, audio, self._context))
+        if audio is not None:
+            self._start(speech_end, audio)
+
+    def _start(self, speech_end: float, audio: Audio) -> None:
+        future = self._workers.submit(self._recognizer.recognize, audio, self._context)
+        self._pending = (speech_end, audio, future)
         self._read_for = speech_end
         self._started += 1
 
@@ -67,19 +78,29 @@ class Ahead:
         """More speech came: a reading of the utterance up to an earlier end is thrown away."""
         if self._pending is None or self._pending[0] == speech_end:
             return
-        _, future = self._pending
+        self._throw()
+
+    def _throw(self) -> None:
+        assert self._pending is not None
+        _, _, future = self._pending
         self._pending = None
         if not future.cancel():  # running: it runs out, and what it cost is counted
             future.add_done_callback(self._count_thrown)
 
-    def ready(self, speech_end: float | None) -> Heard | None:
-        """The reading of the utterance up to `speech_end`, if it has been made."""
-        if self._pending is None or self._pending[0] != speech_end or not self._pending[1].done():
+    def ready(self, speech_end: float | None, now: Audio | None) -> tuple[Heard, Audio] | None:
+        """The reading of the utterance up to `speech_end`, with the audio it read, if it has been made and the
+        utterance (`now`) gained only silence since; one that gained a sound is made again on `now`."""
+        if self._pending is None or self._pending[0] != speech_end or not self._pending[2].done():
+            return None
+        end, audio, _ = self._pending
+        if now is not None and not gained_only_silence(audio, now):
+            self._throw()
+            self._start(end, now)
             return None
         return self._take()
 
-    def wait(self, speech_end: float | None) -> Heard | None:
-        """The reading up to `speech_end`, waited for if it is under way; None if none was started for it."""
+    def wait(self, speech_end: float | None) -> tuple[Heard, Audio] | None:
+        """The reading up to `speech_end` and its audio, waited for if it is under way; None if none was started."""
         if self._pending is None or self._pending[0] != speech_end:
             return None
         return self._take()
@@ -91,14 +112,31 @@ class Ahead:
         with self._lock:
             return Speculation(self._started, int(decided), round(self._thrown_ms, 1))
 
-    def _take(self) -> Heard:
+    def _take(self) -> tuple[Heard, Audio]:
         assert self._pending is not None
-        _, future = self._pending
+        _, audio, future = self._pending
         self._pending = None
-        return future.result()
+        return future.result(), audio
 
     def _count_thrown(self, future: Future[Heard]) -> None:
         if future.cancelled() or future.exception() is not None:
             return
         with self._lock:
             self._thrown_ms += future.result().decode_ms
+
+
+def gained_only_silence(read: Audio, now: Audio) -> bool:
+    """Whether `now`, the utterance `read` has grown into, only added silence: nothing in what it added is louder
+    than `QUIET` of the loudest of what was read."""
+    extra = np.frombuffer(now.samples[len(read.samples) :], dtype="<i2")
+    if not len(extra):
+        return True
+    return _loudest(extra) <= QUIET * _loudest(np.frombuffer(read.samples, dtype="<i2"))
+
+
+def _loudest(samples: npt.NDArray[np.int16]) -> float:
+    count = len(samples) // BLOCK
+    if not count:
+        return float(np.sqrt(np.mean(samples.astype(np.float64) ** 2))) if len(samples) else 0.0
+    blocks = samples[: count * BLOCK].astype(np.float64).reshape(count, BLOCK)
+    return float(np.sqrt(np.mean(blocks**2, axis=1)).max())

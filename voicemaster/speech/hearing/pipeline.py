@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from voicemaster.dialogue.meaning import Context, Heard, Intent
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import AudioIn, Playback
-from voicemaster.speech.hearing.ahead import Ahead, Speculation
+from voicemaster.speech.hearing.ahead import Ahead, Speculation, gained_only_silence
 from voicemaster.speech.hearing.endpoint import (
     EPSILON,
     BargedIn,
@@ -102,8 +102,7 @@ def listen_and_recognize(
     recognizer.prepare(context)
     endpointer = Endpointer(vad, settings, timeout, during.audio if during is not None else None)
     segmenter = endpointer.segmenter
-    readings: list[tuple[float | None, Heard]] = []
-    """Each reading made, with the end of speech of the utterance it read."""
+    readings: list[Reading] = []
     complete_at: float | None = None
     """Where, in the audio, a pause whose reading was complete will have lasted as long as the reading took."""
     ended: Ended | None = None
@@ -122,14 +121,14 @@ def listen_and_recognize(
             barged_in_at = _stopped_at(during)
         elif isinstance(event, Paused) and reader is None:
             started = clock()
-            readings.append((segmenter.end, recognizer.recognize(event.audio, context)))
+            readings.append((segmenter.end, recognizer.recognize(event.audio, context), event.audio))
             complete_at = event.at + (clock() - started) if ends_early(readings[-1][1], context) else None
         elif isinstance(event, Resumed):
             complete_at, cue_due = None, cue is not None
         elif isinstance(event, Ended):
             ended = event
             break
-        if reader is not None and endpointer.state is Endpoint.PAUSED and _complete(readings, segmenter.end, context):
+        if reader is not None and endpointer.state is Endpoint.PAUSED and _complete(readings, endpointer, context):
             ended = endpointer.end_early()
             break
         if complete_at is not None and endpointer.now >= complete_at - EPSILON:
@@ -138,23 +137,27 @@ def listen_and_recognize(
     ended = ended or endpointer.ended()  # a script's line ran out before the end of speech
     if reader is not None and ended.audio is not None and (not readings or readings[-1][0] != segmenter.end):
         waited = reader.wait(segmenter.end)  # the reading started at the dip before this pause
-        readings += [(segmenter.end, waited)] if waited is not None else []
-    decided_ahead = bool(readings) and readings[-1][0] == segmenter.end
-    speculation = reader.close(decided=decided_ahead) if reader is not None else None
+        readings += [(segmenter.end, *waited)] if waited is not None else []
+    stands = bool(readings) and _stands(readings[-1], segmenter.end, ended.audio)
+    speculation = reader.close(decided=stands) if reader is not None else None
     if ended.audio is None:
         return Hearing(None, (), False, endpointer.timeline(), barged_in_at, speculation=speculation)
     if cue is not None and cue_due:  # cut at the longest utterance, or the script ran out
         cued_at, _ = _cued(cue, during, endpointer.now, cued_at)
-    recognitions = [heard for _, heard in readings]
+    recognitions = [heard for _, heard, _ in readings]
     # When nothing was said after the last reading, the utterance is what was read there: reading it again would
     # only make the player wait.
-    if not readings or readings[-1][0] != segmenter.end:
+    if not stands:
         recognitions.append(recognizer.recognize(ended.audio, context))
     early = ended.state is Endpoint.ENDED_EARLY
     return Hearing(ended.audio, tuple(recognitions), early, endpointer.timeline(), barged_in_at, cued_at, speculation)
 
 
-def _read_ahead(reader: Ahead, endpointer: Endpointer, readings: list[tuple[float | None, Heard]]) -> None:
+Reading = tuple[float | None, Heard, Audio]
+"""A reading made: the end of speech of the utterance it read, what it heard, and the audio it read."""
+
+
+def _read_ahead(reader: Ahead, endpointer: Endpointer, readings: list[Reading]) -> None:
     """A reading started at a dip in the voice, readings of an utterance that has gone on thrown away, and a reading
     made meanwhile taken in."""
     end = endpointer.segmenter.end
@@ -163,14 +166,24 @@ def _read_ahead(reader: Ahead, endpointer: Endpointer, readings: list[tuple[floa
     else:
         reader.keep_only(end)
     if not readings or readings[-1][0] != end:
-        heard = reader.ready(end)
-        if heard is not None:
-            readings.append((end, heard))
+        made = reader.ready(end, endpointer.utterance())
+        if made is not None:
+            readings.append((end, *made))
 
 
-def _complete(readings: list[tuple[float | None, Heard]], speech_end: float | None, context: Context) -> bool:
-    """Whether the utterance up to `speech_end` has been read and is complete."""
-    return bool(readings) and readings[-1][0] == speech_end and ends_early(readings[-1][1], context)
+def _complete(readings: list[Reading], endpointer: Endpointer, context: Context) -> bool:
+    """Whether the utterance so far has been read whole (its audio only gained silence since) and is complete."""
+    return (
+        bool(readings)
+        and _stands(readings[-1], endpointer.segmenter.end, endpointer.utterance())
+        and ends_early(readings[-1][1], context)
+    )
+
+
+def _stands(reading: Reading, speech_end: float | None, now: Audio | None) -> bool:
+    """Whether a reading stands for the utterance: nothing was said since, and its audio only gained silence."""
+    end, _, audio = reading
+    return end == speech_end and (now is None or gained_only_silence(audio, now))
 
 
 def _program_at(during: Playback | None) -> float | None:
