@@ -82,6 +82,10 @@ def test_the_heard_cue_is_timed_apart_and_is_not_taken_for_the_reply() -> None:
     assert turn.latency == pytest.approx(0.19, abs=0.011)  # told apart to within a 10 ms block
     (turn,) = turns([fed(1.0, 0.5)], stereo(player, np.concatenate([silence(1.85), sound(1.0)])))
     assert turn.cue_delay is None and turn.latency == pytest.approx(0.35, abs=2 / RATE)
+    # Heard before the last audible sample of a fading word: the cue is that turn's, the reply still timed.
+    early = np.concatenate([silence(1.42), cue(), silence(1.9 - 1.42 - 0.07), sound(1.0)])
+    (turn,) = turns([fed(1.0, 0.5)], stereo(player, early))
+    assert turn.cue_delay == pytest.approx(-0.08, abs=0.002) and turn.latency == pytest.approx(0.4, abs=2 / RATE)
 
 
 def test_reading_ahead_is_summed_over_the_listenings_that_did() -> None:

@@ -14,7 +14,7 @@ import itertools
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -29,6 +29,8 @@ QUIET_BEFORE_SECONDS = 0.1
 """The speaker must have been silent this long before the end of the player's speech, or the turn overlapped the
 quizmaster's own voice and has no felt latency to measure."""
 CUE_FREQUENCY, CUE_SECONDS = FIGURES[HEARD][0]
+CUE_LOOKBACK_SECONDS = 0.3
+"""How long before the last audible sample of the player's speech a cue may begin and still be the one for it."""
 CUE_BLOCK = 160
 """10 ms: the blocks in which the cue is told from the voice."""
 CUE_SHARE = 0.8
@@ -110,23 +112,54 @@ def reply_onset(speaker: npt.NDArray[np.int16], after: float) -> float | None:
 
 
 def onsets(speaker: npt.NDArray[np.int16], after: float) -> tuple[float | None, float | None]:
-    """Where the heard cue and where the reply begin after `after` seconds (None: not there). Nothing when the
-    speaker was not silent for `QUIET_BEFORE_SECONDS` before."""
+    """Where the heard cue and where the reply begin (None: not there). The reply is the first sound after `after`
+    seconds that is not the cue; nothing when the speaker was not silent (but for the cue) for
+    `QUIET_BEFORE_SECONDS` before. The cue is looked for from `CUE_LOOKBACK_SECONDS` before `after`: the pipeline
+    may hear the end of speech before the last audible sample of a fading word."""
     at = round(after * RATE)
-    before = speaker[max(0, at - round(QUIET_BEFORE_SECONDS * RATE)) : at]
-    if audible(before).any():
+    cue = _cue_before(speaker, max(0, at - round(CUE_LOOKBACK_SECONDS * RATE)), at)
+    if cue is False:
         return None, None
-    cue: float | None = None
+    position = at
     while True:
-        loud = np.flatnonzero(audible(speaker[at:]))
+        loud = np.flatnonzero(audible(speaker[position:]))
         if not len(loud):
             return cue, None
-        start = at + int(loud[0])
+        start = position + int(loud[0])
         end = _cue_end(speaker, start)
         if end is None:
             return cue, start / RATE
         cue = start / RATE if cue is None else cue
-        at = end
+        position = end
+
+
+def _cue_before(speaker: npt.NDArray[np.int16], start: int, at: int) -> float | Literal[False] | None:
+    """The cue that began between `start` and `at` after the quizmaster's last sound there, if any; False when the
+    quizmaster (not the cue) was audible in the last `QUIET_BEFORE_SECONDS` before `at`."""
+    blocks = (at - start) // CUE_BLOCK
+    first = at - blocks * CUE_BLOCK
+    loud: npt.NDArray[np.bool_] = np.asarray(audible(speaker[first:at])).reshape(blocks, CUE_BLOCK)
+    sounding = [bool(row.any()) for row in loud]
+    cue: float | None = None
+    index = 0
+    while index < blocks:
+        if not sounding[index]:
+            index += 1
+            continue
+        begin = first + index * CUE_BLOCK
+        onset = begin + int(np.flatnonzero(audible(speaker[begin : begin + CUE_BLOCK]))[0])
+        end = _cue_end(speaker, onset)
+        if end is not None:
+            cue = cue if cue is not None else onset / RATE
+            index = max(index + 1, -(-(end - first) // CUE_BLOCK))
+            continue
+        stop = index
+        while stop < blocks and sounding[stop]:
+            stop += 1
+        if first + stop * CUE_BLOCK > at - round(QUIET_BEFORE_SECONDS * RATE):
+            return False
+        cue, index = None, stop  # a cue is one after the quizmaster's last sound
+    return cue
 
 
 def _cue_end(speaker: npt.NDArray[np.int16], start: int) -> int | None:

@@ -4,7 +4,8 @@ A yes may lock an answer or pay one out, so where nothing listens on for a take-
 first short pause after it (`pipeline.ends_early`): it waits the whole pause (`EndpointSettings.silence_seconds`,
 0.7 s), in case "Ja ..." goes on "... nein, warte". (At "final answer?" the game takes the yes at once and listens
 through the lock line for the take-back instead: `Context.yes_at_once`, `host.listening.take_back_window`.) This
-bench hears, through the real pipeline (Silero's voice activity, the endpointer, Whisper's decision in the confirm context),
+bench hears, through the real pipeline (Silero's voice activity, the endpointer, Whisper's decision in the confirm
+context),
 
 - plain yeses: recordings of people (the real-speech set's German "ja") and the voices (Pico; Kokoro in English and
   French), and what each costs the player: from the last sound of the yes to the decision;
