@@ -48,8 +48,15 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         help="asr: corpora, comma-separated: espeak, kokoro, pico (the demo's players' voices), real (recordings of "
         "people; --limit leaves it whole), options (option words said by people among options of their kind; --limit "
         "samples them); rooms, or car, living-room, far, party (the real recordings and people's option words "
-        "passed through each room; --limit samples them); manifest:PATH (your recordings, a `hear --manifest` "
+        "passed through each room; --limit samples them); echo (the same said over the quizmaster's own voice from a "
+        "laptop's speaker, 10 dB louder); manifest:PATH (your recordings, a `hear --manifest` "
         "file whose lines also say the meant intent and value)",
+    )
+    bench.add_argument(
+        "--frontend",
+        default="none",
+        help="asr: acoustic front ends each corpus is heard through, comma-separated: none, webrtc (the game's: "
+        "WebRTC echo cancellation and noise suppression), webrtc-aec, webrtc-ns, livekit, speex, rnnoise",
     )
     bench.add_argument(
         "--questions", type=int, default=3, help="voice: questions in each timed game (played in real time)"
@@ -151,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(figures, ensure_ascii=False) if args.json else latency.report(figures))
         return 0
     corpora = corpora_named(args.corpora)
-    names = (*samples.CORPORA, *samples.ROOMS)
+    names = (*samples.CORPORA, *samples.ROOMS, samples.ECHO)
     if unknown := sorted(which for which in set(corpora) - set(names) if not which.startswith(samples.MANIFEST)):
         print(
             f"voicemaster: no corpus {', '.join(unknown)}; choose from {', '.join(names)}, rooms "
@@ -160,9 +167,16 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     from voicemaster.cli.manifest import ManifestError
+    from voicemaster_lab.asr.frontends import FRONT_ENDS
 
+    frontends = [name.strip() for name in args.frontend.split(",") if name.strip()] or ["none"]
+    if unknown := sorted(set(frontends) - set(FRONT_ENDS)):
+        print(f"voicemaster: no front end {', '.join(unknown)}; choose from {', '.join(FRONT_ENDS)}", file=sys.stderr)
+        return 2
     try:
-        figures = measure.run(args.corpus, engines, languages=languages, limit=args.limit, corpora=corpora)
+        figures = measure.run(
+            args.corpus, engines, languages=languages, limit=args.limit, corpora=corpora, frontends=frontends
+        )
     except ManifestError as error:
         print(f"voicemaster: {error}", file=sys.stderr)
         return 2

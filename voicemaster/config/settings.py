@@ -65,11 +65,28 @@ class LadderConfig:
 
 
 @dataclass(frozen=True)
+class FrontEndConfig:
+    """The acoustic front end between the microphone and hearing (`speech.frontend`): each part can be turned off.
+    Written in the `[speech]` table beside the voices (`echo_cancel = false`)."""
+
+    echo_cancel: bool = True
+    """Cancel the quizmaster's own voice in the microphone, with what the loudspeaker plays as reference."""
+    noise_suppression: bool = False
+    """Suppress steady noise (a car's, a fan's) before hearing."""
+
+
+FRONT_END_KEYS = ("echo_cancel", "noise_suppression")
+"""The `[speech]` keys that set the front end; every other key of `[speech]` is a language's voice."""
+
+
+@dataclass(frozen=True)
 class Settings:
     game: GameConfig = GameConfig()
     moneydrop: MoneyDropConfig = MoneyDropConfig()
     ladders: dict[str, LadderConfig] = field(default_factory=dict)
     speech: dict[str, Voice] = field(default_factory=lambda: dict(DEFAULT_VOICES))
+    front_end: FrontEndConfig = FrontEndConfig()
+    """Read from `[speech]`'s own keys (`FRONT_END_KEYS`), not from a table of its own."""
 
     def ladder(self, name: str) -> Ladder:
         if name in LADDERS:
@@ -117,17 +134,31 @@ def default_paths() -> list[Path]:
 def load_settings(paths: list[Path] | None = None) -> Settings:
     merged: dict[str, Any] = {}
     for path in default_paths() if paths is None else paths:
-        data = read_toml(path)
+        data = _front_end_lifted(path, read_toml(path))
         merged = _merge(merged, data)
         _check(path, data, known_ladders=set(merged.get("ladders", {})))
     return from_data(Settings, merged)
+
+
+def _front_end_lifted(path: Path, data: dict[str, Any]) -> dict[str, Any]:
+    """The file's data with `[speech]`'s front-end keys moved to the `front_end` field they fill; a `[front_end]`
+    table of its own is an unknown key, as in the file's own words."""
+    if "front_end" in data:
+        raise ConfigError(path, "front_end", "unknown key; the front end is set in [speech] (echo_cancel = false)")
+    speech = data.get("speech")
+    if not isinstance(speech, dict) or not any(key in speech for key in FRONT_END_KEYS):
+        return data
+    front_end = {key: speech[key] for key in FRONT_END_KEYS if key in speech}
+    voices = {key: value for key, value in speech.items() if key not in FRONT_END_KEYS}
+    return {**data, "speech": voices, "front_end": front_end}
 
 
 def _check(path: Path, data: dict[str, Any], known_ladders: set[str]) -> None:
     try:
         settings = from_data(Settings, data)
     except DecodeError as error:
-        raise ConfigError(path, error.path, error.problem) from None
+        where = error.path.replace("front_end.", "speech.", 1) if error.path.startswith("front_end.") else error.path
+        raise ConfigError(path, where, error.problem) from None
     except InvalidSetup as error:
         raise ConfigError(path, "(settings)", str(error)) from None
     game, keys = settings.game, data.get("game", {})

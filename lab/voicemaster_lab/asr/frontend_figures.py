@@ -1,0 +1,197 @@
+"""`voicemaster bench frontend`: what each acoustic front end does to the quizmaster's own voice in the microphone.
+
+On the echo scenes of `corpora.echo` (a laptop, its speaker 10 dB louder at the microphone than the player):
+- **ERLE**: how much of the echo is gone (dB, microphone over output) with nobody speaking, over the first second of
+  a line (the canceller still learning) and after it;
+- **echo taken for a player**: lines whose echo alone made the endpointer begin an utterance (a false barge-in, and
+  what could be taken for a yes or a name), through the game's own `Endpointer`, Silero and echo gate;
+- **player heard**: scenes of a real person speaking over the line where the endpointer began an utterance, and how
+  long after the player began;
+- the residual the canceller left in frames Silero calls speech, our own voice's against the player's: the data
+  `EndpointSettings.player_residual` is set from;
+- **CPU** per second of audio (one thread) and **added latency** (the lag of the output behind the input, by
+  cross-correlation, on a player with nothing playing).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from voicemaster.config.files import LANGUAGES
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SECONDS
+from voicemaster.speech.frontend import CleanedFrame, FrontEnd, FrontEndUnavailable
+from voicemaster.speech.hearing.endpoint import Endpoint, Endpointer, EndpointSettings
+from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS
+from voicemaster.speech.hearing.voice_activity import SileroVad
+from voicemaster.speech.signal import RECOGNITION_RATE
+from voicemaster_lab.asr.frontends import FRONT_ENDS
+from voicemaster_lab.asr.samples import Sample, _spoken, real_samples
+from voicemaster_lab.corpora import echo
+
+RESIDUALS = (0.03, 0.05, 0.07, 0.1, 0.15, 0.2, 0.3)
+"""`player_residual` values the echo gate is also tried at."""
+
+
+def run(
+    corpus: Path, names: Sequence[str], *, languages: Sequence[str] = LANGUAGES, players: int = 30
+) -> dict[str, Any]:
+    """Every front end of `names` on each language's lines alone and on `players` real recordings said over them."""
+    real, missing = real_samples(languages)
+    chosen = real[:: max(1, len(real) // players)][:players] if real else []
+    alone = [
+        echo.made(None, language, corpus, line=index)
+        for language in languages
+        for index in range(len(echo.LINES[language]))
+    ]
+    spoken = [(sample, echo.made(_spoken(sample), sample.language, corpus)) for sample in chosen]
+    vad = SileroVad()
+    found: dict[str, Any] = {
+        "benchmark": "frontend",
+        "lines": len(alone),
+        "players": len(spoken),
+        "real_missing": missing,
+    }
+    results: dict[str, Any] = {}
+    for name in names:
+        try:
+            results[name] = _measure(name, alone, spoken, vad)
+        except FrontEndUnavailable as error:
+            results[name] = {"unavailable": str(error)}
+    found["front_ends"] = results
+    return found
+
+
+def _measure(
+    name: str, alone: Sequence[echo.Scene], spoken: Sequence[tuple[Sample, echo.Scene]], vad: SileroVad
+) -> dict[str, Any]:
+    make = FRONT_ENDS[name]
+    cpu = 0.0
+    seconds = 0.0
+    first: list[float] = []
+    later: list[float] = []
+    echo_speech: list[float] = []
+    false_onsets = dict.fromkeys(RESIDUALS, 0)
+    for scene in alone:
+        heard, played = _pair(scene)
+        started = time.process_time()
+        cleaned = _through(make(), heard, played)
+        cpu += time.process_time() - started
+        seconds += len(heard) / 2 / RECOGNITION_RATE
+        mic, out = _floats(heard), _floats(b"".join(cleaned))
+        second = RECOGNITION_RATE
+        first.append(_erle(mic[:second], out[:second]))
+        later.append(_erle(mic[second:], out[second:]))
+        echo_speech += [frame.residual for frame in cleaned if frame.residual is not None and _speech(vad, frame)]
+        for residual in RESIDUALS:
+            onset = _onset(vad, cleaned, played, replace(DEFAULT_SETTINGS, player_residual=residual))
+            false_onsets[residual] += onset is not None
+    heard_at = {residual: [] for residual in RESIDUALS}  # type: dict[float, list[float]]
+    player_speech: list[float] = []
+    for _sample, scene in spoken:
+        heard, played = _pair(scene)
+        started = time.process_time()
+        cleaned = _through(make(), heard, played)
+        cpu += time.process_time() - started
+        seconds += len(heard) / 2 / RECOGNITION_RATE
+        begin = round(scene.onset / FRAME_SECONDS)
+        player_speech += [
+            frame.residual for frame in cleaned[begin:] if frame.residual is not None and _speech(vad, frame)
+        ]
+        for residual in RESIDUALS:
+            onset = _onset(vad, cleaned, played, replace(DEFAULT_SETTINGS, player_residual=residual))
+            if onset is not None and onset >= scene.onset - 0.1:
+                heard_at[residual].append(onset - scene.onset)
+    return {
+        "describe": make().name,
+        "erle_first_second_db": _quantiles(first),
+        "erle_db": _quantiles(later),
+        "echo_taken_for_player": {str(residual): count for residual, count in false_onsets.items()},
+        "player_heard": {str(residual): len(found) for residual, found in heard_at.items()},
+        "player_heard_after_ms": {
+            str(residual): _quantiles([1000 * at for at in found]) for residual, found in heard_at.items()
+        },
+        "residual_db_echo_speech": _quantiles([_db(value) for value in echo_speech]),
+        "residual_db_player_speech": _quantiles([_db(value) for value in player_speech]),
+        "cpu_ms_per_second": round(1000 * cpu / seconds, 2) if seconds else None,
+        "added_latency_ms": _latency(make(), spoken),
+    }
+
+
+def _pair(scene: echo.Scene) -> tuple[bytes, bytes]:
+    heard = Audio.read(scene.microphone).samples
+    heard += bytes(-len(heard) % FRAME_BYTES)
+    played = Audio.read(scene.reference).samples[: len(heard)]
+    return heard, played + bytes(len(heard) - len(played))
+
+
+def _through(front_end: FrontEnd, heard: bytes, played: bytes) -> list[CleanedFrame]:
+    return [
+        front_end.process(heard[at : at + FRAME_BYTES], played[at : at + FRAME_BYTES])
+        for at in range(0, len(heard), FRAME_BYTES)
+    ]
+
+
+def _onset(vad: SileroVad, frames: Sequence[CleanedFrame], played: bytes, settings: EndpointSettings) -> float | None:
+    """Where the endpointer began an utterance, in seconds, with `played` as the program; None if it never did."""
+    sounding = np.flatnonzero(np.frombuffer(played, dtype="<i2"))
+    program = Audio(played[: 2 * (int(sounding[-1]) + 1) if len(sounding) else 2], RECOGNITION_RATE)
+    endpointer = Endpointer(vad, settings, timeout=3600.0, program=program)
+    for index, frame in enumerate(frames):
+        at = index * FRAME_SECONDS
+        endpointer.push(frame, at if at < program.seconds else None)
+        if endpointer.state is not Endpoint.WAITING:
+            start = endpointer.segmenter.start
+            return start if start is not None else at
+    return None
+
+
+def _speech(vad: SileroVad, frame: bytes) -> bool:
+    return vad.probability(frame) >= DEFAULT_SETTINGS.threshold
+
+
+def _latency(front_end: FrontEnd, spoken: Sequence[tuple[Sample, echo.Scene]]) -> float | None:
+    """The output's lag behind the input, in ms, on the first player's own recording with nothing playing."""
+    if not spoken:
+        return None
+    voice = Audio.read(spoken[0][0].path)
+    if voice.rate != RECOGNITION_RATE:
+        return None
+    samples = voice.samples + bytes(-len(voice.samples) % FRAME_BYTES)
+    out = b"".join(_through(front_end, samples, bytes(len(samples))))
+    a, b = _floats(samples), _floats(out)
+    lags = np.arange(0, 2 * 480)
+    scores = [float(np.dot(a[: len(a) - lag], b[lag:])) for lag in lags]
+    return round(1000 * int(lags[int(np.argmax(scores))]) / RECOGNITION_RATE, 1)
+
+
+def _floats(samples: bytes) -> np.ndarray[Any, np.dtype[np.float64]]:
+    return np.frombuffer(samples, dtype="<i2").astype(np.float64)
+
+
+def _erle(heard: Any, out: Any) -> float:
+    return round(10 * float(np.log10(max(float(np.sum(heard**2)), 1.0) / max(float(np.sum(out**2)), 1.0))), 1)
+
+
+def _db(value: float) -> float:
+    return round(20 * float(np.log10(max(value, 1e-6))), 1)
+
+
+def _quantiles(values: Sequence[float]) -> dict[str, float | int | None]:
+    if not values:
+        return {"n": 0, "min": None, "p50": None, "max": None}
+    ordered = np.sort(np.asarray(values, dtype=np.float64))
+    return {
+        "n": len(values),
+        "min": round(float(ordered[0]), 1),
+        "p5": round(float(np.percentile(ordered, 5)), 1),
+        "p50": round(float(np.percentile(ordered, 50)), 1),
+        "p95": round(float(np.percentile(ordered, 95)), 1),
+        "max": round(float(ordered[-1]), 1),
+    }
