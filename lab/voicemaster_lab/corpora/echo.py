@@ -24,10 +24,14 @@ from voicemaster.speech.signal import RECOGNITION_RATE, from_float, resample, to
 from voicemaster.speech.voice.speakers import Speakers
 from voicemaster_lab.corpora.rooms import ROOM_HUSH_DB, Signal, Spoken, speech_power
 
-RECIPE = 1
+RECIPE = 2
 """Raise it whenever a change here changes the made scenes."""
 ECHO_OVER_PLAYER_DB = 10.0
 """The quizmaster's voice at the microphone over the player's (speech power): a laptop's speaker at full volume."""
+ECHO_OVER_PLAYED_DB = 6.0
+"""The quizmaster's voice at the microphone over the level it was played at (speech power): the laptop at full
+volume, where the echo gate's levels alone let the quizmaster stop itself and take its own words for a player's
+(issue 35). The echo cancellers do not depend on it; the level gate does."""
 LEAD_SECONDS = 3.0
 """How far into the line the player begins: the canceller has heard the room for a while, as in a game."""
 DEVICE_DELAY_SECONDS = 0.04
@@ -97,25 +101,34 @@ def made(spoken: Spoken | None, language: str, folder: Path, *, line: int | None
 
 def scene(line: Signal, player: Signal, draw: np.random.Generator) -> tuple[Audio, Audio]:
     """The microphone's recording and the reference: `line` played from the laptop, `player` (may be empty) from
-    across the table beginning `LEAD_SECONDS` in; the echo `ECHO_OVER_PLAYER_DB` above the player (or above a
-    typical close voice's level when nobody speaks)."""
+    across the table beginning `LEAD_SECONDS` in, `ECHO_OVER_PLAYER_DB` below the echo."""
     start = round(LEAD_SECONDS * RECOGNITION_RATE) if len(player) else 0
     length = max(len(line), start + len(player) + round(TAIL_SECONDS * RECOGNITION_RATE))
     played = np.zeros(length)
     played[: len(line)] = line
-    loudspeaker = np.tanh(SPEAKER_DRIVE * played) / SPEAKER_DRIVE
-    delay = round(DEVICE_DELAY_SECONDS * RECOGNITION_RATE)
-    echo = np.convolve(np.pad(loudspeaker, (delay, 0))[:length], room_response(0, int(draw.integers(3))))[:length]
+    seat = int(draw.integers(3))
+    heard_echo = echo_path(played, seat) * coupling(line, seat)
+    voice_power = speech_power(heard_echo) / 10 ** (ECHO_OVER_PLAYER_DB / 10)
     voice = np.zeros(length)
     if len(player):
-        across = np.convolve(player, room_response(1, int(draw.integers(3))))[: len(player)]
-        voice[start : start + len(across)] = across / np.sqrt(speech_power(across) or 1.0)
-    # The player's speech power is 1 from here on (nobody speaking: the level a player would have).
-    echo *= np.sqrt(10 ** (ECHO_OVER_PLAYER_DB / 10) / (speech_power(echo) or 1.0))
-    hush = draw.standard_normal(length) * np.sqrt(10 ** (-ROOM_HUSH_DB / 10))
-    heard = echo + voice + hush
-    scale = 0.5 / (float(np.max(np.abs(heard))) or 1.0)
-    return from_float(heard * scale, RECOGNITION_RATE), from_float(played, RECOGNITION_RATE)
+        across = np.convolve(player, room_response(1, seat))[: len(player)]
+        voice[start : start + len(across)] = across * np.sqrt(voice_power / (speech_power(across) or 1.0))
+    hush = draw.standard_normal(length) * np.sqrt(voice_power * 10 ** (-ROOM_HUSH_DB / 10))
+    return from_float(heard_echo + voice + hush, RECOGNITION_RATE), from_float(played, RECOGNITION_RATE)
+
+
+def echo_path(played: Signal, seat: int = 0) -> Signal:
+    """What reaches the microphone of `played` (as long as it): the devices' delay, the small speaker's saturation,
+    the room; at the level `coupling` sets."""
+    driven = np.tanh(SPEAKER_DRIVE * played) / SPEAKER_DRIVE
+    delay = round(DEVICE_DELAY_SECONDS * RECOGNITION_RATE)
+    return np.convolve(np.pad(driven, (delay, 0))[: len(played)], room_response(0, seat))[: len(played)]
+
+
+def coupling(line: Signal, seat: int = 0) -> float:
+    """The gain on `echo_path` that puts the line's echo `ECHO_OVER_PLAYED_DB` over the line as played."""
+    path = echo_path(line, seat)
+    return float(np.sqrt(speech_power(line) / (speech_power(path) or 1.0) * 10 ** (ECHO_OVER_PLAYED_DB / 10)))
 
 
 @functools.cache

@@ -171,18 +171,20 @@ class Microphone:
             self._frames.clear()
         pending = bytearray()
         residual: float | None = None
+        settled = True
         blocks = iter(kept)
         while True:
             while len(pending) >= FRAME_BYTES:
                 frame = bytes(pending[:FRAME_BYTES])
-                yield frame if self._front_end is None else CleanedFrame(frame, residual)
+                yield frame if self._front_end is None else CleanedFrame(frame, residual, settled=settled)
                 del pending[:FRAME_BYTES]
             heard, played = next(blocks, None) or self._next_block()
             if self._front_end is None:
                 pending += heard
                 continue
             cleaned = self._front_end.process(heard, played)
-            residual = cleaned.residual  # blocks are frames (`blocksize`): a frame is judged by its own block
+            # Blocks are frames (`blocksize`): a frame is judged by its own block.
+            residual, settled = cleaned.residual, cleaned.settled
             pending += cleaned
 
     def _next_block(self) -> tuple[bytes, bytes]:

@@ -14,10 +14,16 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from voicemaster.speech.signal import RECOGNITION_RATE
+
 Samples = npt.NDArray[np.int16]
 
 CHUNK_SAMPLES = 160
 """10 ms at 16 kHz: the step WebRTC's audio processing works in."""
+SETTLE_SECONDS = 2.0
+"""How much of our own voice an echo canceller must have heard before what it leaves is trusted: WebRTC's found the
+room's delay and cut the echo by 20 dB or more within about half a second of the first line, not at its first
+syllable (`voicemaster bench frontend`)."""
 
 
 class FrontEndUnavailable(RuntimeError):
@@ -30,10 +36,13 @@ class CleanedFrame(bytes):
     residual: float | None
     """The cleaned frame's loudness over the microphone's (RMS ratio, 0-1 mostly): near 0 where the canceller took
     out an echo, near 1 where what was heard was not ours. None when no echo canceller ran."""
+    settled: bool
+    """Whether the canceller had heard enough of our voice (`SETTLE_SECONDS`) for the residual to say anything."""
 
-    def __new__(cls, samples: bytes, residual: float | None) -> CleanedFrame:
+    def __new__(cls, samples: bytes, residual: float | None, *, settled: bool = True) -> CleanedFrame:
         made = super().__new__(cls, samples)
         made.residual = residual
+        made.settled = settled
         return made
 
 
@@ -81,13 +90,18 @@ class Chunked:
         self._out = np.zeros(CHUNK_SAMPLES, dtype=np.int16)
         self._heard = np.zeros(CHUNK_SAMPLES, dtype=np.int16)
         """The microphone's samples, delayed as the output is, to measure the residual against."""
+        self._sounding = 0
+        """Samples of reference that held sound, up to `SETTLE_SECONDS`' worth."""
 
     def process(self, frame: bytes, reference: bytes) -> CleanedFrame:
         if len(frame) != len(reference):
             raise ValueError(f"a reference of {len(reference)} bytes for a frame of {len(frame)}")
         heard = np.frombuffer(frame, dtype="<i2")
+        played = np.frombuffer(reference, dtype="<i2")
         self._waiting = np.concatenate([self._waiting, heard])
-        self._waiting_reference = np.concatenate([self._waiting_reference, np.frombuffer(reference, dtype="<i2")])
+        self._waiting_reference = np.concatenate([self._waiting_reference, played])
+        if played.any():
+            self._sounding = min(self._sounding + len(played), round(SETTLE_SECONDS * RECOGNITION_RATE))
         ready = len(self._waiting) // CHUNK_SAMPLES * CHUNK_SAMPLES
         cleaned = [
             self._step(self._waiting[at : at + CHUNK_SAMPLES], self._waiting_reference[at : at + CHUNK_SAMPLES])
@@ -100,7 +114,8 @@ class Chunked:
         out, self._out = self._out[:count], self._out[count:]
         before, self._heard = self._heard[:count], self._heard[count:]
         residual = _loudness(out) / max(_loudness(before), 1.0) if self.cancels_echo else None
-        return CleanedFrame(out.astype("<i2").tobytes(), residual)
+        settled = self._sounding >= round(SETTLE_SECONDS * RECOGNITION_RATE)
+        return CleanedFrame(out.astype("<i2").tobytes(), residual, settled=settled)
 
 
 def _loudness(samples: Samples) -> float:

@@ -200,7 +200,8 @@ class EchoGate:
     """Whether a frame heard while our own voice may be in the microphone is the player's.
 
     A frame that went through an echo canceller (`CleanedFrame` with a residual) is the player's when the canceller
-    left at least `player_residual` of its loudness: it took out what was ours, and what it could not take out was not.
+    left at least `player_residual` of its loudness: it took out what was ours, and what it could not take out was not;
+    and never before the canceller has settled (the first seconds of the first line it hears).
     Any other frame is judged by levels: the played audio's loudness (RMS per 32 ms) is known in advance; the echo at
     the microphone is taken to be at most `echo_coupling` times the loudest of it over the last `echo_tail_seconds`
     (latency and reverberation smear the echo over that time), and the frame counts as the player only if it is
@@ -230,7 +231,8 @@ class EchoGate:
     def passes(self, frame: bytes, at: float) -> bool:
         """Whether `frame`, heard `at` seconds into what we play (or within the echo tail after it), is the player's."""
         if isinstance(frame, CleanedFrame) and frame.residual is not None:
-            return frame.residual >= self._settings.player_residual
+            # A canceller still learning the room leaves our first syllables: nothing is a player's until it has.
+            return frame.settled and frame.residual >= self._settings.player_residual
         return rms(frame) > self.threshold(at)
 
 
