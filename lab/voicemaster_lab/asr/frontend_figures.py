@@ -35,7 +35,7 @@ from voicemaster_lab.asr.frontends import FRONT_ENDS
 from voicemaster_lab.asr.samples import Sample, _spoken, real_samples
 from voicemaster_lab.corpora import echo
 
-RESIDUALS = (0.03, 0.05, 0.07, 0.1, 0.15, 0.2, 0.3)
+RESIDUALS = (0.03, 0.1, 0.2, 0.3)
 """`player_residual` values the echo gate is also tried at."""
 
 
@@ -195,3 +195,45 @@ def _quantiles(values: Sequence[float]) -> dict[str, float | int | None]:
         "p95": round(float(np.percentile(ordered, 95)), 1),
         "max": round(float(ordered[-1]), 1),
     }
+
+
+def report(figures: dict[str, Any]) -> str:
+    lines = [
+        f"echo scenes: {figures['lines']} lines alone, {figures['players']} real recordings said over a line "
+        f"(a laptop: our voice {echo.ECHO_OVER_PLAYED_DB:g} dB over the level played, {echo.ECHO_OVER_PLAYER_DB:g} dB "
+        "over the player, at the microphone)"
+    ]
+    if figures.get("real_missing"):
+        lines.append(f"real recordings: not measured: {figures['real_missing']}")
+    in_use = str(DEFAULT_SETTINGS.player_residual)
+    for name, found in figures["front_ends"].items():
+        if "unavailable" in found:
+            lines.append(f"\n{name}: not measured: {found['unavailable']}")
+            continue
+        first, later = found["erle_first_second_db"], found["erle_db"]
+        heard = found["player_heard_after_ms"][in_use]
+        lines += [
+            f"\n{name}: {found['describe']}",
+            f"  ERLE first second p50 {first['p50']} dB (min {first['min']}); after it p50 {later['p50']} dB "
+            f"(min {later['min']})",
+            f"  our voice alone taken for a player (player_residual {in_use}): "
+            f"{found['echo_taken_for_player'][in_use]} of {figures['lines']} lines",
+            f"  a player over the line heard: {found['player_heard'][in_use]} of {figures['players']}, "
+            f"p50 {heard['p50']} ms after they began",
+            "  at other player_residual: "
+            + ", ".join(
+                f"{value}: {found['echo_taken_for_player'][value]} echo / {found['player_heard'][value]} heard"
+                for value in found["echo_taken_for_player"]
+            ),
+            "  residual left in frames Silero calls speech (dB): "
+            f"our voice {_shown(found['residual_db_echo_speech'])}; "
+            f"a player's {_shown(found['residual_db_player_speech'])}",
+            f"  CPU {found['cpu_ms_per_second']} ms per second of audio; added latency {found['added_latency_ms']} ms",
+        ]
+    return "\n".join(lines)
+
+
+def _shown(quantiles: dict[str, Any]) -> str:
+    if not quantiles["n"]:
+        return "none"
+    return f"p5 {quantiles['p5']} / p50 {quantiles['p50']} / p95 {quantiles['p95']} of {quantiles['n']}"
