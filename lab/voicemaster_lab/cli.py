@@ -51,7 +51,8 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     bench.add_argument(
         "--engines",
         default="whisper,vosk",
-        help="asr, latency: engines, comma-separated; latency also vosk-ko: the Vosk engine timed on Korean",
+        help="asr, latency: engines, comma-separated; latency also vosk-ko: the Vosk engine timed on Korean; "
+        "frontend: whisper also plays each player's scene through the whole listening, Whisper deciding",
     )
     bench.add_argument("--languages", default=",".join(LANGUAGES), help="asr, latency, live, voice: languages")
     bench.add_argument("--utterances", type=int, default=12, help="live: the player's turns timed in each language")
@@ -167,7 +168,10 @@ def run(args: argparse.Namespace) -> int:
             )
             return 2
         languages = [language.strip() for language in args.languages.split(",") if language.strip()]
-        figures = frontend_figures.run(args.corpus, compared, languages=languages, players=args.limit or 30)
+        listen = args.engines != "whisper,vosk" and "whisper" in args.engines  # asked for by name: Whisper hears
+        figures = frontend_figures.run(
+            args.corpus, compared, languages=languages, players=args.limit or 30, listen=listen
+        )
         print(json.dumps(figures, ensure_ascii=False) if args.json else frontend_figures.report(figures))
         return 0
     if args.what == "memory":

@@ -24,25 +24,35 @@ from typing import Any
 import numpy as np
 
 from voicemaster.config.files import LANGUAGES
+from voicemaster.dialogue.meaning import Context, Intent
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SECONDS
 from voicemaster.speech.frontend import CleanedFrame, FrontEnd, FrontEndUnavailable
 from voicemaster.speech.hearing.endpoint import Endpoint, Endpointer, EndpointSettings
-from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS
+from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, listen_and_recognize
+from voicemaster.speech.hearing.recognition import Recognizer
 from voicemaster.speech.hearing.voice_activity import SileroVad
 from voicemaster.speech.signal import RECOGNITION_RATE
 from voicemaster_lab.asr.frontends import FRONT_ENDS
 from voicemaster_lab.asr.samples import Sample, _spoken, real_samples
 from voicemaster_lab.corpora import echo
+from voicemaster_lab.harness.laptop import Laptop
 
 RESIDUALS = (0.03, 0.1, 0.2, 0.3)
 """`player_residual` values the echo gate is also tried at."""
 
 
 def run(
-    corpus: Path, names: Sequence[str], *, languages: Sequence[str] = LANGUAGES, players: int = 30
+    corpus: Path,
+    names: Sequence[str],
+    *,
+    languages: Sequence[str] = LANGUAGES,
+    players: int = 30,
+    listen: bool = False,
 ) -> dict[str, Any]:
-    """Every front end of `names` on each language's lines alone and on `players` real recordings said over them."""
+    """Every front end of `names` on each language's lines alone and on `players` real recordings said over them;
+    with `listen`, each player's scene also played through the game's whole listening (Whisper deciding, the line
+    stopped where the player barged in): what was understood."""
     real, missing = real_samples(languages)
     chosen = real[:: max(1, len(real) // players)][:players] if real else []
     alone = [
@@ -62,6 +72,8 @@ def run(
     for name in names:
         try:
             results[name] = _measure(name, alone, spoken, vad)
+            if listen:
+                results[name]["listened"] = _listened(name, spoken, vad)
         except FrontEndUnavailable as error:
             results[name] = {"unavailable": str(error)}
     found["front_ends"] = results
@@ -122,6 +134,39 @@ def _measure(
         "cpu_ms_per_second": round(1000 * cpu / seconds, 2) if seconds else None,
         "added_latency_ms": _latency(make(), spoken),
     }
+
+
+def _listened(name: str, spoken: Sequence[tuple[Sample, echo.Scene]], vad: SileroVad) -> dict[str, int]:
+    """Each player's scene through the game's pipeline on a `Laptop`: understood as meant, asked again (or not heard),
+    taken for something else; for what names nothing, taken for a command."""
+    from voicemaster.speech.hearing.engines import open_recognizer
+
+    counts = {"commands": 0, "understood": 0, "asked_again": 0, "wrong": 0, "non_commands": 0, "taken": 0}
+    recognizers: dict[str, Recognizer] = {}
+    for sample, _scene in spoken:
+        if sample.language not in recognizers:
+            recognizers[sample.language] = open_recognizer("whisper", sample.language)
+        laptop = Laptop(
+            echo.line_over(_spoken(sample), sample.language),
+            Audio.read(sample.path),
+            echo.LEAD_SECONDS,
+            FRONT_ENDS[name](),
+        )
+        context = Context(sample.context, sample.language, sample.options, sample.names)
+        heard = listen_and_recognize(laptop, recognizers[sample.language], context, 1.0, laptop.playing, vad=vad).heard
+        intent = heard.intent if heard is not None else Intent.UNKNOWN
+        if sample.intent == "unknown":
+            counts["non_commands"] += 1
+            counts["taken"] += intent is not Intent.UNKNOWN
+            continue
+        counts["commands"] += 1
+        if intent is Intent.UNKNOWN:
+            counts["asked_again"] += 1
+        elif heard is not None and (intent.value, heard.value) == (sample.intent, sample.value):
+            counts["understood"] += 1
+        else:
+            counts["wrong"] += 1
+    return counts
 
 
 def _pair(scene: echo.Scene) -> tuple[bytes, bytes]:
@@ -230,6 +275,14 @@ def report(figures: dict[str, Any]) -> str:
             f"a player's {_shown(found['residual_db_player_speech'])}",
             f"  CPU {found['cpu_ms_per_second']} ms per second of audio; added latency {found['added_latency_ms']} ms",
         ]
+        if "listened" in found:
+            heard = found["listened"]
+            lines.append(
+                "  through the whole listening (Whisper; the line stopped at a barge-in): "
+                f"{heard['understood']} of {heard['commands']} understood, {heard['asked_again']} asked again or "
+                f"unheard, {heard['wrong']} taken for something else; {heard['taken']} of {heard['non_commands']} "
+                "non-commands taken for a command"
+            )
     return "\n".join(lines)
 
 

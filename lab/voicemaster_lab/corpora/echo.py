@@ -82,7 +82,7 @@ def reference_of(microphone: Path) -> Path:
 def made(spoken: Spoken | None, language: str, folder: Path, *, line: int | None = None) -> Scene:
     """The scene of `spoken` over a line of `language`, made once into `folder`; None spoken: the echo alone of line
     number `line` (default: each in turn from the seed)."""
-    key = "alone" if spoken is None else Path(spoken.key).with_suffix("").as_posix().replace("/", "_")
+    key = "alone" if spoken is None else _name(spoken)
     draw = np.random.default_rng(zlib.crc32(f"echo|{language}|{key}|{line}".encode()))
     chosen = int(draw.integers(len(LINES[language]))) if line is None else line
     name = f"{language}-{key}-{chosen}.wav" if spoken is None else f"{key}.wav"
@@ -97,6 +97,16 @@ def made(spoken: Spoken | None, language: str, folder: Path, *, line: int | None
             audio.write(partial)
             partial.replace(path)
     return Scene(target, reference_of(target), onset)
+
+
+def line_over(spoken: Spoken, language: str) -> Audio:
+    """The line `made` has the quizmaster say over `spoken`, at 16 kHz."""
+    draw = np.random.default_rng(zlib.crc32(f"echo|{language}|{_name(spoken)}|None".encode()))
+    return from_float(_line(language, int(draw.integers(len(LINES[language])))), RECOGNITION_RATE)
+
+
+def _name(spoken: Spoken) -> str:
+    return Path(spoken.key).with_suffix("").as_posix().replace("/", "_")
 
 
 def scene(line: Signal, player: Signal, draw: np.random.Generator) -> tuple[Audio, Audio]:
