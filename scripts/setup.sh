@@ -8,8 +8,9 @@ cd "$(dirname "$0")/.."
 # from its C sources on install), eSpeak-NG for speech (and its library,
 # which pyttsx3 loads itself), PortAudio for the microphone and speaker, PulseAudio for virtual devices (the tests,
 # and machines without a sound server), Chromium for the screen's browser tests (and npm, which fetches their
-# accessibility checker, where no Node.js is installed).
-DEBIAN_PACKAGES=(python3 python3-venv python3-dev build-essential espeak-ng libespeak-ng1 libportaudio2 pulseaudio pulseaudio-utils libasound2-plugins chromium)
+# accessibility checker, where no Node.js is installed); swig and libspeexdsp-dev build the lab's Speex echo canceller,
+# one of the front ends `bench frontend` compares.
+DEBIAN_PACKAGES=(python3 python3-venv python3-dev build-essential espeak-ng libespeak-ng1 libportaudio2 pulseaudio pulseaudio-utils libasound2-plugins chromium swig libspeexdsp-dev)
 command -v npm >/dev/null || DEBIAN_PACKAGES+=(npm)
 
 missing=()
@@ -45,8 +46,11 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     # The lab (benchmarks, corpora, fault drills) beside the product: it adds `voicemaster bench`, never ships.
     .venv/bin/python -m pip install -q --no-deps -e ./lab
     # Without --no-deps pip would look for the product on the index; so the lab's own dependencies by name (those of
-    # lab/pyproject.toml but the product): pyroomacoustics, the rooms `bench asr` passes recordings through.
-    .venv/bin/python -m pip install -q "pyroomacoustics>=0.8"
+    # lab/pyproject.toml but the product): pyroomacoustics, the rooms `bench asr` passes recordings through; the
+    # front ends compared with the game's (livekit, speexdsp; pyrnnoise without the file readers and plotting it
+    # would bring, as only its library is used).
+    .venv/bin/python -m pip install -q "pyroomacoustics>=0.8" "livekit>=1.0" "speexdsp>=0.1.1"
+    .venv/bin/python -m pip install -q --no-deps "pyrnnoise>=0.4"
     echo "$want" >"$stamp"
 fi
 

@@ -39,6 +39,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "voicemaster.speech.cores",
         "voicemaster.speech.signal",
         "voicemaster.speech.sound_file",
+        # The acoustic front end: frames and their reference in, cleaned frames out; the devices feed it.
+        "voicemaster.speech.frontend",
     ),
     ("voicemaster.speech.devices",),
     # Hearing and the voice use the devices and the models; neither needs the other.

@@ -18,14 +18,28 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     bench = commands.add_parser("bench", help="measure speed (prints figures, never fails on time)")
     bench.add_argument(
         "what",
-        choices=("rules", "asr", "latency", "live", "yes-wait", "memory", "voice", "faults", "fuzz", "screen"),
+        choices=(
+            "rules",
+            "asr",
+            "frontend",
+            "latency",
+            "live",
+            "yes-wait",
+            "memory",
+            "voice",
+            "faults",
+            "fuzz",
+            "screen",
+        ),
         help="rules: simulated games per second; asr: recognition accuracy and speed; latency: from the end of an "
         "utterance to the reply; live: felt latency in a real game on virtual sound devices; "
         "yes-wait: how long a yes must be waited out, against yeses taken back; "
         "memory: peak memory of a game; voice: speech engines' real-time factor and the "
         "time to the first sample of a reply, with and without render-ahead; faults: games killed and resumed, "
         "fuzzed files through the commands, a damaged store and missing devices; fuzz: the fuzzed files alone; "
-        "screen: a real-time game with and without the screen open",
+        "screen: a real-time game with and without the screen open; frontend: the echo cancellers and noise "
+        "suppressors on the quizmaster's own voice in a laptop's microphone (ERLE, echo taken for a player, players "
+        "heard over it, CPU, latency)",
     )
     bench.add_argument("--seconds", type=float, default=1.0, help="rules: time per scenario")
     bench.add_argument(
@@ -37,19 +51,33 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     bench.add_argument(
         "--engines",
         default="whisper,vosk",
-        help="asr, latency: engines, comma-separated; latency also vosk-ko: the Vosk engine timed on Korean",
+        help="asr, latency: engines, comma-separated; latency also vosk-ko: the Vosk engine timed on Korean; "
+        "frontend: whisper also plays each player's scene through the whole listening, Whisper deciding",
     )
     bench.add_argument("--languages", default=",".join(LANGUAGES), help="asr, latency, live, voice: languages")
     bench.add_argument("--utterances", type=int, default=12, help="live: the player's turns timed in each language")
-    bench.add_argument("--limit", type=int, default=None, help="asr, latency: an even sample of this many clips")
+    bench.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        help="asr, latency: an even sample of this many clips; frontend: recordings said over a line (default 30)",
+    )
     bench.add_argument(
         "--corpora",
         default="espeak,kokoro,pico,real,options",
         help="asr: corpora, comma-separated: espeak, kokoro, pico (the demo's players' voices), real (recordings of "
         "people; --limit leaves it whole), options (option words said by people among options of their kind; --limit "
         "samples them); rooms, or car, living-room, far, party (the real recordings and people's option words "
-        "passed through each room; --limit samples them); manifest:PATH (your recordings, a `hear --manifest` "
+        "passed through each room; --limit samples them); echo (the same said over the quizmaster's own voice from a "
+        "laptop's speaker, 10 dB louder); manifest:PATH (your recordings, a `hear --manifest` "
         "file whose lines also say the meant intent and value)",
+    )
+    bench.add_argument(
+        "--frontend",
+        default="none",
+        help="asr: acoustic front ends each corpus is heard through, comma-separated: none, webrtc (WebRTC echo "
+        "cancellation and noise suppression), webrtc-aec (the game's default), webrtc-ns, livekit, speex, rnnoise; "
+        "frontend: those compared (default: all)",
     )
     bench.add_argument(
         "--questions", type=int, default=3, help="voice: questions in each timed game (played in real time)"
@@ -128,6 +156,24 @@ def run(args: argparse.Namespace) -> int:
         figures = yes_wait.run(languages)
         print(json.dumps(figures, ensure_ascii=False) if args.json else yes_wait.report(figures))
         return 0
+    if args.what == "frontend":
+        from voicemaster_lab.asr import frontend_figures
+        from voicemaster_lab.asr.frontends import FRONT_ENDS
+
+        compared = [name.strip() for name in args.frontend.split(",") if name.strip()]
+        compared = list(FRONT_ENDS) if compared == ["none"] else compared
+        if unknown := sorted(set(compared) - set(FRONT_ENDS)):
+            print(
+                f"voicemaster: no front end {', '.join(unknown)}; choose from {', '.join(FRONT_ENDS)}", file=sys.stderr
+            )
+            return 2
+        languages = [language.strip() for language in args.languages.split(",") if language.strip()]
+        listen = args.engines != "whisper,vosk" and "whisper" in args.engines  # asked for by name: Whisper hears
+        figures = frontend_figures.run(
+            args.corpus, compared, languages=languages, players=args.limit or 30, listen=listen
+        )
+        print(json.dumps(figures, ensure_ascii=False) if args.json else frontend_figures.report(figures))
+        return 0
     if args.what == "memory":
         from voicemaster_lab.timing import memory
 
@@ -151,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(figures, ensure_ascii=False) if args.json else latency.report(figures))
         return 0
     corpora = corpora_named(args.corpora)
-    names = (*samples.CORPORA, *samples.ROOMS)
+    names = (*samples.CORPORA, *samples.ROOMS, samples.ECHO)
     if unknown := sorted(which for which in set(corpora) - set(names) if not which.startswith(samples.MANIFEST)):
         print(
             f"voicemaster: no corpus {', '.join(unknown)}; choose from {', '.join(names)}, rooms "
@@ -160,9 +206,16 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     from voicemaster.cli.manifest import ManifestError
+    from voicemaster_lab.asr.frontends import FRONT_ENDS
 
+    frontends = [name.strip() for name in args.frontend.split(",") if name.strip()] or ["none"]
+    if unknown := sorted(set(frontends) - set(FRONT_ENDS)):
+        print(f"voicemaster: no front end {', '.join(unknown)}; choose from {', '.join(FRONT_ENDS)}", file=sys.stderr)
+        return 2
     try:
-        figures = measure.run(args.corpus, engines, languages=languages, limit=args.limit, corpora=corpora)
+        figures = measure.run(
+            args.corpus, engines, languages=languages, limit=args.limit, corpora=corpora, frontends=frontends
+        )
     except ManifestError as error:
         print(f"voicemaster: {error}", file=sys.stderr)
         return 2

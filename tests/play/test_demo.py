@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from voicemaster.questions.packs import load, pack_files
 from voicemaster.rules import GameSettings, variant
 from voicemaster.rules.moneydrop import MoneyDropSettings
 from voicemaster.speech.audio import Audio
+from voicemaster.speech.frontend import open_front_end
 from voicemaster.speech.hearing.recognition import Recognizer
 
 
@@ -127,13 +129,17 @@ def test_a_money_drop_run_by_voice(
 
 
 @pytest.mark.slow  # a whole game (or room) through the recognizer: make test-slow
+@pytest.mark.parametrize("echo_cancel", [False, True])
 def test_a_demo_listens_as_play_does_answered_early_and_spoken_over(
-    entries: tuple[Entry, ...], whisper: Callable[[str], Recognizer], tmp_path: Path
+    entries: tuple[Entry, ...], whisper: Callable[[str], Recognizer], tmp_path: Path, echo_cancel: bool
 ) -> None:
     """The demo's players are heard through `play`'s pipeline: a clear "Antwort B" is taken at the first short pause,
-    and a player who speaks over the question stops the quizmaster there."""
+    and a player who speaks over the question stops the quizmaster there; as well through the echo canceller, fed
+    the line that plays, as `voicemaster demo` hears them."""
     settings = GameSettings(variant("classic"), ("Anna",), rounds=1, seed=SPOKEN_OVER_SEED)
-    events = heard_as_meant(demo("de", entries, whisper, tmp_path).millionaire(settings), "de")
+    front_end = open_front_end(echo_cancel=echo_cancel, noise_suppression=False)
+    played = replace(demo("de", entries, whisper, tmp_path), front_end=front_end)
+    events = heard_as_meant(played.millionaire(settings), "de")
     assert any(event["event"] == "early_decision" for event in events)
     barge_in = next(event for event in events if event["event"] == "barge_in")
     # The player began before the quizmaster's lines were over, and they were cut soon after, before their end.

@@ -13,6 +13,7 @@ from voicemaster.cli.settings import settings_for
 from voicemaster.dialogue.meaning import ContextName
 
 if TYPE_CHECKING:
+    from voicemaster.config.settings import Settings
     from voicemaster.dialogue.meaning import Heard
     from voicemaster.speech.audio import Audio
 
@@ -101,7 +102,7 @@ def _as_json(heard: Heard) -> dict[str, object]:
     return {field: getattr(heard, field) for field in fields}
 
 
-def devices(_args: argparse.Namespace) -> int:
+def devices(args: argparse.Namespace) -> int:
     from voicemaster.speech.devices.capture import hears_only_itself, look
     from voicemaster.speech.devices.portaudio import NO_DEVICE_HINT, divert_native_stderr, list_devices
 
@@ -118,8 +119,23 @@ def devices(_args: argparse.Namespace) -> int:
                 f"  {'*' if default else ' '} {device.index:>2}  {device.name} ({device.host_api}), "
                 f"{channels} channel(s), {device.default_rate:.0f} Hz"
             )
+    print(front_end_line(settings_for(args)))
     if not microphones or not speakers:
         print(f"voicemaster: a game needs a microphone and a speaker: {NO_DEVICE_HINT}.", file=sys.stderr)
         return 1
     print("* the default device")
     return 0
+
+
+def front_end_line(settings: Settings) -> str:
+    """What the acoustic front end does between the microphone and hearing, as the settings and what is installed
+    make it, and how to turn each part on or off."""
+    from voicemaster.speech.frontend import usable_front_end
+
+    wanted = settings.front_end
+    front_end, why_not = usable_front_end(echo_cancel=wanted.echo_cancel, noise_suppression=wanted.noise_suppression)
+    parts = {"echo_cancel": wanted.echo_cancel, "noise_suppression": wanted.noise_suppression}
+    switches = ", ".join(f"{key} = {str(on).lower()}" for key, on in parts.items())
+    if why_not is not None:
+        return f"Between microphone and hearing: nothing ({why_not}); [speech] {switches}"
+    return f"Between microphone and hearing: {front_end.name}; [speech] {switches}"

@@ -70,6 +70,7 @@ def _play_with(
                 store=store,
                 watch=watch,
                 screen=screen,
+                notify=warn,
             )
     except StoreUnwritable as error:
         print(f"voicemaster: {unsaved(error)}", file=sys.stderr)
@@ -135,6 +136,7 @@ def demo(args: argparse.Namespace) -> int:
     from voicemaster.play.demo import Demo
     from voicemaster.play.narration import Narrator, Watchers
     from voicemaster.play.simulated_ear import DemoStuck
+    from voicemaster.speech.frontend import usable_front_end
     from voicemaster.speech.hearing.engines import open_recognizer
     from voicemaster.speech.hearing.recognition import RecognizerUnavailable
     from voicemaster.speech.voice.synthesis import SpeechUnavailable
@@ -145,6 +147,12 @@ def demo(args: argparse.Namespace) -> int:
         return 2
     try:
         recognizer = open_recognizer(args.engine, language)
+        # The players are heard through the front end `play` hears through (the stage's microphone hears no echo).
+        front_end, why_not = usable_front_end(
+            echo_cancel=settings.front_end.echo_cancel, noise_suppression=settings.front_end.noise_suppression
+        )
+        if why_not is not None:
+            print(f"voicemaster: no echo cancellation: {why_not}", file=sys.stderr)
         speaker = None if args.fast else _loudspeaker()
         print(
             f"{_pace_notice(args.out, speaker is not None)} "
@@ -154,8 +162,9 @@ def demo(args: argparse.Namespace) -> int:
         with screen_cli.screen_for(args, language, entries, live=speaker is not None) as (feed, screen):
             watch = Watchers((Narrator(), feed)) if feed is not None else Narrator()
             demo = Demo(
-                language, entries, recognizer, settings.speech, args.out, (), watch, screen, speaker, settings.heard_cue
-            )
+                language, entries, recognizer, settings.speech, args.out, (), watch, screen, speaker,
+                heard_cue=settings.heard_cue, front_end=front_end,
+            )  # fmt: skip
             if args.format == "moneydrop":
                 result = demo.money_drop(settings.money_drop_settings(names), seed)
             else:

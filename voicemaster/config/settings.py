@@ -65,6 +65,21 @@ class LadderConfig:
 
 
 @dataclass(frozen=True)
+class FrontEndConfig:
+    """The acoustic front end between the microphone and hearing (`speech.frontend`): each part can be turned off.
+    Written in the `[speech]` table beside the voices (`echo_cancel = false`)."""
+
+    echo_cancel: bool = True
+    """Cancel the quizmaster's own voice in the microphone, with what the loudspeaker plays as reference."""
+    noise_suppression: bool = False
+    """Suppress steady noise (a car's, a fan's) before hearing."""
+
+
+FRONT_END_KEYS = ("echo_cancel", "noise_suppression")
+"""The `[speech]` keys that set the front end; every other key of `[speech]` is a language's voice."""
+
+
+@dataclass(frozen=True)
 class Settings:
     game: GameConfig = GameConfig()
     moneydrop: MoneyDropConfig = MoneyDropConfig()
@@ -73,6 +88,8 @@ class Settings:
     heard_cue: bool = True
     """`[speech] heard_cue`: a soft tick as soon as the end of a player's speech is heard, before it is understood,
     so that a player who cannot see the screen knows the microphone caught them."""
+    front_end: FrontEndConfig = FrontEndConfig()
+    """Read from `[speech]`'s own keys (`FRONT_END_KEYS`), not from a table of its own."""
 
     def ladder(self, name: str) -> Ladder:
         if name in LADDERS:
@@ -120,31 +137,41 @@ def default_paths() -> list[Path]:
 def load_settings(paths: list[Path] | None = None) -> Settings:
     merged: dict[str, Any] = {}
     for path in default_paths() if paths is None else paths:
-        data = read_toml(path)
+        data = _speech_lifted(path, read_toml(path))
         merged = _merge(merged, data)
         _check(path, data, known_ladders=set(merged.get("ladders", {})))
-    return from_data(Settings, _speech_switches(merged))
+    return from_data(Settings, merged)
 
 
 SPEECH_SWITCHES = ("heard_cue",)
 """Keys of `[speech]` that are switches of the whole program, not a language's voice: they become `Settings` fields."""
 
 
-def _speech_switches(data: dict[str, Any]) -> dict[str, Any]:
-    """The settings' data with `[speech]`'s switches moved to the top, where `Settings` has them."""
+def _speech_lifted(path: Path, data: dict[str, Any]) -> dict[str, Any]:
+    """The file's data with `[speech]`'s own keys moved to the fields they fill: its switches to the top
+    (`SPEECH_SWITCHES`), the front end's to `front_end` (`FRONT_END_KEYS`); written anywhere else, each is an
+    unknown key, as in the file's own words."""
+    for key, example in (("front_end", "echo_cancel"), *((switch, switch) for switch in SPEECH_SWITCHES)):
+        if key in data:
+            raise ConfigError(path, key, f"unknown key; it is set in [speech] ({example} = false)")
     speech = data.get("speech")
-    if not isinstance(speech, dict) or not any(key in speech for key in SPEECH_SWITCHES):
+    if not isinstance(speech, dict) or not any(key in speech for key in (*SPEECH_SWITCHES, *FRONT_END_KEYS)):
         return data
-    switches = {key: speech[key] for key in SPEECH_SWITCHES if key in speech}
-    voices = {key: value for key, value in speech.items() if key not in SPEECH_SWITCHES}
-    return {**data, "speech": voices, **switches}
+    lifted = {
+        **data,
+        "speech": {key: value for key, value in speech.items() if key not in (*SPEECH_SWITCHES, *FRONT_END_KEYS)},
+    }
+    lifted |= {key: speech[key] for key in SPEECH_SWITCHES if key in speech}
+    front_end = {key: speech[key] for key in FRONT_END_KEYS if key in speech}
+    return lifted | {"front_end": front_end} if front_end else lifted
 
 
 def _check(path: Path, data: dict[str, Any], known_ladders: set[str]) -> None:
     try:
-        settings = from_data(Settings, _speech_switches(data))
+        settings = from_data(Settings, data)
     except DecodeError as error:
-        where = f"speech.{error.path}" if error.path in SPEECH_SWITCHES else error.path
+        lifted = error.path in SPEECH_SWITCHES or error.path.startswith("front_end.")
+        where = "speech." + error.path.removeprefix("front_end.") if lifted else error.path
         raise ConfigError(path, where, error.problem) from None
     except InvalidSetup as error:
         raise ConfigError(path, "(settings)", str(error)) from None

@@ -32,6 +32,7 @@ from voicemaster.rules import GameSettings, new_game
 from voicemaster.rules import moneydrop as md
 from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import AudioOut
+from voicemaster.speech.frontend import FrontEnd
 from voicemaster.speech.hearing import phrases
 from voicemaster.speech.hearing.recognition import Recognizer
 from voicemaster.speech.voice import kokoro, pico
@@ -82,7 +83,8 @@ class DemoResult:
 class Demo:
     """Where and how a demo plays: `cast`, the players' voices (by default `player_voices`); `watch`, the screen,
     `screen` where it is (said when asked); `speaker`: aloud through it in real time, `watch` told each step when the
-    sound reaches it (else as fast as it can); `heard_cue`: the tick that a player was heard (`[speech] heard_cue`)."""
+    sound reaches it (else as fast as it can); `heard_cue`: the tick that a player was heard (`[speech] heard_cue`);
+    `front_end`: what the players are heard through, as in `play`."""
 
     language: str
     entries: tuple[Entry, ...]
@@ -94,6 +96,7 @@ class Demo:
     screen: ScreenAddress | None = None
     speaker: AudioOut | None = None
     heard_cue: bool = True
+    front_end: FrontEnd | None = None
 
     def millionaire(self, settings: GameSettings) -> DemoResult:
         """A Millionaire game of simulated players."""
@@ -119,9 +122,8 @@ class Demo:
         with transcript_path.open("w", encoding="utf-8") as transcript_file, Store(out / "demo.db") as store:
             paced = Paced(watch) if speaker is not None and watch is not None else None
             transcript = Transcript(transcript_file, paced or watch)
-            stage = Stage(
-                FileSink(path=out / "session.wav"), speaker, paced
-            )  # written as it is made: memory stays flat
+            # Written as it is made: memory stays flat.
+            stage = Stage(FileSink(path=out / "session.wav"), speaker, paced, self.front_end)
             ear = SimulatedEar(
                 players,
                 stage,

@@ -36,6 +36,7 @@ from voicemaster.speech.devices.capture import Watch, speaker_present
 from voicemaster.speech.devices.interfaces import AudioUnavailable, MicrophoneLost, MicrophoneUnavailable, Playback
 from voicemaster.speech.devices.loudspeaker import Speaker
 from voicemaster.speech.devices.microphone import Microphone
+from voicemaster.speech.frontend import PlayedSound, usable_front_end
 from voicemaster.speech.hearing.pipeline import listen_and_recognize
 from voicemaster.speech.hearing.recognition import Recognizer
 from voicemaster.speech.hearing.voice_activity import SileroVad, VoiceActivity
@@ -72,8 +73,16 @@ def play(
         # Watched: an unplugged microphone's stream may be moved by the sound server, not broken; and a stream that
         # stalls is told from an unplug by whether its device is still there.
         in_use = Watch()
-        speaker = Speaker(present=speaker_present)
-        microphone = Microphone(lost=in_use.lost, present=in_use.present)
+        # The acoustic front end, fed what the speaker plays as the microphone hears it: our own voice is cancelled
+        # before hearing listens, and what it leaves of it is never a player's.
+        front_end, why_not = usable_front_end(
+            echo_cancel=config.front_end.echo_cancel, noise_suppression=config.front_end.noise_suppression
+        )
+        if why_not is not None and notify is not None:
+            notify(f"No echo cancellation: {why_not}")
+        played = PlayedSound()
+        speaker = Speaker(present=speaker_present, played=played)
+        microphone = Microphone(lost=in_use.lost, present=in_use.present, front_end=front_end, played=played)
         ear = MicrophoneEar(microphone, speaker, recognizer, SileroVad(), heard_cue(config.heard_cue))
 
         with (log or Path("/dev/null")).open("a", encoding="utf-8") as log_file:

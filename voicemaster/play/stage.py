@@ -7,6 +7,9 @@ line is queued with `speak` and heard as microphone frames framed by the silence
 pipeline read of it (up to where listening ended) is mixed with the quizmaster's line, cut where the player stopped
 it, into the session. The session's length is the game's time.
 
+Given a front end (`speech.frontend`), the microphone's frames go through it with the stretch of the line that plays
+as they are heard as its reference, as a live microphone's do.
+
 Given a loudspeaker, each stretch of the session is also played through it as it is written, in real time, and the
 paced watchers are told each step when the sound reaches it; without, the game runs as fast as it can.
 """
@@ -23,6 +26,7 @@ from voicemaster.play.paced import Paced
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import FRAME_BYTES, AudioOut, Playback
+from voicemaster.speech.frontend import FrontEnd
 from voicemaster.speech.signal import RECOGNITION_RATE, resample
 
 LEAD_SECONDS = 0.5
@@ -40,6 +44,18 @@ class StagePlayback:
     audio: Audio
     elapsed: float = 0.0
     stopped_at: float | None = None
+    _reference: bytes | None = None
+
+    def played(self, size: int) -> bytes:
+        """`size` bytes of the line from where it is now, at 16 kHz: what the loudspeaker plays meanwhile (silence
+        once it has stopped or ended)."""
+        if self._reference is None:
+            self._reference = resample(self.audio, RECOGNITION_RATE).samples
+        if self.stopped_at is not None:
+            return bytes(size)
+        start = 2 * round(self.elapsed * RECOGNITION_RATE)
+        taken = self._reference[start : start + size]
+        return taken + bytes(size - len(taken))
 
     def position(self) -> float:
         return self.elapsed if self.stopped_at is None else self.stopped_at
@@ -69,6 +85,7 @@ class Stage:
     sink: FileSink
     speaker: AudioOut | None = None
     paced: Paced | None = None
+    front_end: FrontEnd | None = None
     _playing: StagePlayback | None = None
     _heard: bytearray = field(default_factory=bytearray)
     """The microphone's frames read since the line began (16 kHz), from `_heard_from` seconds into it."""
@@ -125,10 +142,11 @@ class Stage:
                 frame = stream[offset : offset + FRAME_BYTES]
                 read = offset + FRAME_BYTES
                 self._heard += frame
+                played = self._playing.played(FRAME_BYTES) if self._playing is not None else bytes(FRAME_BYTES)
                 if self._playing is not None and self._playing.stopped_at is None:
                     heard_until = self._heard_from + len(self._heard) / 2 / RECOGNITION_RATE
                     self._playing.elapsed = min(self._playing.audio.seconds, max(self._playing.elapsed, heard_until))
-                yield frame
+                yield frame if self.front_end is None else self.front_end.process(frame, played)
         finally:
             # What the player goes on saying after listening stopped is heard at the next listening, unless
             # something else is queued for it (`speak`): a take-back said over the lock line is such a rest.

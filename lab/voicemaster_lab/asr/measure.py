@@ -26,12 +26,15 @@ from voicemaster.speech.hearing.recognition import Recognizer, RecognizerUnavail
 from voicemaster.speech.hearing.whisper.decision import MARGINS, Evidence
 from voicemaster.speech.hearing.whisper.strategies import Tuning
 from voicemaster_lab.asr import narrowband, options, whisper_variants
+from voicemaster_lab.asr.frontends import cleaned_samples
 from voicemaster_lab.asr.options import decided_again
 from voicemaster_lab.asr.samples import (
     CORPORA,
+    ECHO,
     MANIFEST,
     ROOMS,
     Sample,
+    echo_samples,
     espeak_samples,
     manifest_samples,
     option_samples,
@@ -99,11 +102,13 @@ def run(
     languages: Sequence[str] = LANGUAGES,
     limit: int | None = None,
     corpora: Sequence[str] = CORPORA,
+    frontends: Sequence[str] = ("none",),
 ) -> dict[str, Any]:
     """`limit` samples the eSpeak-NG and Kokoro corpora and the people's recordings passed through rooms; the real
-    recordings are measured whole. `corpora` may also name rooms (`samples.ROOMS`) and manifests (`manifest:PATH`,
-    which raise `ManifestError` for a wrong line)."""
-    rooms = [which for which in corpora if which in ROOMS]
+    recordings are measured whole. `corpora` may also name rooms (`samples.ROOMS`), the quizmaster's echo
+    (`samples.ECHO`) and manifests (`manifest:PATH`, which raise `ManifestError` for a wrong line). Each corpus is
+    heard through each of `frontends` (`asr.frontends.FRONT_ENDS`), reported as "corpus +front end" but for none."""
+    rooms = [which for which in corpora if which in ROOMS or which == ECHO]
     clips = select_clips(corpus, languages, limit) if "espeak" in corpora else ()
     wants_real = "real" in corpora or bool(rooms)
     real, real_missing = real_samples(languages) if wants_real else ([], None)
@@ -121,19 +126,32 @@ def run(
     if rooms:
         babble, _ = real_samples(LANGUAGES)  # the party's other voices, of any language
         spoken = [*real, *room_options(worded)]
-        measured |= {room: room_samples(room, spoken, babble, corpus, limit) for room in rooms}
+        measured |= {
+            room: echo_samples(spoken, corpus, limit)
+            if room == ECHO
+            else room_samples(room, spoken, babble, corpus, limit)
+            for room in rooms
+        }
     for which in corpora:
         if which.startswith(MANIFEST):
             measured[which] = manifest_samples(Path(which.removeprefix(MANIFEST)), languages)
-    results = {
-        name: _measure(ENGINE_SETUPS[name], {which: measured[which] for which in corpora if which in measured})
-        for name in engines
+    heard = {
+        which if front_end == "none" else f"{which} +{front_end}": (
+            measured[which]
+            if front_end == "none" and which != ECHO
+            else cleaned_samples(measured[which], front_end, corpus)
+        )
+        for which in corpora
+        if which in measured
+        for front_end in frontends
     }
+    results = {name: _measure(ENGINE_SETUPS[name], heard) for name in engines}
     written = {which: as_written(which, languages) for which in ("utterances", "heldout")}
     return {
         "benchmark": "asr",
         "corpus": str(corpus),
         "corpora": list(corpora),
+        "frontends": list(frontends),
         "clips": len(clips),
         "real_clips": len(real),
         "real_missing": real_missing,

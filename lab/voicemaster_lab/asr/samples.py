@@ -11,7 +11,7 @@ from pathlib import Path
 from voicemaster.cli.manifest import ManifestError, read_manifest
 from voicemaster.dialogue.meaning import ContextName
 from voicemaster_lab.asr import options
-from voicemaster_lab.corpora import real_speech, rooms, voiced
+from voicemaster_lab.corpora import echo, real_speech, rooms, voiced
 from voicemaster_lab.corpora.corpus import Clip, Noise, generate, load
 
 
@@ -98,6 +98,9 @@ CORPORA = ("espeak", "kokoro", "pico", "real", "options")
 ROOMS = tuple(rooms.ROOMS)
 """Corpora too, each the real recordings and the option words passed through a room (`corpora.rooms`); `rooms`
 names them all."""
+ECHO = "echo"
+"""A corpus too: the real recordings and option words said over the quizmaster's own voice from a laptop's speaker
+(`corpora.echo`), each with the reference an echo canceller is given."""
 MANIFEST = "manifest:"
 """`manifest:PATH`: a corpus of one's own recordings, written as `voicemaster hear --manifest` reads them."""
 
@@ -113,6 +116,17 @@ def room_samples(
     return [
         replace(sample, path=rooms.made(condition, _spoken(sample), pool, corpus), condition=condition.label)
         for condition in rooms.ROOMS[room]
+        for sample in chosen
+    ]
+
+
+def echo_samples(spoken: Sequence[Sample], corpus: Path, limit: int | None) -> list[Sample]:
+    """`spoken` said over the quizmaster's voice in the microphone (`corpora.echo`), made into the corpus folder where
+    missing; `limit` takes an even sample."""
+    chosen = list(spoken)[:: max(1, len(spoken) // limit)][:limit] if limit else list(spoken)
+    label = f"laptop echo +{echo.ECHO_OVER_PLAYER_DB:g} dB"
+    return [
+        replace(sample, path=echo.made(_spoken(sample), sample.language, corpus).microphone, condition=label)
         for sample in chosen
     ]
 

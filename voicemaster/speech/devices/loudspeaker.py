@@ -5,6 +5,9 @@ A stream that takes no sound for `STALL_SECONDS` is a stall or an unplug. Given 
 (`speech.devices.capture.speaker_present`), the device's presence tells them apart, not the time: a speaker still
 there was stalled (the process stopped by Ctrl-Z or SIGSTOP, a suspend, a loaded machine) and the sound goes on;
 only one seen gone, or stuck through `STUCK_LOOKS` looks, ends it. Without `present`, the time alone decides.
+
+Given `played` (`speech.frontend.PlayedSound`), every sample handed to the device is handed there too, at 16 kHz, as
+it is handed over: the echo canceller's reference, taken by the microphone in step.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from voicemaster.speech.devices.interfaces import (
     Playback,
 )
 from voicemaster.speech.devices.portaudio import NO_DEVICE_HINT, sounddevice, unavailable
-from voicemaster.speech.signal import resample
+from voicemaster.speech.frontend import PlayedSound
+from voicemaster.speech.signal import RECOGNITION_RATE, resample
 
 STUCK_LOOKS = 10
 """A speaker still there that takes no sound through this many looks in a row (about as many seconds) is stuck."""
@@ -34,10 +38,17 @@ class Speaker:
     """Plays through a sounddevice output (None: the system default). One voice at a time: a new sound stops the
     one before."""
 
-    def __init__(self, device: int | str | None = None, present: Callable[[], bool | None] | None = None) -> None:
-        """`present` tells whether the speaker is there (True), gone (False) or cannot be told (None)."""
+    def __init__(
+        self,
+        device: int | str | None = None,
+        present: Callable[[], bool | None] | None = None,
+        played: PlayedSound | None = None,
+    ) -> None:
+        """`present` tells whether the speaker is there (True), gone (False) or cannot be told (None); `played` is
+        handed what is played (the echo canceller's reference)."""
         self.device = device
         self._present = present
+        self._played = played
         self._current: _SpeakerPlayback | None = None
 
     @property
@@ -48,17 +59,26 @@ class Speaker:
     def play(self, audio: Audio) -> Playback:
         if self._current is not None:
             self._current.stop()
-        self._current = _SpeakerPlayback(sounddevice(), audio, self.device, self._present)
+        self._current = _SpeakerPlayback(sounddevice(), audio, self.device, self._present, self._played)
         return self._current
 
 
 class _SpeakerPlayback:
     def __init__(
-        self, sd: Any, audio: Audio, device: int | str | None, present: Callable[[], bool | None] | None = None
+        self,
+        sd: Any,
+        audio: Audio,
+        device: int | str | None,
+        present: Callable[[], bool | None] | None = None,
+        played: PlayedSound | None = None,
     ) -> None:
         self.audio = audio
         self._sd = sd
         self._present = present
+        self._played = played
+        self._reference = resample(audio, RECOGNITION_RATE).samples if played is not None else b""
+        self._referenced = 0
+        """Bytes of `_reference` handed to `played` so far."""
         self._looks = 0
         self.stalled = 0.0
         self._last_call: float | None = None
@@ -115,6 +135,11 @@ class _SpeakerPlayback:
         out[: len(chunk)] = chunk
         out[len(chunk) :] = bytes(size - len(chunk))
         self._cursor += len(chunk)
+        if self._played is not None:
+            # The same stretch at 16 kHz: the cursor's place in the sound, in the reference's samples.
+            upto = 2 * (self._cursor // 2 * RECOGNITION_RATE // self._rate)
+            self._played.add(self._reference[self._referenced : upto])
+            self._referenced = upto
         if chunk:  # progress, not calls: a broken ALSA link can call back forever asking for nothing
             self._last_fill = time.monotonic()
             self._looks = 0

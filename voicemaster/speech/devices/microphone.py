@@ -8,6 +8,11 @@ A stream that gives no sound for `STALL_SECONDS` is a stall or an unplug. Given 
 device's presence tells them apart, not the time: a microphone still there was stalled (the process stopped by
 Ctrl-Z or SIGSTOP, a suspend, a loaded machine), and listening carries on (`stalled` says for how long, so that the
 game can say where it was); one seen gone ends listening. Without `present`, the time alone decides.
+
+Given a front end (`speech.frontend`), each block is paired as it arrives with what the loudspeaker played meanwhile
+(`played`, the echo canceller's reference), and the frames delivered are the front end's cleaned ones
+(`CleanedFrame`): the pair is made on arrival, so that a frame read later (the pre-roll) still meets its own
+reference.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from voicemaster.speech.devices.interfaces import (
     Playback,
 )
 from voicemaster.speech.devices.portaudio import NO_DEVICE_HINT, sounddevice, unavailable
+from voicemaster.speech.frontend import CleanedFrame, FrontEnd, PlayedSound
 from voicemaster.speech.signal import RECOGNITION_RATE
 
 STUCK_LOOKS = 10
@@ -52,18 +58,24 @@ class Microphone:
         device: int | str | None = None,
         lost: Callable[[], str | None] | None = None,
         present: Callable[[], bool | None] | None = None,
+        front_end: FrontEnd | None = None,
+        played: PlayedSound | None = None,
     ) -> None:
         """`lost` names the microphone if it has gone (see `speech.capture.Watch`); None never asks. `present` tells
-        whether it is there (True), gone (False) or cannot be told (None) when its stream stalls."""
+        whether it is there (True), gone (False) or cannot be told (None) when its stream stalls. `front_end` cleans
+        what is heard, given `played`, what the loudspeaker played (silence without)."""
         self.device = device
         self._lost = lost
         self._present = present
+        self._front_end = front_end
+        self._played = played
         self.stalled = 0.0
         """The longest stall listening came through since it was last reset (seconds; the caller resets it)."""
         self._last_arrival: float | None = None
         self._stream: Any = None
         # Between two listenings nobody reads: keep a few seconds, enough for any pre-roll, and no more.
-        self._frames: collections.deque[bytes] = collections.deque(maxlen=round(10 / FRAME_SECONDS))
+        self._frames: collections.deque[tuple[bytes, bytes]] = collections.deque(maxlen=round(10 / FRAME_SECONDS))
+        """Blocks heard, each with what was played as it was heard (empty without a front end)."""
         self._arrived = threading.Condition()
         self._ended = False
 
@@ -137,8 +149,12 @@ class Microphone:
         if self._last_arrival is not None:  # blocks come every 32 ms: a longer gap is the process or the device stalled
             self.stalled = max(self.stalled, now - self._last_arrival)
         self._last_arrival = now
+        heard = bytes(data)
+        played = b""
+        if self._front_end is not None:
+            played = self._played.take(len(heard)) if self._played is not None else bytes(len(heard))
         with self._arrived:
-            self._frames.append(bytes(data))
+            self._frames.append((heard, played))
             self._arrived.notify()
 
     def _end(self) -> None:
@@ -153,14 +169,25 @@ class Microphone:
         with self._arrived:
             kept = list(self._frames)[-pre_roll:] if pre_roll else []
             self._frames.clear()
-        pending = bytearray(b"".join(kept))
+        pending = bytearray()
+        residual: float | None = None
+        settled = True
+        blocks = iter(kept)
         while True:
             while len(pending) >= FRAME_BYTES:
-                yield bytes(pending[:FRAME_BYTES])
+                frame = bytes(pending[:FRAME_BYTES])
+                yield frame if self._front_end is None else CleanedFrame(frame, residual, settled=settled)
                 del pending[:FRAME_BYTES]
-            pending += self._next_block()
+            heard, played = next(blocks, None) or self._next_block()
+            if self._front_end is None:
+                pending += heard
+                continue
+            cleaned = self._front_end.process(heard, played)
+            # Blocks are frames (`blocksize`): a frame is judged by its own block.
+            residual, settled = cleaned.residual, cleaned.settled
+            pending += cleaned
 
-    def _next_block(self) -> bytes:
+    def _next_block(self) -> tuple[bytes, bytes]:
         quiet_since = time.monotonic()
         looks = 0
         reopened = False

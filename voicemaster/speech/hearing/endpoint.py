@@ -8,7 +8,8 @@ Three layers, each testable alone:
   keeps the audio (a little before speech begins, up to shortly after it ends), and answers each frame with what
   happened, as a value: `BargedIn`, `Paused(audio)`, `Resumed`, `Ended(audio)`, or None. What to do at a pause
   (read the utterance so far, perhaps end it there) is the pipeline's call (`speech.hearing.pipeline`).
-Whether a frame holds speech is `voice_activity.VoiceActivity`'s call (the Silero model).
+Whether a frame holds speech is `voice_activity.VoiceActivity`'s call (the Silero model). Frames that went through
+the acoustic front end (`speech.frontend`) arrive cleaned, each with what the echo canceller left of it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SAMPLES, FRAME_SECONDS
+from voicemaster.speech.frontend import CleanedFrame
 from voicemaster.speech.hearing.voice_activity import VoiceActivity
 from voicemaster.speech.signal import RECOGNITION_RATE
 
@@ -89,6 +91,10 @@ class EndpointSettings:
     echo_tail_seconds: float = 0.5
     """How long the echo of what we played may still reach the microphone: output and input latency plus room
     reverberation. The gate looks this far back in what we played, and stays on this long after we stop."""
+    player_residual: float = 0.1
+    """With an echo canceller in the front end: the share of a frame's loudness (RMS) the canceller must have left
+    for the frame to be the player's while our voice may be in it. Our own voice, cancelled, keeps far less; a player
+    speaking over it keeps more (`voicemaster bench frontend`, docs/benchmarks.md)."""
 
     def __post_init__(self) -> None:
         durations = (
@@ -107,6 +113,8 @@ class EndpointSettings:
             raise ValueError("the voice-activity threshold must lie between 0 and 1")
         if self.echo_coupling < 0 or self.barge_in_margin < 1:
             raise ValueError("echo coupling must be 0 or more, the barge-in margin 1 or more")
+        if not 0 <= self.player_residual <= 1:
+            raise ValueError("the player's residual must lie between 0 and 1")
 
 
 class Segmenter:
@@ -189,13 +197,16 @@ class Segmenter:
 
 
 class EchoGate:
-    """How loud the microphone may hear our own voice while we speak, estimated from what we play.
+    """Whether a frame heard while our own voice may be in the microphone is the player's.
 
-    Kept deliberately simple: no adaptive filter, just levels. The played audio's loudness (RMS per 32 ms) is known
-    in advance; the echo at the microphone is taken to be at most `echo_coupling` times the loudest of it over the
-    last `echo_tail_seconds` (latency and reverberation smear the echo over that time). A microphone frame counts as
-    the player only if it is `barge_in_margin` times louder still. Far-field speech over a loud question therefore
-    does not interrupt; a player speaking up does. Both factors are settings, to tune for a car or a room.
+    A frame that went through an echo canceller (`CleanedFrame` with a residual) is the player's when the canceller
+    left at least `player_residual` of its loudness: it took out what was ours, and what it could not take out was not;
+    and never before the canceller has settled (the first seconds of the first line it hears).
+    Any other frame is judged by levels: the played audio's loudness (RMS per 32 ms) is known in advance; the echo at
+    the microphone is taken to be at most `echo_coupling` times the loudest of it over the last `echo_tail_seconds`
+    (latency and reverberation smear the echo over that time), and the frame counts as the player only if it is
+    `barge_in_margin` times louder still. Far-field speech over a loud question therefore does not interrupt; a
+    player speaking up does. Both factors are settings, to tune for a car or a room.
     """
 
     def __init__(self, program: Audio, settings: EndpointSettings) -> None:
@@ -216,6 +227,13 @@ class EchoGate:
         last = min(len(self._envelope), int((at + FRAME_SECONDS) / self._step) + 1)
         loudest = float(self._envelope[first:last].max()) if last > first else 0.0
         return loudest * settings.echo_coupling * settings.barge_in_margin
+
+    def passes(self, frame: bytes, at: float) -> bool:
+        """Whether `frame`, heard `at` seconds into what we play (or within the echo tail after it), is the player's."""
+        if isinstance(frame, CleanedFrame) and frame.residual is not None:
+            # A canceller still learning the room leaves our first syllables: nothing is a player's until it has.
+            return frame.settled and frame.residual >= self._settings.player_residual
+        return rms(frame) > self.threshold(at)
 
 
 @dataclass(frozen=True)
@@ -319,7 +337,7 @@ class Endpointer:
         echo_possible = self._follow_program(program_at)
         if speech and echo_possible and segmenter.state is Endpoint.WAITING:
             assert self._gate is not None and self._heard_at is not None
-            if rms(frame) > self._gate.threshold(self._heard_at):
+            if self._gate.passes(frame, self._heard_at):
                 self._above_echo_at = segmenter.now
             speech = self._above_echo_at is not None and segmenter.now - self._above_echo_at <= SYLLABLE_SECONDS
         before, end_before = segmenter.state, segmenter.end

@@ -1,0 +1,146 @@
+"""The front end's interface: microphone frames and the loudspeaker's reference in, cleaned frames out.
+
+Pure of devices: a front end is fed pairs of equal length (16-bit mono at 16 kHz) and keeps its own state (an echo
+canceller learns the room as it goes), so the same one serves a microphone, the demo's stage and a bench reading
+files. Processors that work in 10 ms steps (WebRTC's) are fed through `Chunked`, which adds those 10 ms of delay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from voicemaster.speech.signal import RECOGNITION_RATE
+
+Samples = npt.NDArray[np.int16]
+
+CHUNK_SAMPLES = 160
+"""10 ms at 16 kHz: the step WebRTC's audio processing works in."""
+SETTLE_SECONDS = 2.0
+"""How much of our own voice an echo canceller must have heard before what it leaves is trusted: WebRTC's found the
+room's delay and cut the echo by 20 dB or more within about half a second of the first line, not at its first
+syllable (`voicemaster bench frontend`)."""
+
+
+class FrontEndUnavailable(RuntimeError):
+    """The front end asked for cannot run here; the message says what to install."""
+
+
+class CleanedFrame(bytes):
+    """A microphone frame after the front end (16-bit mono PCM), with what the echo canceller saw in it."""
+
+    residual: float | None
+    """The cleaned frame's loudness over the microphone's (RMS ratio, 0-1 mostly): near 0 where the canceller took
+    out an echo, near 1 where what was heard was not ours. None when no echo canceller ran."""
+    settled: bool
+    """Whether the canceller had heard enough of our voice (`SETTLE_SECONDS`) for the residual to say anything."""
+
+    def __new__(cls, samples: bytes, residual: float | None, *, settled: bool = True) -> CleanedFrame:
+        made = super().__new__(cls, samples)
+        made.residual = residual
+        made.settled = settled
+        return made
+
+
+class FrontEnd(Protocol):
+    @property
+    def name(self) -> str:
+        """What it does, as `voicemaster devices` says it."""
+        ...
+
+    @property
+    def cancels_echo(self) -> bool: ...
+
+    def process(self, frame: bytes, reference: bytes) -> CleanedFrame:
+        """`frame` cleaned, given `reference`: what the loudspeaker played in step with it (same length; silence
+        when nothing played)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Passthrough:
+    """No front end: frames pass as they are."""
+
+    name: str = "off"
+    cancels_echo: bool = False
+
+    def process(self, frame: bytes, reference: bytes) -> CleanedFrame:
+        del reference
+        return CleanedFrame(frame, None)
+
+
+Step = Callable[[Samples, Samples], Samples]
+"""One 10 ms step of a processor: microphone and reference samples in, cleaned samples out."""
+
+
+class Chunked:
+    """A processor of 10 ms steps as a `FrontEnd` for frames of any length: what does not fill a step waits for the
+    next frame, so the output runs one step (10 ms) behind the input, and so does the residual's comparison."""
+
+    def __init__(self, name: str, step: Step, *, cancels_echo: bool) -> None:
+        self.name = name
+        self.cancels_echo = cancels_echo
+        self._step = step
+        self._waiting = np.zeros(0, dtype=np.int16)
+        self._waiting_reference = np.zeros(0, dtype=np.int16)
+        self._out = np.zeros(CHUNK_SAMPLES, dtype=np.int16)
+        self._heard = np.zeros(CHUNK_SAMPLES, dtype=np.int16)
+        """The microphone's samples, delayed as the output is, to measure the residual against."""
+        self._sounding = 0
+        """Samples of reference that held sound, up to `SETTLE_SECONDS`' worth."""
+
+    def process(self, frame: bytes, reference: bytes) -> CleanedFrame:
+        if len(frame) != len(reference):
+            raise ValueError(f"a reference of {len(reference)} bytes for a frame of {len(frame)}")
+        heard = np.frombuffer(frame, dtype="<i2")
+        played = np.frombuffer(reference, dtype="<i2")
+        self._waiting = np.concatenate([self._waiting, heard])
+        self._waiting_reference = np.concatenate([self._waiting_reference, played])
+        if played.any():
+            self._sounding = min(self._sounding + len(played), round(SETTLE_SECONDS * RECOGNITION_RATE))
+        ready = len(self._waiting) // CHUNK_SAMPLES * CHUNK_SAMPLES
+        cleaned = [
+            self._step(self._waiting[at : at + CHUNK_SAMPLES], self._waiting_reference[at : at + CHUNK_SAMPLES])
+            for at in range(0, ready, CHUNK_SAMPLES)
+        ]
+        self._waiting, self._waiting_reference = self._waiting[ready:], self._waiting_reference[ready:]
+        self._out = np.concatenate([self._out, *cleaned])
+        self._heard = np.concatenate([self._heard, heard])
+        count = len(heard)
+        out, self._out = self._out[:count], self._out[count:]
+        before, self._heard = self._heard[:count], self._heard[count:]
+        residual = _loudness(out) / max(_loudness(before), 1.0) if self.cancels_echo else None
+        settled = self._sounding >= round(SETTLE_SECONDS * RECOGNITION_RATE)
+        return CleanedFrame(out.astype("<i2").tobytes(), residual, settled=settled)
+
+
+def _loudness(samples: Samples) -> float:
+    return float(np.sqrt(np.mean(samples.astype(np.float64) ** 2))) if len(samples) else 0.0
+
+
+def clean(front_end: FrontEnd, pairs: Iterable[tuple[bytes, bytes]]) -> Iterator[CleanedFrame]:
+    """Each (microphone, reference) pair through the front end, in order."""
+    for frame, reference in pairs:
+        yield front_end.process(frame, reference)
+
+
+def usable_front_end(*, echo_cancel: bool, noise_suppression: bool) -> tuple[FrontEnd, str | None]:
+    """The front end the settings ask for, or none and why (WebRTC's audio processing is not installed): a game
+    is still played without it, the echo judged by its level alone."""
+    try:
+        return open_front_end(echo_cancel=echo_cancel, noise_suppression=noise_suppression), None
+    except FrontEndUnavailable as error:
+        return Passthrough(), str(error)
+
+
+def open_front_end(*, echo_cancel: bool, noise_suppression: bool) -> FrontEnd:
+    """The front end the settings ask for; `FrontEndUnavailable` when WebRTC's audio processing is not installed."""
+    if not (echo_cancel or noise_suppression):
+        return Passthrough()
+    from voicemaster.speech.frontend.webrtc import WebRtc
+
+    return WebRtc(echo_cancel=echo_cancel, noise_suppression=noise_suppression)

@@ -1,0 +1,40 @@
+"""What the loudspeaker played, handed to the microphone in step: the echo canceller's reference.
+
+The loudspeaker adds the samples it hands its device (at 16 kHz) as it hands them; the microphone takes as many as
+it records, as it records them, on the sound system's threads. Both run on the sound card's clock, so what is taken
+with a block was played about when that block was recorded, give or take the device's buffers; the echo canceller
+finds the rest of the delay itself. Nothing playing, the microphone takes silence.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from voicemaster.speech.signal import RECOGNITION_RATE
+
+MOST_SECONDS = 1.0
+"""Played sound waiting longer than this (a microphone that is not recording) is dropped, oldest first: an echo
+canceller follows delays of a few hundred milliseconds, not more."""
+
+
+class PlayedSound:
+    """A first-in first-out queue of played 16-bit samples at 16 kHz, safe between two threads."""
+
+    def __init__(self) -> None:
+        self._waiting = bytearray()
+        self._lock = threading.Lock()
+        self._most = 2 * round(MOST_SECONDS * RECOGNITION_RATE)
+
+    def add(self, samples: bytes) -> None:
+        """Samples handed to the loudspeaker (called on its audio thread: never blocks for long)."""
+        with self._lock:
+            self._waiting += samples
+            if len(self._waiting) > self._most:
+                del self._waiting[: len(self._waiting) - self._most]
+
+    def take(self, size: int) -> bytes:
+        """`size` bytes of what was played since the last take, silence where nothing was."""
+        with self._lock:
+            taken = bytes(self._waiting[:size])
+            del self._waiting[:size]
+        return taken + bytes(size - len(taken))

@@ -1,0 +1,40 @@
+"""WebRTC's audio processing (PyPI `pywebrtc-audio`, Apache-2.0): AEC3, the echo canceller of Chrome and every WebRTC
+call, with the loudspeaker's signal as reference; its noise suppressor; the high-pass filter AEC3 wants before it.
+Chosen over the other candidates by `voicemaster bench frontend` and `bench asr --frontend` (docs/benchmarks.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from voicemaster.hints import python_extra
+from voicemaster.speech.frontend.frames import Chunked, FrontEndUnavailable, Samples
+from voicemaster.speech.signal import RECOGNITION_RATE
+
+NOISE_LEVEL = 1
+"""WebRTC's suppression level 0-3 (6, 12, 18, 21 dB): the mildest that helped; deeper ones cost words."""
+
+
+def _module() -> Any:
+    try:
+        import pywebrtc_audio
+    except ImportError:
+        raise FrontEndUnavailable(f"WebRTC's audio processing is not installed: {python_extra('audio')}.") from None
+    return pywebrtc_audio
+
+
+class WebRtc(Chunked):
+    def __init__(self, *, echo_cancel: bool, noise_suppression: bool) -> None:
+        processor = _module().AudioProcessor(
+            sample_rate=RECOGNITION_RATE,
+            echo_cancellation=echo_cancel,
+            noise_suppression=noise_suppression,
+            high_pass_filter=echo_cancel,
+            ns_level=NOISE_LEVEL,
+        )
+        parts = [*(["echo cancellation"] if echo_cancel else []), *(["noise suppression"] if noise_suppression else [])]
+
+        def step(heard: Samples, played: Samples) -> Samples:
+            cleaned: Samples = processor.process(heard, played) if echo_cancel else processor.process(heard)
+            return cleaned
+
+        super().__init__(f"WebRTC {' and '.join(parts)}", step, cancels_echo=echo_cancel)
