@@ -28,6 +28,7 @@ from voicemaster.play.listening import Listened
 from voicemaster.play.runner import Runner, Transcript, WallClock, Watcher, drive
 from voicemaster.questions.model import Entry
 from voicemaster.questions.selection import Bank
+from voicemaster.questions.spoken import lexicon
 from voicemaster.rules import moneydrop as md
 from voicemaster.rules import new_game
 from voicemaster.rules.variants import VARIANTS
@@ -39,7 +40,7 @@ from voicemaster.speech.hearing.pipeline import listen_and_recognize
 from voicemaster.speech.hearing.recognition import Recognizer
 from voicemaster.speech.hearing.voice_activity import SileroVad, VoiceActivity
 from voicemaster.speech.voice.earcons import earcon
-from voicemaster.speech.voice.speakers import Speakers
+from voicemaster.speech.voice.speakers import quizmaster_voice
 from voicemaster.speech.voice.synthesis import SpeechUnavailable
 from voicemaster.store import Store
 
@@ -78,7 +79,7 @@ def play(
         with (log or Path("/dev/null")).open("a", encoding="utf-8") as log_file:
             runner = Runner(
                 host_lines.load(language),
-                Speakers(config.speech),
+                quizmaster_voice(config.speech, lexicon(entries)),
                 speaker,
                 WallClock(),
                 ear,
