@@ -91,6 +91,14 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     bench.add_argument(
         "--ids", default="", help="read-aloud: read these entries (comma-separated ids) instead of a sample"
     )
+    bench.add_argument(
+        "--from",
+        dest="reads",
+        type=Path,
+        nargs="*",
+        default=[],
+        help="read-aloud: sum up the reads an earlier run wrote (--out files) instead of reading anew",
+    )
     bench.add_argument("--plain", action="store_true", help="read-aloud: the text as written, without the reading")
     bench.add_argument(
         "--out", type=Path, default=None, help="read-aloud: every read, heard and weighed, as JSON lines"
@@ -168,6 +176,13 @@ def run(args: argparse.Namespace) -> int:
         languages = [language.strip() for language in args.languages.split(",") if language.strip()]
         entries = load([path for root in bank_roots(None) for path in pack_files(root)]).entries
         ids = [i.strip() for i in args.ids.split(",") if i.strip()]
+        if args.reads:
+            records = [
+                json.loads(line) for path in args.reads for line in path.read_text(encoding="utf-8").splitlines()
+            ]
+            figures = read_aloud.summed_up(settings_for(args), entries, records, plain=args.plain)
+            print(json.dumps(figures, ensure_ascii=False) if args.json else read_aloud.report(figures))
+            return 0
         figures = read_aloud.run(
             settings_for(args), entries, languages, limit=args.limit, demos=args.demos, ids=ids, seed=args.seed,
             out=args.out, plain=args.plain, demo_seeds=[int(s) for s in args.demo_seeds.split(",") if s.strip()],

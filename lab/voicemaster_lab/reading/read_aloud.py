@@ -73,12 +73,15 @@ class Weighed:
 @dataclass
 class Read:
     item: Item
-    heard: list[tuple[str, str]] = field(default_factory=list)
-    """(which lines, what Whisper wrote) per clip."""
-    misread: list[tuple[str, Misread]] = field(default_factory=list)
+    clips: list[tuple[str, str, str]] = field(default_factory=list)
+    """(which lines, their words said, what Whisper wrote) per clip heard."""
     weighed: list[Weighed] = field(default_factory=list)
     seconds: float = 0.0
     """Of speech."""
+
+    @property
+    def misread(self) -> list[tuple[str, Misread]]:
+        return [(name, m) for name, said, heard in self.clips for m in misreadings(said, heard, self.item.language)]
 
     @property
     def faults(self) -> list[tuple[str, Misread]]:
@@ -160,9 +163,7 @@ class Reader:
             text, listened = self.hear(joined([audio[at] for at in clip]), item.language)
             if len(clip) > 1 and len(text.split()) < OPTIONS_HEARD_AT_LEAST * len(words.split()):
                 text = " ".join(self.hear(audio[at], item.language)[0] for at in clip)
-            name = said[clip[0]][0] + ("s" if len(clip) > 1 else "")
-            read.heard.append((name, text))
-            read.misread += [(name, m) for m in misreadings(words, text, item.language)]
+            read.clips.append((said[clip[0]][0] + ("s" if len(clip) > 1 else ""), words, text))
             for at in clip:
                 if sensitive(said[at][1], item.language):
                     own = listened if len(clip) == 1 else self.hear(audio[at], item.language, free=False)[1]
@@ -263,22 +264,45 @@ def run(
                 reads.append(read)
                 log.write(json.dumps(_as_json(read), ensure_ascii=False) + "\n")
                 log.flush()
-            voice = resolved(settings.speech[language], language)
-            figures["languages"][language] = _tally(reads, f"{voice.engine} {voice.name}")
-            if voice.engine == "kokoro":
-                accent = KOKORO_VOICES[voice.name].phonemes
-                ours = [entry for entry in entries if entry.language == language]
-                switched = switched_words(ours, partial(speakers.spoken, language=language), accent)
-                figures["languages"][language]["other_language"] = {
-                    "words": len(switched),
-                    "entries": len(set().union(*switched.values())) if switched else 0,
-                    "most": {w: len(ids) for w, ids in sorted(switched.items(), key=lambda p: -len(p[1]))[:60]},
-                }
-            figures["flagged"] += [_as_json(read) for read in reads if read.flagged]
-            words = Counter(m.said.lower() for read in reads for _, m in read.misread if m.kind == WORD)
-            figures["misheard_words"][language] = {word: n for word, n in words.most_common() if n > 1}
+            _sum_up(figures, language, reads, settings, entries, speakers)
     figures["seconds"] = round(time.monotonic() - started)
     return figures
+
+
+def summed_up(
+    settings: Settings, entries: Sequence[Entry], records: Iterable[dict[str, Any]], *, plain: bool = False
+) -> dict[str, Any]:
+    """The figures of reads written by an earlier run (`--out`), their words compared anew."""
+    speakers = Speakers(settings.speech) if plain else quizmaster_voice(settings.speech, lexicon(entries))
+    figures: dict[str, Any] = {"languages": {}, "flagged": [], "misheard_words": {}, "plain": plain, "seconds": 0}
+    reads = [reread(record) for record in records]
+    for language in dict.fromkeys(read.item.language for read in reads):
+        _sum_up(figures, language, [r for r in reads if r.item.language == language], settings, entries, speakers)
+    return figures
+
+
+def _sum_up(
+    figures: dict[str, Any],
+    language: str,
+    reads: list[Read],
+    settings: Settings,
+    entries: Sequence[Entry],
+    speakers: Speakers,
+) -> None:
+    voice = resolved(settings.speech[language], language)
+    figures["languages"][language] = _tally(reads, f"{voice.engine} {voice.name}")
+    if voice.engine == "kokoro":
+        accent = KOKORO_VOICES[voice.name].phonemes
+        ours = [entry for entry in entries if entry.language == language]
+        switched = switched_words(ours, partial(speakers.spoken, language=language), accent)
+        figures["languages"][language]["other_language"] = {
+            "words": len(switched),
+            "entries": len(set().union(*switched.values())) if switched else 0,
+            "most": {w: len(ids) for w, ids in sorted(switched.items(), key=lambda p: -len(p[1]))[:60]},
+        }
+    figures["flagged"] += [_as_json(read) for read in reads if read.flagged]
+    words = Counter(m.said.lower() for read in reads for _, m in read.misread if m.kind == WORD)
+    figures["misheard_words"][language] = {word: n for word, n in words.most_common() if n > 1}
 
 
 def _language(folder: Path) -> str:
@@ -308,11 +332,22 @@ def _as_json(read: Read) -> dict[str, Any]:
         "id": read.item.id,
         "language": read.item.language,
         "source": read.item.source,
-        "said": [text for _, text in read.item.lines],
-        "heard": [text for _, text in read.heard],
+        "lines": [list(line) for line in read.item.lines],
+        "clips": [{"line": name, "said": said, "heard": heard} for name, said, heard in read.clips],
+        "seconds": round(read.seconds, 2),
         "misread": [{"line": line, **asdict(m)} for line, m in read.misread],
-        "said_otherwise": [asdict(w) for w in read.read_otherwise],
+        "weighed": [asdict(w) for w in read.weighed],
     }
+
+
+def reread(record: dict[str, Any]) -> Read:
+    """A read from a line of an earlier `--out` file: its words compared anew (the classing may have changed since),
+    what was weighed as it was."""
+    lines = tuple((str(kind), str(text)) for kind, text in record["lines"])
+    item = Item(str(record["id"]), str(record["language"]), str(record["source"]), lines)
+    clips = [(str(c["line"]), str(c["said"]), str(c["heard"])) for c in record["clips"]]
+    weighed = [Weighed(**w) for w in record["weighed"]]
+    return Read(item, clips, weighed, float(record.get("seconds", 0.0)))
 
 
 def report(figures: dict[str, Any]) -> str:
@@ -329,8 +364,11 @@ def report(figures: dict[str, Any]) -> str:
         for misread in flagged["misread"]:
             if misread["kind"] != WORD:
                 rows.append(f"  {misread['kind']}: {misread['said']!r} heard {misread['heard']!r}")
-        for weighed in flagged["said_otherwise"]:
-            rows.append(f"  {weighed['kind']}: {weighed['token']!r} said {weighed['said_as']} ({weighed['words']!r})")
+        for weighed in flagged["weighed"]:
+            if weighed["said_as"] != "intended":
+                rows.append(
+                    f"  {weighed['kind']}: {weighed['token']!r} said {weighed['said_as']} ({weighed['words']!r})"
+                )
     for language, tally in figures["languages"].items():
         other = tally.get("other_language")
         if other:
