@@ -99,6 +99,11 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         default=[],
         help="read-aloud: sum up the reads an earlier run wrote (--out files) instead of reading anew",
     )
+    bench.add_argument(
+        "--changed",
+        action="store_true",
+        help="read-aloud with --from: read anew the entries whose sound the quizmaster's reading changes",
+    )
     bench.add_argument("--plain", action="store_true", help="read-aloud: the text as written, without the reading")
     bench.add_argument(
         "--out", type=Path, default=None, help="read-aloud: every read, heard and weighed, as JSON lines"
@@ -180,7 +185,9 @@ def run(args: argparse.Namespace) -> int:
             records = [
                 json.loads(line) for path in args.reads for line in path.read_text(encoding="utf-8").splitlines()
             ]
-            figures = read_aloud.summed_up(settings_for(args), entries, records, plain=args.plain)
+            figures = read_aloud.summed_up(
+                settings_for(args), entries, records, plain=args.plain, changed=args.changed, out=args.out
+            )
             print(json.dumps(figures, ensure_ascii=False) if args.json else read_aloud.report(figures))
             return 0
         figures = read_aloud.run(

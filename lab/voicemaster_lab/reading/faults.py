@@ -26,6 +26,8 @@ from voicemaster.questions.spoken import heard_form
 
 NUMBER, ROMAN, ABBREVIATION, SYMBOL, NAME, WORD = "number", "roman numeral", "abbreviation", "symbol", "name", "word"
 KINDS = (NUMBER, ROMAN, ABBREVIATION, SYMBOL, NAME, WORD)
+WEIGHED = (NUMBER, ROMAN, ABBREVIATION)
+"""The kinds whose way of being said is weighed (`sensitive`)."""
 SIMILAR = 80
 """rapidfuzz ratio from which a stretch heard counts as the words said: a spelling Whisper chose ("Skrabble",
 "Marabou", compounds split or joined) is not a misreading."""

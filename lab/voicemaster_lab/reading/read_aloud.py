@@ -33,8 +33,8 @@ from voicemaster.speech.signal import resample
 from voicemaster.speech.voice.kokoro import KOKORO_VOICES
 from voicemaster.speech.voice.speakers import Speakers, quizmaster_voice, resolved
 from voicemaster_lab.reading.demo_games import demo_questions
-from voicemaster_lab.reading.faults import KINDS, WORD, Misread, misreadings, sensitive, written_with
-from voicemaster_lab.reading.sounds import switched_words
+from voicemaster_lab.reading.faults import KINDS, WEIGHED, WORD, Misread, misreadings, sensitive, written_with
+from voicemaster_lab.reading.sounds import switched_words, switches
 
 TOKENS_PER_SECOND, TOKENS_FIXED = 10, 16
 """The longest reading decoded for a clip: well above what a voice says in that time (about five tokens a second)."""
@@ -85,7 +85,13 @@ class Read:
 
     @property
     def faults(self) -> list[tuple[str, Misread]]:
-        return [(line, m) for line, m in self.misread if m.kind != WORD]
+        """What came back wrong and is a reading fault: not a plain word, nor a number, numeral or abbreviation
+        weighed as said the intended way (Whisper wrote its digits or letters otherwise: "1863" as "18003 und 60")."""
+        return [(line, m) for line, m in self.misread if m.kind != WORD and not self.said_right(m)]
+
+    def said_right(self, misread: Misread) -> bool:
+        right = {w.token for w in self.weighed if w.said_as == "intended"}
+        return misread.kind in WEIGHED and any(token in right for token in misread.said.split())
 
     @property
     def read_otherwise(self) -> list[Weighed]:
@@ -270,15 +276,46 @@ def run(
 
 
 def summed_up(
-    settings: Settings, entries: Sequence[Entry], records: Iterable[dict[str, Any]], *, plain: bool = False
+    settings: Settings,
+    entries: Sequence[Entry],
+    records: Iterable[dict[str, Any]],
+    *,
+    plain: bool = False,
+    changed: bool = False,
+    out: Path | None = None,
 ) -> dict[str, Any]:
-    """The figures of reads written by an earlier run (`--out`), their words compared anew."""
+    """The figures of reads written by earlier runs (`--out` files; of an entry read twice, the later read), their
+    words compared anew. `changed`: the entries whose sound the quizmaster's reading changes (their words, or the
+    language a stretch is said in) are read anew with it, the others kept (the same sound is heard the same), and
+    every read goes to `out`."""
+    from voicemaster.models.verify import require_model
+
+    started = time.monotonic()
     speakers = Speakers(settings.speech) if plain else quizmaster_voice(settings.speech, lexicon(entries))
-    figures: dict[str, Any] = {"languages": {}, "flagged": [], "misheard_words": {}, "plain": plain, "seconds": 0}
-    reads = [reread(record) for record in records]
-    for language in dict.fromkeys(read.item.language for read in reads):
-        _sum_up(figures, language, [r for r in reads if r.item.language == language], settings, entries, speakers)
+    figures: dict[str, Any] = {"languages": {}, "flagged": [], "misheard_words": {}, "plain": plain}
+    latest = {(str(r["language"]), str(r["id"])): reread(r) for r in records}
+    with (out or Path("/dev/null")).open("w", encoding="utf-8") as log:
+        for language in dict.fromkeys(language for language, _ in latest):
+            reads = [read for (of, _), read in latest.items() if of == language]
+            if changed:
+                reader = Reader(speakers, WhisperRecognizer(require_model("whisper", language)))
+                voice = resolved(settings.speech[language], language)
+                accent = KOKORO_VOICES[voice.name].phonemes if voice.engine == "kokoro" else None
+                reads = [reader.read(r.item) if _changes(r.item, speakers, accent) else r for r in reads]
+            for read in reads:
+                log.write(json.dumps(_as_json(read), ensure_ascii=False) + "\n")
+            _sum_up(figures, language, reads, settings, entries, speakers)
+    figures["seconds"] = round(time.monotonic() - started)
     return figures
+
+
+def _changes(item: Item, speakers: Speakers, accent: str | None) -> bool:
+    """Whether the quizmaster's reading makes the entry sound otherwise than its words as written: other words, or
+    the marks of a stretch in another language, which Kokoro was given as sounds before."""
+    texts = [text for _, text in item.lines]
+    if any(speakers.spoken(text, item.language) != text for text in texts):
+        return True
+    return accent is not None and any(switches(text, accent) for text in texts)
 
 
 def _sum_up(
@@ -312,7 +349,8 @@ def _language(folder: Path) -> str:
 
 
 def _tally(reads: list[Read], voice: str) -> dict[str, Any]:
-    kinds = Counter(m.kind for read in reads for _, m in read.misread)
+    kinds = Counter(m.kind for read in reads for _, m in read.faults)
+    written_otherwise = Counter(m.kind for read in reads for _, m in read.misread if read.said_right(m))
     weighed = Counter(w.kind for read in reads for w in read.weighed)
     otherwise = Counter(w.kind for read in reads for w in read.read_otherwise)
     return {
@@ -323,6 +361,8 @@ def _tally(reads: list[Read], voice: str) -> dict[str, Any]:
         "speech_seconds": round(sum(read.seconds for read in reads)),
         "flagged": sum(read.flagged for read in reads),
         "misread": {kind: kinds[kind] for kind in KINDS if kinds[kind]},
+        "plain_words_misheard": sum(m.kind == WORD for read in reads for _, m in read.misread),
+        "weighed_right_heard_otherwise": dict(written_otherwise),
         "weighed": {kind: {"words": weighed[kind], "said_otherwise": otherwise[kind]} for kind in weighed},
     }
 
@@ -336,6 +376,7 @@ def _as_json(read: Read) -> dict[str, Any]:
         "clips": [{"line": name, "said": said, "heard": heard} for name, said, heard in read.clips],
         "seconds": round(read.seconds, 2),
         "misread": [{"line": line, **asdict(m)} for line, m in read.misread],
+        "faults": [{"line": line, **asdict(m)} for line, m in read.faults],
         "weighed": [asdict(w) for w in read.weighed],
     }
 
@@ -353,7 +394,7 @@ def reread(record: dict[str, Any]) -> Read:
 def report(figures: dict[str, Any]) -> str:
     rows = ["language  voice                entries  lines  flagged  misread (not plain words)  said otherwise"]
     for language, tally in figures["languages"].items():
-        misread = ", ".join(f"{kind} {n}" for kind, n in tally["misread"].items() if kind != WORD) or "-"
+        misread = ", ".join(f"{kind} {n}" for kind, n in tally["misread"].items()) or "-"
         otherwise = ", ".join(f"{k} {v['said_otherwise']}/{v['words']}" for k, v in tally["weighed"].items()) or "-"
         rows.append(
             f"{language:<9} {tally['voice']:<20} {tally['entries']:>7} {tally['lines']:>6} {tally['flagged']:>8}  "
@@ -361,9 +402,8 @@ def report(figures: dict[str, Any]) -> str:
         )
     for flagged in figures["flagged"]:
         rows.append(f"\n{flagged['id']} ({flagged['source']})")
-        for misread in flagged["misread"]:
-            if misread["kind"] != WORD:
-                rows.append(f"  {misread['kind']}: {misread['said']!r} heard {misread['heard']!r}")
+        for misread in flagged["faults"]:
+            rows.append(f"  {misread['kind']}: {misread['said']!r} heard {misread['heard']!r}")
         for weighed in flagged["weighed"]:
             if weighed["said_as"] != "intended":
                 rows.append(
