@@ -208,6 +208,8 @@ def year_ways(value: int, language: str) -> tuple[Way, ...]:
         "cardinal": str(num2words(value, lang=language)),
         "digit by digit": " ".join(str(num2words(int(d), lang=language)) for d in str(value)),
     }
+    if language == "de":  # "tausendsiebenhundertneunundachtzig": how Pico says a number standing alone
+        others["cardinal without ein"] = re.sub(r"^ein(hundert|tausend)", r"\1", others["cardinal"])
     if language == "en" and value >= 1100 and value % 100:
         others["hundred and"] = f"{num2words(value // 100, lang='en')} hundred and {num2words(value % 100, lang='en')}"
     return _distinct(intended, others)

@@ -40,6 +40,12 @@ def test_english_years_are_said_as_people_say_them(said: dict[str, Reading]) -> 
     assert spoken(said, "en", "500.000 or 3,5") == "500.000 or 3,5"  # a player's amount is no year
 
 
+def test_german_years_are_said_as_years_even_standing_alone_as_an_option(said: dict[str, Reading]) -> None:
+    """Pico said the option "A: 1789." as "tausendsiebenhundertneunundachtzig"."""
+    assert spoken(said, "de", "A: 1789.") == "A: siebzehnhundertneunundachtzig."
+    assert spoken(said, "de", "Im Jahr 1066 und 2002") == "Im Jahr tausendsechsundsechzig und zweitausendzwei"
+
+
 def test_french_numerals_after_names_are_said_as_numbers(said: dict[str, Reading]) -> None:
     assert spoken(said, "fr", "A : Louis XIV. B : François Ier. C : Henri IV. D : Charles X.") == (
         "A : Louis quatorze. B : François premier. C : Henri quatre. D : Charles dix."

@@ -121,7 +121,6 @@ class Kokoro:
             raise Unspeakable(f"Kokoro reads no sound in {text[:40]!r}: write it in words.") from None
         return from_float(np.asarray(samples, dtype=np.float32) * (voice.volume / 100), rate)
 
-
     def phonemes(self, text: str, accent: str) -> str:
         """The sounds Kokoro is given for `text`, as eSpeak-NG's `accent` says them. eSpeak-NG says a word it takes
         for another language's ("football", and "menthe" or "le dos" in French) with that language's sounds and

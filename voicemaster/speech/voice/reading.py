@@ -55,6 +55,8 @@ class Reading:
     """Rules applied to each word (of letters only) but those in `kept`."""
     kept: frozenset[str] = field(default_factory=frozenset)
     years: bool = False
+    year_words: tuple[tuple[re.Pattern[str], str], ...] = ()
+    """Rules applied to a year's words: German "tausendsechsundsechzig", not num2words' "eintausend..."."""
 
     def spoken(self, text: str) -> str:
         """`text` as the engine should be given it."""
@@ -65,8 +67,14 @@ class Reading:
         if self.respell:
             text = _WORD.sub(self._respelled, text)
         if self.years:
-            text = _YEAR.sub(lambda match: str(num2words(int(match.group()), lang=self.language, to="year")), text)
+            text = _YEAR.sub(self._year, text)
         return text
+
+    def _year(self, match: re.Match[str]) -> str:
+        words = str(num2words(int(match.group()), lang=self.language, to="year"))
+        for pattern, said in self.year_words:
+            words = pattern.sub(said, words)
+        return words
 
     def _numerals(self, text: str, endings: Mapping[str, str]) -> str:
         def after_name(match: re.Match[str]) -> str:
@@ -111,7 +119,9 @@ def reading(language: str, hints: Mapping[str, str], folder: Path = PHRASES_DIR)
     shipped = _shipped(language, folder)
     ordered = sorted({**dict(hints), **shipped.words}.items(), key=lambda pair: len(pair[0]), reverse=True)
     patterns = tuple((re.compile(rf"(?<!\w){re.escape(word)}(?!\w)"), _literal(said)) for word, said in ordered)
-    return Reading(language, patterns, shipped.endings, shipped.respell, shipped.kept, shipped.years)
+    return Reading(
+        language, patterns, shipped.endings, shipped.respell, shipped.kept, shipped.years, shipped.year_words
+    )
 
 
 def _literal(said: str) -> str:
@@ -126,6 +136,7 @@ class _File:
     respell: tuple[tuple[re.Pattern[str], str], ...]
     kept: frozenset[str]
     years: bool
+    year_words: tuple[tuple[re.Pattern[str], str], ...]
 
 
 @cache
@@ -133,7 +144,7 @@ def _shipped(language: str, folder: Path) -> _File:
     """The language's `read.toml`, checked: a mistake in it is named when the voice is made, not mid-game."""
     path = folder / language / "read.toml"
     if not path.is_file():
-        return _File({}, None, (), frozenset(), False)
+        return _File({}, None, (), frozenset(), False, ())
     data = read_toml(path)
     words = data.get("words", {})
     if not isinstance(words, dict) or not all(isinstance(v, str) for v in words.values()):
@@ -149,16 +160,21 @@ def _shipped(language: str, folder: Path) -> _File:
             raise ConfigError(path, "numerals.endings", f'expected "ending" = "word said" or "{ORDINAL}"')
         endings = dict(raw)
     respell = data.get("respell", {})
-    rules = respell.get("rules", []) if isinstance(respell, dict) else None
     kept = respell.get("kept", []) if isinstance(respell, dict) else None
+    if not isinstance(kept, list) or not all(isinstance(word, str) for word in kept):
+        raise ConfigError(path, "respell.kept", "expected a list of words")
+    rules = _rules(path, "respell.rules", respell.get("rules", []) if isinstance(respell, dict) else None)
+    year_words = _rules(path, "year_words", data.get("year_words", []))
+    return _File(dict(words), endings, rules, frozenset(kept), years, year_words)
+
+
+def _rules(path: Path, key: str, rules: object) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """A list of ["pattern", "replacement"], compiled."""
     if not isinstance(rules, list) or not all(
         isinstance(rule, list) and len(rule) == 2 and all(isinstance(part, str) for part in rule) for rule in rules
     ):
-        raise ConfigError(path, "respell.rules", 'expected a list of ["pattern", "replacement"]')
-    if not isinstance(kept, list) or not all(isinstance(word, str) for word in kept):
-        raise ConfigError(path, "respell.kept", "expected a list of words")
+        raise ConfigError(path, key, 'expected a list of ["pattern", "replacement"]')
     try:
-        compiled = tuple((re.compile(pattern), replacement) for pattern, replacement in rules)
+        return tuple((re.compile(pattern), replacement) for pattern, replacement in rules)
     except re.error as error:
-        raise ConfigError(path, "respell.rules", f"not a regular expression: {error}") from None
-    return _File(dict(words), endings, compiled, frozenset(kept), years)
+        raise ConfigError(path, key, f"not a regular expression: {error}") from None
