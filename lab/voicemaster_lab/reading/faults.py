@@ -134,7 +134,7 @@ def misreadings(said: str, heard: str, language: str) -> list[Misread]:
         heard_words = "".join(got[j1:j2])
         said_words = {at: "".join(word for word, where in expected[i1:i2] if where == at) for at in positions}
         kind = kind_of(tokens, positions, language)
-        missing = positions if kind == NUMBER else [at for at in positions if not _within(said_words[at], heard_words)]
+        missing = positions if kind == NUMBER else [at for at in positions if not within(said_words[at], heard_words)]
         if missing:
             written = " ".join(tokens[at] for at in missing)
             found.append(Misread(written, extra, kind_of(tokens, missing, language)))
@@ -146,7 +146,7 @@ def _lettered(tokens: list[str], at: int) -> bool:
     return tokens[at].endswith(":") or tokens[at + 1 : at + 2] == [":"]
 
 
-def _within(words: str, heard: str) -> bool:
+def within(words: str, heard: str) -> bool:
     """Whether `words` (as heard, run together) are in `heard` in a near spelling."""
     return bool(heard) and fuzz.partial_ratio(words, heard) >= SIMILAR
 

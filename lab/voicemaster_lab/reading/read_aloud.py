@@ -23,7 +23,7 @@ from typing import Any
 from voicemaster.config.settings import Settings
 from voicemaster.host import lines as host_lines
 from voicemaster.questions.model import Entry
-from voicemaster.questions.spoken import lexicon
+from voicemaster.questions.spoken import heard_form, lexicon
 from voicemaster.rules.letters import Letter
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
@@ -33,7 +33,7 @@ from voicemaster.speech.signal import resample
 from voicemaster.speech.voice.kokoro import KOKORO_VOICES
 from voicemaster.speech.voice.speakers import Speakers, quizmaster_voice, resolved
 from voicemaster_lab.reading.demo_games import demo_questions
-from voicemaster_lab.reading.faults import KINDS, WEIGHED, WORD, Misread, misreadings, sensitive, written_with
+from voicemaster_lab.reading.faults import KINDS, WEIGHED, WORD, Misread, misreadings, sensitive, within, written_with
 from voicemaster_lab.reading.sounds import switched_words, switches
 
 TOKENS_PER_SECOND, TOKENS_FIXED = 10, 16
@@ -75,6 +75,9 @@ class Read:
     item: Item
     clips: list[tuple[str, str, str]] = field(default_factory=list)
     """(which lines, their words said, what Whisper wrote) per clip heard."""
+    spoken: list[str] = field(default_factory=list)
+    """The words the voice was given for each clip (`Speakers.spoken`): a word said as a hint has it
+    ("Ischtwan Sabo" for "István Szabó"), and is heard right in that spelling."""
     weighed: list[Weighed] = field(default_factory=list)
     seconds: float = 0.0
     """Of speech."""
@@ -87,7 +90,12 @@ class Read:
     def faults(self) -> list[tuple[str, Misread]]:
         """What came back wrong and is a reading fault: not a plain word, nor a number, numeral or abbreviation
         weighed as said the intended way (Whisper wrote its digits or letters otherwise: "1863" as "18003 und 60")."""
-        return [(line, m) for line, m in self.misread if m.kind != WORD and not self.said_right(m)]
+        spoken = dict(zip((name for name, _, _ in self.clips), self.spoken, strict=False))
+        return [
+            (line, m)
+            for line, m in self.misread
+            if m.kind != WORD and not self.said_right(m) and not _heard_as_given(m, spoken.get(line, ""), self)
+        ]
 
     def said_right(self, misread: Misread) -> bool:
         right = {w.token for w in self.weighed if w.said_as == "intended"}
@@ -100,6 +108,13 @@ class Read:
     @property
     def flagged(self) -> bool:
         return bool(self.faults or self.read_otherwise)
+
+
+def _heard_as_given(misread: Misread, spoken: str, read: Read) -> bool:
+    """A name or word heard as the voice was given it: said right, in the spelling of its hint."""
+    if misread.kind in WEIGHED or not misread.heard:
+        return False
+    return within(misread.heard.replace(" ", ""), "".join(heard_form(spoken, read.item.language).split()))
 
 
 def demo_items(folder: Path, language: str) -> list[Item]:
@@ -170,6 +185,7 @@ class Reader:
             if len(clip) > 1 and len(text.split()) < OPTIONS_HEARD_AT_LEAST * len(words.split()):
                 text = " ".join(self.hear(audio[at], item.language)[0] for at in clip)
             read.clips.append((said[clip[0]][0] + ("s" if len(clip) > 1 else ""), words, text))
+            read.spoken.append(" ".join(self.speakers.spoken(said[at][1], item.language) for at in clip))
             for at in clip:
                 if sensitive(said[at][1], item.language):
                     own = listened if len(clip) == 1 else self.hear(audio[at], item.language, free=False)[1]
@@ -294,6 +310,12 @@ def summed_up(
     speakers = Speakers(settings.speech) if plain else quizmaster_voice(settings.speech, lexicon(entries))
     figures: dict[str, Any] = {"languages": {}, "flagged": [], "misheard_words": {}, "plain": plain}
     latest = {(str(r["language"]), str(r["id"])): reread(r) for r in records}
+    for read in latest.values():  # reads written before the words given were kept: given as this run gives them
+        if all(spoken == said for spoken, (_, said, _) in zip(read.spoken, read.clips, strict=True)):
+            read.spoken = [
+                " ".join(speakers.spoken(t, read.item.language) for t in _lines_of(read, name))
+                for name, _, _ in read.clips
+            ]
     with (out or Path("/dev/null")).open("w", encoding="utf-8") as log:
         for language in dict.fromkeys(language for language, _ in latest):
             reads = [read for (of, _), read in latest.items() if of == language]
@@ -307,6 +329,12 @@ def summed_up(
             _sum_up(figures, language, reads, settings, entries, speakers)
     figures["seconds"] = round(time.monotonic() - started)
     return figures
+
+
+def _lines_of(read: Read, clip: str) -> list[str]:
+    """The lines of a clip by its name: "options" is every option, else the line of that kind."""
+    kind = "option" if clip == "options" else clip
+    return [text for of, text in read.item.lines if of == kind]
 
 
 def _changes(item: Item, speakers: Speakers, accent: str | None) -> bool:
@@ -373,7 +401,10 @@ def _as_json(read: Read) -> dict[str, Any]:
         "language": read.item.language,
         "source": read.item.source,
         "lines": [list(line) for line in read.item.lines],
-        "clips": [{"line": name, "said": said, "heard": heard} for name, said, heard in read.clips],
+        "clips": [
+            {"line": name, "said": said, "heard": heard, "spoken": spoken}
+            for (name, said, heard), spoken in zip(read.clips, read.spoken, strict=False)
+        ],
         "seconds": round(read.seconds, 2),
         "misread": [{"line": line, **asdict(m)} for line, m in read.misread],
         "faults": [{"line": line, **asdict(m)} for line, m in read.faults],
@@ -387,8 +418,9 @@ def reread(record: dict[str, Any]) -> Read:
     lines = tuple((str(kind), str(text)) for kind, text in record["lines"])
     item = Item(str(record["id"]), str(record["language"]), str(record["source"]), lines)
     clips = [(str(c["line"]), str(c["said"]), str(c["heard"])) for c in record["clips"]]
+    spoken = [str(c.get("spoken", c["said"])) for c in record["clips"]]
     weighed = [Weighed(**w) for w in record["weighed"]]
-    return Read(item, clips, weighed, float(record.get("seconds", 0.0)))
+    return Read(item, clips, spoken, weighed, float(record.get("seconds", 0.0)))
 
 
 def report(figures: dict[str, Any]) -> str:
