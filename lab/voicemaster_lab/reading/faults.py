@@ -96,8 +96,12 @@ def kind_of(tokens: list[str], positions: list[int], language: str) -> str:
         return SYMBOL
     native = NATIVE_LETTERS.get(language, NATIVE_LETTERS["en"])
     foreign = any(c.isalpha() and c.lower() not in native for word in words for c in word)
-    # German capitalizes every noun: a name there is told by its letters alone.
-    named = language != "de" and any(word[:1].isupper() and at > 0 for word, at in zip(words, positions, strict=True))
+    # German capitalizes every noun: a name there is told by its letters alone; elsewhere by a capital that does
+    # not start a line or a sentence ("B: Leopard." is a word).
+    named = language != "de" and any(
+        word[:1].isupper() and at > 0 and not tokens[at - 1].endswith((":", ".", "?", "!"))
+        for word, at in zip(words, positions, strict=True)
+    )
     return NAME if foreign or named else WORD
 
 
