@@ -116,7 +116,14 @@ def misreadings(said: str, heard: str, language: str) -> list[Misread]:
     for at, token in enumerate(tokens):
         written = roman_ways(tokens, at, language)[0].words if is_roman(tokens, at) else token
         expected += [(word, at) for word in heard_form(written, language).split()]
-    got = heard_form(heard, language).split()
+    # Whisper writes a numeral it hears after a name as one ("Henry VIII"): as words, it is what was said.
+    heard_tokens = heard.split()
+    got = [
+        word
+        for at, token in enumerate(heard_tokens)
+        for word in heard_form(roman_ways(heard_tokens, at, language)[0].words if is_roman(heard_tokens, at) else token,
+                               language).split()
+    ]  # fmt: skip
     matcher = difflib.SequenceMatcher(None, [word for word, _ in expected], got, autojunk=False)
     found = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
