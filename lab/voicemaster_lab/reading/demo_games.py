@@ -2,9 +2,9 @@
 
 `voicemaster demo` plays a game of simulated players whose words are rendered and heard back; what it asks follows
 from the seed and from what was understood. Replayed here, each player's words are taken as the text matcher
-understands them (as a demo does that understands every utterance), so the same seed asks the same questions in a
-second instead of an hour of rendering and hearing on a shared machine (the German demo of seed 11 understood 191 of
-its 192 utterances and asked the same questions; tests/lab/test_read_aloud.py holds one to the other).
+understands them, so a seed's game is known in a second instead of an hour of rendering and hearing on a shared
+machine. It is the game of a demo that understands every word: where the audio demo asks a player again, the
+players' next choices shift and the two games part (docs/benchmarks.md says after how many questions).
 """
 
 from __future__ import annotations

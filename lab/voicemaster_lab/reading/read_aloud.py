@@ -2,7 +2,7 @@
 
 There is no listener here, so the read is a machine's: each question and its options (and, from a demo, its
 explanation), as a game says them, are rendered by the default voice of the language, as `play` renders them, and
-transcribed back by Whisper base (a beam of two, nothing prompted). What comes back otherwise than it was written
+transcribed back by Whisper base (greedily, nothing prompted). What comes back otherwise than it was written
 is named and classed (`faults.misreadings`); numbers, roman numerals and abbreviations, whose reading Whisper's text
 does not show, are weighed way by way (`faults.sensitive`). The entries come from demo games' transcripts (the
 questions those games asked) and from an even sample of the bank.
