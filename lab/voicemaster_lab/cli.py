@@ -30,6 +30,7 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
             "faults",
             "fuzz",
             "screen",
+            "read-aloud",
         ),
         help="rules: simulated games per second; asr: recognition accuracy and speed; latency: from the end of an "
         "utterance to the reply; live: felt latency in a real game on virtual sound devices; "
@@ -39,7 +40,8 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "fuzzed files through the commands, a damaged store and missing devices; fuzz: the fuzzed files alone; "
         "screen: a real-time game with and without the screen open; frontend: the echo cancellers and noise "
         "suppressors on the quizmaster's own voice in a laptop's microphone (ERLE, echo taken for a player, players "
-        "heard over it, CPU, latency)",
+        "heard over it, CPU, latency); read-aloud: the questions read by the quizmaster's voice and heard back by "
+        "Whisper, what came back wrong",
     )
     bench.add_argument("--seconds", type=float, default=1.0, help="rules: time per scenario")
     bench.add_argument(
@@ -90,6 +92,39 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     )
     bench.add_argument("--inputs", type=int, default=5000, help="faults, fuzz: fuzzed input files")
     bench.add_argument("--seed", type=int, default=17, help="fuzz: the seed of the mutations (faults uses 17)")
+    bench.add_argument(
+        "--demos",
+        type=Path,
+        nargs="*",
+        default=[],
+        help="read-aloud: demo folders (`voicemaster demo --out DIR`, named after their language: de-11) whose "
+        "questions are read first",
+    )
+    bench.add_argument(
+        "--demo-seeds",
+        default="",
+        help="read-aloud: the questions the demo games of these seeds (comma-separated) ask, replayed without sound",
+    )
+    bench.add_argument(
+        "--ids", default="", help="read-aloud: read these entries (comma-separated ids) instead of a sample"
+    )
+    bench.add_argument(
+        "--from",
+        dest="reads",
+        type=Path,
+        nargs="*",
+        default=[],
+        help="read-aloud: sum up the reads an earlier run wrote (--out files) instead of reading anew",
+    )
+    bench.add_argument(
+        "--changed",
+        action="store_true",
+        help="read-aloud with --from: read anew the entries whose sound the quizmaster's reading changes",
+    )
+    bench.add_argument("--plain", action="store_true", help="read-aloud: the text as written, without the reading")
+    bench.add_argument(
+        "--out", type=Path, default=None, help="read-aloud: every read, heard and weighed, as JSON lines"
+    )
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.set_defaults(run=run)
 
@@ -173,6 +208,28 @@ def run(args: argparse.Namespace) -> int:
             args.corpus, compared, languages=languages, players=args.limit or 30, listen=listen
         )
         print(json.dumps(figures, ensure_ascii=False) if args.json else frontend_figures.report(figures))
+        return 0
+    if args.what == "read-aloud":
+        from voicemaster.questions.packs import load, pack_files
+        from voicemaster_lab.reading import read_aloud
+
+        languages = [language.strip() for language in args.languages.split(",") if language.strip()]
+        entries = load([path for root in bank_roots(None) for path in pack_files(root)]).entries
+        ids = [i.strip() for i in args.ids.split(",") if i.strip()]
+        if args.reads:
+            records = [
+                json.loads(line) for path in args.reads for line in path.read_text(encoding="utf-8").splitlines()
+            ]
+            figures = read_aloud.summed_up(
+                settings_for(args), entries, records, plain=args.plain, changed=args.changed, out=args.out
+            )
+            print(json.dumps(figures, ensure_ascii=False) if args.json else read_aloud.report(figures))
+            return 0
+        figures = read_aloud.run(
+            settings_for(args), entries, languages, limit=args.limit, demos=args.demos, ids=ids, seed=args.seed,
+            out=args.out, plain=args.plain, demo_seeds=[int(s) for s in args.demo_seeds.split(",") if s.strip()],
+        )  # fmt: skip
+        print(json.dumps(figures, ensure_ascii=False) if args.json else read_aloud.report(figures))
         return 0
     if args.what == "memory":
         from voicemaster_lab.timing import memory

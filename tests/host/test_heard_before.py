@@ -1,14 +1,21 @@
-"""When a level has no question left that the players have not heard, the quizmaster says so, once a game."""
+"""When a level (or a kind of money-drop card) has no question left that the players have not heard, the quizmaster
+says so, once a game."""
 
 from __future__ import annotations
 
 import pytest
 
 from tests.host.test_millionaire import Table, always_right
+from tests.host.test_moneydrop import Studio
 from tests.questions.test_evenings import synthetic_bank
+from voicemaster.dialogue.meaning import ContextName
+from voicemaster.dialogue.turns import Listen
 from voicemaster.host.millionaire.quizmaster import Quizmaster
-from voicemaster.host.saved import Session
+from voicemaster.host.moneydrop.host import MoneyDropHost
+from voicemaster.host.saved import DropSession, Session
+from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
+from voicemaster.rules import moneydrop as md
 
 SAID = {
     ("de", 1): "Alle neuen Fragen dieser Stufe hast du schon gehört.",
@@ -45,3 +52,44 @@ def test_a_game_stored_after_saying_it_does_not_say_it_again() -> None:
     again = Session.from_json(session.to_json())
     played = Table(Quizmaster(again, bank, "de", heard), always_right).play()
     assert [key for key, _ in played.said].count("heard_before") == 0
+
+
+EVERYTHING_ON = {"de": "alles auf {}", "en": "everything on {}", "fr": "tout sur {}"}
+YES = {"de": "ja", "en": "yes", "fr": "oui"}
+
+
+def knows_everything(studio: Studio, listen: Listen, last_key: str) -> str:
+    """In the game's language: the first category, everything on the right answer, yes to the read-back."""
+    language = studio.host.language
+    if listen.context.name is ContextName.ANSWER:
+        return "A"
+    if listen.context.name is ContextName.NUMBER and last_key != "md_confirm_placement":
+        return EVERYTHING_ON[language].format(studio.correct().value)
+    return YES[language]
+
+
+MONEY_DROP_SAID = {
+    "de": "Alle neuen Fragen mit zwei Antworten habt ihr schon gehört.",
+    "en": "you've heard all my new questions with two answers",
+    "fr": "vous avez déjà entendu toutes mes nouvelles questions à deux réponses",
+}
+
+
+@pytest.mark.parametrize("language", list(MONEY_DROP_SAID))
+def test_a_money_drop_team_hears_once_that_known_cards_come_back(bank: Bank, language: str) -> None:
+    """Every two-option card was read in earlier games: the last question's card is one the teams know, said before
+    it is read, in both teams' runs only once; the cards of more options were never heard and are not said to be."""
+    two = bank.cards(language, 2)
+    heard = {e.id: n for n, e in enumerate(two)}
+    settings = md.MoneyDropSettings(teams=("Rot", "Blau"))
+    host = MoneyDropHost(DropSession(md.MoneyDropGame(settings)), bank, language, seed=5, heard=heard)
+    played = Studio(host, knows_everything).play()
+    keys = [key for key, _ in played.said]
+    assert keys.count("md_heard_before") == 1
+    assert MONEY_DROP_SAID[language] in dict(played.said)["md_heard_before"]
+    question_read = keys.index("md_options_intro", keys.index("md_heard_before"))
+    assert keys.index("md_heard_before") == question_read - 1
+    read = [q["question_id"] for q in played.events("question")]
+    assert [card in heard for card in read] == [False] * 7 + [True] + [False] * 7 + [True]
+    assert '"told_heard_before": true' in played.states[-1]
+    assert DropSession.from_json(played.states[-1]).read == tuple(read)

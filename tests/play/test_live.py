@@ -19,12 +19,14 @@ from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.dialogue.turns import Listen, Observation, Record, Say, Silence
 from voicemaster.host.lines import load as load_lines
 from voicemaster.host.millionaire.quizmaster import Quizmaster
-from voicemaster.host.saved import Session
+from voicemaster.host.moneydrop.host import MoneyDropHost
+from voicemaster.host.saved import DropSession, Session
 from voicemaster.play.listening import Answers
 from voicemaster.play.live import _resumed_or_new, _run
 from voicemaster.play.runner import Runner, SessionClock, Transcript, drive
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
+from voicemaster.rules import moneydrop as md
 from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import MicrophoneLost, MicrophoneUnavailable, Playback
 from voicemaster.speech.voice.speakers import Speakers
@@ -293,6 +295,30 @@ def test_a_question_asked_is_stored_as_heard_with_the_step_that_asked_it(
         assert found is not None
         asked = Session.from_json(found[1]).asked
         assert len(asked) == 1 and heard == {asked[0]: 1} and store.heard("Anna") == {asked[0]: 1}
+
+
+def test_a_money_drop_card_chosen_is_stored_as_heard_by_every_team_with_the_step_that_chose_it(
+    tmp_path: Path, bank: Bank, config: Settings
+) -> None:
+    teams = ("Anna", "Ben")
+    with Store(tmp_path / "vm.db", exclusive=True) as store:
+        table = Table(store, config, [Heard(Intent.ANSWER, "B", "B", 0.9)])
+        table.runner.start_game("g")
+        heard: dict[str, int] = {}
+        _killed_at(table, "ChooseCategory", heard)
+        host = MoneyDropHost(DropSession(md.MoneyDropGame(md.MoneyDropSettings(teams))), bank, "de", 4)
+        with pytest.raises(Killed):
+            _run(host, store, table.runner)
+    with Store(tmp_path / "vm.db") as store:  # the next start, after the kill
+        found = store.unfinished_game()
+        assert found is not None
+        session = DropSession.from_json(found[1])
+        offered, chosen = session.asked, session.read
+        assert len(offered) == 2 and chosen == (offered[1],)  # the card not chosen was not read: not heard
+        assert heard == {offered[1]: 1} and store.heard("Ben") == {offered[1]: 1}
+        # The next money drop of these teams offers that card no more while the others are fresh.
+        resumed = _resumed_or_new(config, store, Table(store, config, [no()]).runner, teams, 4, True, "de", bank)
+        assert isinstance(resumed, MoneyDropHost) and resumed.heard.keys() == {offered[1]}
 
 
 def test_a_game_killed_just_after_a_lock_reads_again_only_the_options_a_fifty_fifty_left(

@@ -139,3 +139,20 @@ def test_the_command_lists_all_problems_and_fails(tmp_path: Path) -> None:
     )  # fmt: skip
     assert shown.returncode == 1
     assert "de-m-01-001: answer:" in shown.stdout and "de-m-01-009: level:" in shown.stdout
+
+
+def test_two_entries_that_say_one_word_two_ways_are_named(tmp_path: Path) -> None:
+    """The voice says a hinted word the one way wherever it is said, so the packs must agree on it."""
+    capital = {"level": 13, "question": "Wie heißt die Hauptstadt von Burkina Faso?", "answer": "Ouagadougou",
+               "options": '"Bamako", "Niamey", "Ouagadougou", "Nouakchott"'}  # fmt: skip
+    text = HEADER + "".join(
+        GOOD.format(**{**capital, "id": f"de-m-13-00{n}"}) + f'pronounce = {{ "Ouagadougou" = "{said}" }}\n'
+        for n, said in ((1, "Wagadugu"), (2, "Uagadugu"))
+    )
+    path = tmp_path / "pack.toml"
+    path.write_text(text, encoding="utf-8")
+    problems = [str(p) for p in validate(load([path]).entries) if p.field == "pronounce"]
+    assert problems == [
+        f"{path}: de-m-13-002: pronounce: 'Ouagadougou' is said 'Uagadugu' here but 'Wagadugu' in de-m-13-001: the "
+        "voice says it one way"
+    ]

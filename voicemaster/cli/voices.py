@@ -14,7 +14,7 @@ from voicemaster.config.settings import Settings
 from voicemaster.config.voice import SPEECH_ENGINES, Voice
 from voicemaster.speakable import check_speakable
 from voicemaster.speech.voice import kokoro, pico, pyttsx3_engine
-from voicemaster.speech.voice.speakers import Speakers, resolved
+from voicemaster.speech.voice.speakers import quizmaster_voice, resolved
 from voicemaster.speech.voice.synthesis import ESPEAK_VOICES, Espeak, SpeechUnavailable
 
 MBROLA_VOICES = Path("/usr/share/mbrola")
@@ -170,7 +170,8 @@ def say(args: argparse.Namespace, settings: Settings) -> int:
     check_speakable(args.text, "the text")  # before a voice loads: said at once, whatever the engine
     language = args.lang or settings.game.language
     voice = chosen_voice(args.voice, language, settings)
-    audio = Speakers({language: voice}).render(args.text, language)
+    # Read as the quizmaster reads: years, numerals after names and abbreviations as in a game.
+    audio = quizmaster_voice({language: voice}, {}).render(args.text, language)
     if args.out is not None:
         audio.write(args.out)
         print(f"{audio.seconds:.2f} s of speech at {audio.rate} Hz written to {args.out}")

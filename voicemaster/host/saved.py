@@ -65,15 +65,23 @@ class DropSession:
     texts: tuple[tuple[str, ...], ...] = ()
     """The question and explanation of each card on offer: a game resumed after its pack changed or went can still
     finish the card it was on. Empty in games stored before it was kept."""
+    read: tuple[str, ...] = ()
+    """Card ids read in this game, in order: the card chosen (and the other one after a switch), heard by every
+    team; a card offered but not chosen was heard only by its category. Empty in games stored before it was kept."""
+    told_heard_before: bool = False
+    """The teams were told that the cards they had not heard ran out: said once a game."""
 
     def to_json(self) -> str:
-        data = {
+        data: dict[str, object] = {
             "format": "moneydrop",
             "game": dumps(self.game),
             "asked": self.asked,
             "offered": self.offered,
             "texts": self.texts,
+            "read": self.read,
         }
+        if self.told_heard_before:
+            data["told_heard_before"] = True
         return json.dumps(data, ensure_ascii=False)
 
     @staticmethod
@@ -81,7 +89,10 @@ class DropSession:
         data = json.loads(text)
         offered = tuple(tuple(options) for options in data["offered"])
         texts = tuple(tuple(str(text) for text in card) for card in data.get("texts", ()))
-        return DropSession(loads(md.MoneyDropGame, data["game"]), tuple(data["asked"]), offered, texts)
+        read = tuple(str(card) for card in data.get("read", ()))
+        told = data.get("told_heard_before") is True
+        game = loads(md.MoneyDropGame, data["game"])
+        return DropSession(game, tuple(data["asked"]), offered, texts, read, told)
 
 
 class UnreadableGame(ValueError):

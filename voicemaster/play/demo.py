@@ -28,6 +28,7 @@ from voicemaster.play.simulated_ear import Simulated, SimulatedEar
 from voicemaster.play.stage import Stage
 from voicemaster.questions.model import Entry
 from voicemaster.questions.selection import Bank
+from voicemaster.questions.spoken import lexicon
 from voicemaster.rules import GameSettings, new_game
 from voicemaster.rules import moneydrop as md
 from voicemaster.speech.devices.files import FileSink
@@ -37,7 +38,7 @@ from voicemaster.speech.hearing import phrases
 from voicemaster.speech.hearing.recognition import Recognizer
 from voicemaster.speech.voice import kokoro, pico
 from voicemaster.speech.voice.earcons import earcon
-from voicemaster.speech.voice.speakers import Engines, Speakers, resolved
+from voicemaster.speech.voice.speakers import Engines, quizmaster_voice, resolved
 from voicemaster.store import Store
 
 
@@ -137,7 +138,7 @@ class Demo:
             )
             runner = Runner(
                 host_lines.load(language),
-                Speakers(self.voices, engines),
+                quizmaster_voice(self.voices, lexicon(self.entries), engines),
                 stage,
                 stage,
                 ear,

@@ -28,6 +28,7 @@ from voicemaster.play.listening import Listened, heard_cue
 from voicemaster.play.runner import Runner, Transcript, WallClock, Watcher, drive
 from voicemaster.questions.model import Entry
 from voicemaster.questions.selection import Bank
+from voicemaster.questions.spoken import lexicon
 from voicemaster.rules import moneydrop as md
 from voicemaster.rules import new_game
 from voicemaster.rules.variants import VARIANTS
@@ -41,7 +42,7 @@ from voicemaster.speech.hearing.pipeline import listen_and_recognize
 from voicemaster.speech.hearing.recognition import Recognizer
 from voicemaster.speech.hearing.voice_activity import SileroVad, VoiceActivity
 from voicemaster.speech.voice.earcons import earcon
-from voicemaster.speech.voice.speakers import Speakers
+from voicemaster.speech.voice.speakers import quizmaster_voice
 from voicemaster.speech.voice.synthesis import SpeechUnavailable
 from voicemaster.store import Store
 
@@ -88,7 +89,7 @@ def play(
         with (log or Path("/dev/null")).open("a", encoding="utf-8") as log_file:
             runner = Runner(
                 host_lines.load(language),
-                Speakers(config.speech),
+                quizmaster_voice(config.speech, lexicon(entries)),
                 speaker,
                 WallClock(),
                 ear,
@@ -163,7 +164,8 @@ def _resumed_or_new(
             runner.start_game(game_id)
             runner.transcript.stored(runner.now, session.to_json())  # the screen shows the game it continues
             if isinstance(session, DropSession):
-                return MoneyDropHost(session, bank, language, seed, screen=screen)
+                heard = store.last_heard_by(session.game.settings.teams)
+                return MoneyDropHost(session, bank, language, seed, heard, screen=screen)
             heard = store.last_heard_by(session.game.settings.players)
             confirm = config.game.confirm_from_level
             return Quizmaster(session, bank, language, heard, confirm_from_level=confirm, screen=screen)
@@ -172,7 +174,8 @@ def _resumed_or_new(
     runner.start_game(f"game-{uuid.uuid4().hex[:12]}")
     if money_drop:
         game = md.MoneyDropGame(config.money_drop_settings(players))
-        return MoneyDropHost(DropSession(game), bank, language, seed, screen=screen)
+        heard = store.last_heard_by(game.settings.teams)
+        return MoneyDropHost(DropSession(game), bank, language, seed, heard, screen=screen)
     if config.game.variant == ASK:
         chosen = drive(which_variant(language, tuple(VARIANTS)), runner.perform)
         config = replace(config, game=replace(config.game, variant=chosen))
@@ -202,16 +205,22 @@ def _interrupted(store: Store, bank: Bank, runner: Runner) -> tuple[str, Session
 
 
 def _heard_as_asked(host: Quizmaster | MoneyDropHost) -> Callable[[], list[tuple[str, str]]]:
-    """The questions asked since the last call, as (player, question id) for each player: a Millionaire question
-    asked is stored as heard with the step that asked it (a kill skips any `finally`)."""
-    told = len(host.session.asked)
+    """The questions asked since the last call, as (player, question id) for each player or team: a Millionaire
+    question asked, a money-drop card read, is stored as heard with the step that asked or chose it (a kill skips any
+    `finally`)."""
+
+    def heard() -> tuple[tuple[str, ...], tuple[str, ...]]:
+        if isinstance(host, Quizmaster):
+            return host.session.asked, host.game.settings.players
+        return host.session.read, host.settings.teams
+
+    told = len(heard()[0])
 
     def asked() -> list[tuple[str, str]]:
         nonlocal told
-        if not isinstance(host, Quizmaster):
-            return []
-        fresh, told = host.session.asked[told:], len(host.session.asked)
-        return [(player, question_id) for question_id in fresh for player in host.game.settings.players]
+        questions, players = heard()
+        fresh, told = questions[told:], len(questions)
+        return [(player, question_id) for question_id in fresh for player in players]
 
     return asked
 

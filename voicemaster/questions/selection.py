@@ -3,7 +3,8 @@
 The selector is a value: the game stores the ids it asked, and the same seed and history choose the same
 questions again, so a resumed game continues with the question it was on. Once the players have heard every
 question of a level, the one they heard longest ago comes back first (`Presented.heard_before` says so, and the
-quizmaster tells them once a game): a household hears the whole bank before any question again.
+quizmaster tells them once a game): a household hears the whole bank before any question again. Money-drop cards
+are offered two at a time by the same rule (`Bank.next_cards`).
 """
 
 from __future__ import annotations
@@ -95,6 +96,25 @@ class Bank:
         if entry is None:
             raise NoQuestionLeft(language, f"level {level}")
         return present(entry, rng, heard_before=entry.id in heard)
+
+    def next_cards(
+        self, language: str, options: int, *, seed: int, asked: tuple[str, ...], heard: Mapping[str, int]
+    ) -> tuple[Presented, Presented]:
+        """The two cards of different categories offered for a money-drop question with `options` options, in a
+        game that has offered `asked` so far: cards the team has not heard first, then those heard longest ago
+        (`heard` as for `next_question`). Only the card chosen is read, so the other stays fresh for later."""
+        rng = random.Random(f"{seed}-{len(asked)}")
+        pool = self.cards(language, options)
+        first = choose(pool, rng=rng, asked=asked, heard=heard, previous_category=None)
+        others = [e for e in pool if first is not None and e.category != first.category]
+        second = choose(others, rng=rng, asked=asked, heard=heard, previous_category=None)
+        if first is None or second is None:
+            raise NoQuestionLeft(language, f"a money drop with {options} options in two categories")
+        shuffled = random.Random(f"{seed}-{first.id}-{second.id}")
+        return (
+            present(first, shuffled, heard_before=first.id in heard),
+            present(second, shuffled, heard_before=second.id in heard),
+        )
 
     def entry(self, entry_id: str) -> Entry | None:
         return self._by_id.get(entry_id)

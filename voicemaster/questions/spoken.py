@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from functools import lru_cache
 
 from num2words import num2words
 from rapidfuzz import utils
 
+from voicemaster.questions.model import Entry
 from voicemaster.speakable import unheard
 
 
@@ -47,3 +49,12 @@ def heard_form(text: str, language: str) -> str:
     words for one number ("Septante", "Soixante-dix") do not."""
     visible = "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf").casefold()
     return " ".join(re.sub(r"[^\w]+", " ", said_text(visible, language)).split())
+
+
+def lexicon(entries: Iterable[Entry]) -> dict[str, dict[str, str]]:
+    """The packs' hints (`pronounce`), by language: each written word and how the voice says it, wherever it stands
+    in a line (`questions validate` names a word two entries say differently)."""
+    words: dict[str, dict[str, str]] = {}
+    for entry in entries:
+        words.setdefault(entry.language, {}).update(entry.pronounce)
+    return words

@@ -50,6 +50,21 @@ def validate(entries: Iterable[Entry]) -> list[Problem]:
     entries = list(entries)
     problems = [p for entry in entries for p in check_entry(entry)]
     problems += [repeat.problem for repeat in repeats(entries)]
+    problems += hints_at_odds(entries)
+    return problems
+
+
+def hints_at_odds(entries: Iterable[Entry]) -> list[Problem]:
+    """Hints (`pronounce`) that say one word of a language two ways: the voice says a hinted word so wherever the
+    quizmaster says it (`questions.spoken.lexicon`), so two entries must agree."""
+    first: dict[tuple[str, str], tuple[str, Entry]] = {}
+    problems = []
+    for entry in entries:
+        for word, said in entry.pronounce:
+            how, where = first.setdefault((entry.language, word), (said, entry))
+            if how != said:
+                message = f"{word!r} is said {said!r} here but {how!r} in {where.id}: the voice says it one way"
+                problems.append(_problem(entry, "pronounce", message))
     return problems
 
 

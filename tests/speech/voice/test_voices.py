@@ -19,6 +19,7 @@ from voicemaster.config.voice import Voice
 from voicemaster.dialogue.meaning import Context, ContextName
 from voicemaster.play.demo import player_voices
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
+from voicemaster.speech.voice import kokoro
 from voicemaster.speech.voice.render_ahead import Priority
 from voicemaster.speech.voice.speakers import Engines, Speakers, rendered_path, resolved
 
@@ -45,6 +46,13 @@ def test_kokoro_speaks_so_that_whisper_hears_the_sentence_back(
     assert audio.rate == 24_000 and 0.8 < audio.seconds < 5
     text = ear.recognize(audio, Context(ContextName.CONFIRM, language)).text
     assert heard in text.lower(), text
+
+
+def test_kokoro_is_never_given_the_marks_of_a_word_in_another_language_as_sounds() -> None:
+    """eSpeak-NG marks a French stretch it says as English ("(en)wˈʊdz(fr)"); given to Kokoro, the marks were said
+    ("Bretton Woods" came back from Whisper as "Breton and Woods of France")."""
+    said = kokoro.Kokoro().phonemes("à Bretton Woods, en même temps", "fr-fr")
+    assert "(" not in said and "en)" not in said and "wˈʊdz" in said
 
 
 def test_auto_speaks_english_and_french_with_kokoro_and_german_with_pico() -> None:

@@ -17,8 +17,14 @@ from voicemaster.rules.letters import Letter
 
 
 def announce(
-    host: MoneyDropHosting, event: md.MoneyDropEvent, played: tuple[Entry, tuple[str, ...]] | None
+    host: MoneyDropHosting,
+    event: md.MoneyDropEvent,
+    played: tuple[Entry, tuple[str, ...]] | None,
+    *,
+    heard_before: bool = False,
 ) -> Dialogue:
+    """What is said about `event`; `played`: the card the drop was on; `heard_before`: the card chosen is one the
+    teams heard in an earlier game, and they have not been told yet in this one."""
     match event:
         case md.RunStarted(team, bundles):
             yield host.line("md_run_started", {"team": team, "money": host.money(bundles)})
@@ -43,6 +49,8 @@ def announce(
                     "correct": current.card.correct.value if current.card else None,
                 },
             )
+            if heard_before:  # once a game: from here on a card may be one they know
+                yield host.line("md_heard_before", {"options": len(options)})
             yield from host.read_card()
         case md.PlacementLocked(bundles):
             yield Record("locked", {"team": host.team, "placement": by_letter(bundles)})

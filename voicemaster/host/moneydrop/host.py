@@ -12,7 +12,6 @@ said about each rules event in `moneydrop/announcements.py`.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Generator, Mapping
 from dataclasses import replace
 from typing import Any
@@ -46,7 +45,7 @@ from voicemaster.host.moneydrop.placement import Placement, Unplaceable, checked
 from voicemaster.host.saved import DropSession
 from voicemaster.host.screen_address import ScreenAddress, tell
 from voicemaster.questions.model import Entry, Format
-from voicemaster.questions.selection import Bank, NoQuestionLeft, present
+from voicemaster.questions.selection import Bank
 from voicemaster.rules import errors
 from voicemaster.rules import moneydrop as md
 from voicemaster.rules.letters import Letter
@@ -63,7 +62,14 @@ class MoneyDropHost:
     """Hosts one money drop. `run()` is the dialogue; `session` is where the game stands."""
 
     def __init__(
-        self, session: DropSession, bank: Bank, language: str, seed: int, *, screen: ScreenAddress | None = None
+        self,
+        session: DropSession,
+        bank: Bank,
+        language: str,
+        seed: int,
+        heard: Mapping[str, int] | None = None,
+        *,
+        screen: ScreenAddress | None = None,
     ) -> None:
         self.session = session
         self.screen = screen
@@ -71,6 +77,9 @@ class MoneyDropHost:
         self.bank = bank
         self.language = language
         self.seed = seed
+        self.heard = dict(heard or {})
+        """When each card the teams read in earlier games was last read (`Store.last_heard_by`): the cards they have
+        not heard are offered first, then those heard longest ago."""
         self._quit = False
 
     @property
@@ -122,17 +131,25 @@ class MoneyDropHost:
         played = self.card() if before is not None and before.card is not None else None
         game, happened = md.apply_money_drop(self.game, action)
         self.session = replace(self.session, game=game)
+        tell = False
+        chosen = game.run.card if game.run is not None else None
+        if chosen is not None and isinstance(action, md.ChooseCategory | md.SwitchCategory):
+            # The card about to be read is heard: stored with this step. Said once a game when it is one they know.
+            read = chosen.id
+            tell = read in self.heard and not self.session.told_heard_before
+            told = tell or self.session.told_heard_before
+            self.session = replace(self.session, read=(*self.session.read, read), told_heard_before=told)
         yield Record("state", {"action": type(action).__name__, "finished": game.over}, state=self.session.to_json())
         for event in happened:
-            yield from announce(self, event, played)
+            yield from announce(self, event, played, heard_before=tell)
 
     # Categories and cards
 
     def _offer_categories(self, current: md.Run) -> Dialogue:
         options = self.settings.option_counts[current.question - 1]
-        first, second = self._two_cards(options)
-        rng = random.Random(f"{self.seed}-{first.id}-{second.id}")
-        shown = (present(first, rng), present(second, rng))
+        # Two cards never offered in this game, the same for the same seed and history.
+        shown = self.bank.next_cards(self.language, options, seed=self.seed, asked=self.session.asked, heard=self.heard)
+        first, second = (presented.entry for presented in shown)
         cards = tuple(md.Card(p.entry.id, p.entry.category, options, p.correct) for p in shown)
         self.session = replace(
             self.session,
@@ -141,19 +158,6 @@ class MoneyDropHost:
             texts=((first.question, first.explanation), (second.question, second.explanation)),
         )
         yield from self.apply(md.OfferCategories((cards[0], cards[1])))
-
-    def _two_cards(self, options: int) -> tuple[Entry, Entry]:
-        """Two fresh cards of different categories, the same for the same seed and history."""
-        pool = sorted(
-            (e for e in self.bank.cards(self.language, options) if e.id not in self.session.asked), key=lambda e: e.id
-        )
-        rng = random.Random(f"{self.seed}-{len(self.session.asked)}")
-        rng.shuffle(pool)
-        for first in pool:
-            for second in pool:
-                if second.category != first.category:
-                    return first, second
-        raise NoQuestionLeft(self.language, f"a money drop with {options} options in two categories")
 
     def card(self) -> tuple[Entry, tuple[str, ...]]:
         current = self.game.run

@@ -32,8 +32,8 @@ STYLE_WIDTH = 256
 NORMAL_RATE = 160
 """The words a minute that Kokoro's speed 1.0 stands for, as eSpeak-NG's default: a voice's `rate` means the same
 with either engine."""
-ENGINE_VERSION = "kokoro-onnx 0.6.1, kokoro-v1.0.int8"
-"""Part of the key of every rendered line in the cache: a new model or library renders anew."""
+ENGINE_VERSION = "kokoro-onnx 0.6.1, kokoro-v1.0.int8, no language flags"
+"""Part of the key of every rendered line in the cache: a new model or library, or new phonemes, render anew."""
 SLOWEST_SPEED, FASTEST_SPEED = 0.5, 2.0
 """What the model accepts."""
 
@@ -115,10 +115,26 @@ class Kokoro:
             raise SpeechUnavailable(f"Kokoro has no voice {voice.name!r}; `voicemaster voices` lists those it has.")
         speed = min(max(voice.rate / NORMAL_RATE, SLOWEST_SPEED), FASTEST_SPEED)
         try:
-            samples, rate = self._engine.create(text, voice=voice.name, speed=speed, lang=known.phonemes)
+            phonemes = self.phonemes(text, known.phonemes)
+            samples, rate = self._engine.create(phonemes, voice=voice.name, speed=speed, is_phonemes=True)
         except ValueError:  # kokoro-onnx: "Nothing to synthesize, ... produced no phonemes"
             raise Unspeakable(f"Kokoro reads no sound in {text[:40]!r}: write it in words.") from None
         return from_float(np.asarray(samples, dtype=np.float32) * (voice.volume / 100), rate)
+
+    def phonemes(self, text: str, accent: str) -> str:
+        """The sounds Kokoro is given for `text`, as eSpeak-NG's `accent` says them. eSpeak-NG says a word it takes
+        for another language's ("football", and "menthe" or "le dos" in French) with that language's sounds and
+        marks the stretch "(en)...(fr)"; kokoro-onnx would hand the marks on as sounds ("Bretton Woods" heard as
+        "Breton and Woods of France"), so they are left out. Which words a language says its own way is the
+        reading's business (`reading.py`)."""
+        import phonemizer
+        from kokoro_onnx.tokenizer import _espeak_lock  # eSpeak-NG is one per process: kokoro-onnx's own lock
+
+        with _espeak_lock:
+            said = phonemizer.phonemize(
+                text.strip(), accent, preserve_punctuation=True, with_stress=True, language_switch="remove-flags"
+            )
+        return "".join(p for p in str(said) if p in self._engine.tokenizer.vocab).strip()
 
 
 def _voice_tables(folder: Path) -> Path:

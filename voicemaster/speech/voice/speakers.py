@@ -23,6 +23,7 @@ from voicemaster.config.voice import Voice
 from voicemaster.speakable import check_speakable, unheard
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.voice import kokoro, pico, pyttsx3_engine
+from voicemaster.speech.voice.reading import Reading, readings
 from voicemaster.speech.voice.render_ahead import Priority, RenderQueue
 from voicemaster.speech.voice.synthesis import Espeak, SpeechUnavailable
 
@@ -106,16 +107,25 @@ class Speakers:
 
     voices: Mapping[str, Voice]
     engines: Engines = field(default_factory=Engines)
+    reading: Mapping[str, Reading] = field(default_factory=dict)
+    """How the text of a language is given to its engine (`reading.py`); a language without one is given the text
+    as it is (the simulated players' words)."""
 
     def with_voice(self, language: str, voice: Voice) -> Speakers:
         """The same engines with one language's voice changed ("langsamer": Kokoro renders at the new speed,
         rather than stretching audio, which would blur it)."""
-        return Speakers({**self.voices, language: voice}, self.engines)
+        return Speakers({**self.voices, language: voice}, self.engines, self.reading)
+
+    def spoken(self, text: str, language: str) -> str:
+        """The words the engine is given for `text`."""
+        reading = self.reading.get(language)
+        return text if reading is None else reading.spoken(text)
 
     def render(self, text: str, language: str) -> Audio:
         """The line as audio; Unspeakable (a message, never an engine's own failure) for text that breaks the rule
         of what may be spoken (`voicemaster/speakable.py`), which the ways in check before a game."""
         check_speakable(text, "the text")
+        text = self.spoken(text, language)
         voice = self.engines.resolve(self.voices[language], language)
         if voice.engine in ("kokoro", "pico", "pyttsx3") and voice.engine not in self.engines.failed:
             try:
@@ -136,8 +146,17 @@ class Speakers:
         start: it renders a line in 10-20 ms."""
         voice = self.engines.resolve(self.voices[language], language)
         if voice.engine in KEPT and voice.engine not in self.engines.failed:
-            wanted = dict.fromkeys(sentence for text in texts for sentence in sentences(text))
+            said = (self.spoken(text, language) for text in texts)
+            wanted = dict.fromkeys(sentence for text in said for sentence in sentences(text))
             self.engines.lines.ahead([(sentence, voice) for sentence in wanted], priority)
+
+
+def quizmaster_voice(
+    voices: Mapping[str, Voice], lexicon: Mapping[str, Mapping[str, str]], engines: Engines | None = None
+) -> Speakers:
+    """The quizmaster's voice: each language read as its `read.toml` says, with the packs' hints (`lexicon`, by
+    language: `questions.spoken.lexicon`)."""
+    return Speakers(voices, engines or Engines(), readings(lexicon))
 
 
 KEPT = ("kokoro", "pico")

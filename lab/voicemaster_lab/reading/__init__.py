@@ -1,0 +1,1 @@
+"""Reading aloud: the questions said by the quizmaster's voice and heard back (`voicemaster bench read-aloud`)."""
