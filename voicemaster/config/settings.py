@@ -72,7 +72,7 @@ class FrontEndConfig:
     echo_cancel: bool = True
     """Cancel the quizmaster's own voice in the microphone, with what the loudspeaker plays as reference."""
     noise_suppression: bool = False
-    """Suppress steady noise (a car's, a fan's) before hearing."""
+    """Suppress steady noise (a car's, a fan's) before hearing: off, as Whisper understood less with it."""
 
 
 FRONT_END_KEYS = ("echo_cancel", "noise_suppression")
