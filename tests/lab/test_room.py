@@ -22,7 +22,7 @@ from voicemaster.speech.audio import Audio
 from voicemaster.speech.signal import RECOGNITION_RATE
 from voicemaster_lab.corpora import rooms
 from voicemaster_lab.harness import room as acoustics
-from voicemaster_lab.harness.mixer import BLOCK, COUNT, BlockConvolver, Mixer, Scene, written_before
+from voicemaster_lab.harness.mixer import BLOCK, COUNT, BlockConvolver, Mixer, Recorded, Scene, written_before
 from voicemaster_lab.harness.pulse import INSTALL_HINT, Pulse, missing_tools, start_pulse
 from voicemaster_lab.timing import room
 from voicemaster_lab.timing.room_figures import Game, Listening, locked_without_yes, report, summary
@@ -42,6 +42,12 @@ def test_the_count_on_the_bus_names_the_sample_written_though_it_wraps() -> None
     assert written_before(1, 320) == 0 and written_before(320, 320) == 319
     assert written_before(5, COUNT + 100) == COUNT + 4  # the latest sample with that count
     assert written_before(COUNT, COUNT + 100) == COUNT - 1
+
+
+def test_a_moment_is_placed_on_the_bus_by_when_its_blocks_were_read() -> None:
+    recorded = Recorded(np.zeros((0, 3), dtype=np.int16), (), 0, ((10.0, 0), (10.02, BLOCK), (10.04, 2 * BLOCK)))
+    assert recorded.frame_at(10.03) == BLOCK + BLOCK // 2
+    assert recorded.frame_at(9.0) == 0 and recorded.frame_at(11.0) == 2 * BLOCK
 
 
 def test_a_room_noise_loops_without_a_step_at_its_seam() -> None:

@@ -105,6 +105,13 @@ class Recorded:
     """Each written block: its first sample's index, and the bus frame its echo was taken from."""
     late: int
     """Blocks left out because the stream had fallen behind the delay."""
+    clock: tuple[tuple[float, int], ...] = ()
+    """`time.monotonic()` as each block was read, and the bus frame it began at: where on the bus a moment was."""
+
+    def frame_at(self, monotonic: float) -> int:
+        """The bus frame being read at `monotonic` (the sound server's capture buffer a few milliseconds behind)."""
+        times, frames = zip(*self.clock, strict=True) if self.clock else ((0.0,), (0,))
+        return round(float(np.interp(monotonic, times, frames)))
 
     @property
     def microphone(self) -> npt.NDArray[np.int16]:
@@ -154,6 +161,7 @@ class Mixer:
         self._stop = threading.Event()
         self._read: list[npt.NDArray[np.int16]] = []
         self._blocks: list[tuple[int, int]] = []
+        self._clock: list[tuple[float, int]] = []
         self._late = 0
         self._written = 0
         self._frames = 0
@@ -235,7 +243,7 @@ class Mixer:
             if process.stdout is not None:
                 process.stdout.close()
         bus = np.concatenate(self._read) if self._read else np.zeros((0, ROOM_CHANNELS), dtype=np.int16)
-        return Recorded(bus, tuple(self._blocks), self._late)
+        return Recorded(bus, tuple(self._blocks), self._late, tuple(self._clock))
 
     def _run(self) -> None:
         assert self._recorder is not None and self._recorder.stdout is not None
@@ -258,6 +266,7 @@ class Mixer:
     def _step(self, block: npt.NDArray[np.int16]) -> bytes | None:
         """One block read: kept, its echo computed; the block to write, or None to fall back to the delay."""
         frame = self._frames
+        self._clock.append((time.monotonic(), frame))
         self._read.append(block)
         self._frames += BLOCK
         loud = np.flatnonzero(np.abs(block[:, SPEAKER].astype(np.int32)) >= AUDIBLE)

@@ -61,6 +61,9 @@ MOST_LISTENS = 60
 times, a few more for each time it asks again)."""
 IDLE_SECONDS = 180.0
 """A game whose log has not grown this long has stopped."""
+CLOCK_SLACK_SECONDS = 0.1
+"""How far the game's clock, read through its log, may be off the bus's: a decision this close before the end of
+the player's speech may still be the player's."""
 OVERLAP_SECONDS = 0.15
 """The quizmaster counts as speaking where the player began if it is audible within this much after."""
 ENGINE = "whisper"
@@ -188,7 +191,10 @@ class _Turn:
     barged_in: bool = False
     decision: int | None = None
     """The index in the log of the decision (heard or silence)."""
+    decided_at: float | None = None
+    """When (monotonic) the game decided, by its own clock."""
     spoke: bool = False
+    """The player's utterance began before the game decided."""
 
 
 @dataclass
@@ -289,6 +295,7 @@ class _Player:
 
     def _decided(self, turn: _Turn, index: int) -> None:
         turn.decision = index
+        turn.decided_at = self.offset + float(self.events[index]["t"])
         turn.due = None
         if turn.utterance is not None and not self.mixer.cancel(turn.utterance):
             turn.spoke = True
@@ -369,17 +376,21 @@ def _played(
         heard = None
         if decision is not None and decision["event"] == "heard":
             heard = (str(decision["intent"]), decision["value"])
-        over, latency = False, None
+        over, latency, spoke = False, None, turn.spoke
         utterance = turn.utterance
         if turn.spoke and utterance is not None and utterance.written_from is not None:
             at = recorded.frame_of(utterance.written_from, near=utterance.expected_at)
             start = at if at is not None else utterance.expected_at
             assert start is not None
             onset, end = (start + turn.span[0]) / RATE, (start + turn.span[1] + 1) / RATE
+            # A decision before the player had finished was about something else: what the microphone heard before
+            # (the quizmaster's own voice, the noise), not what the player said.
+            if turn.decided_at is not None:
+                spoke = recorded.frame_at(turn.decided_at) / RATE >= end - CLOCK_SLACK_SECONDS
             window = speaker[round(onset * RATE) : round((onset + OVERLAP_SECONDS) * RATE)]
-            over = bool(live_figures.audible(window).any())
+            over = spoke and bool(live_figures.audible(window).any())
             reply = live_figures.reply_onset(speaker, end)
-            latency = None if reply is None else reply - end
+            latency = None if reply is None or not spoke else reply - end
         reply_of = turn.reply
         listenings.append(
             Listening(
@@ -387,7 +398,7 @@ def _played(
                 kind=None if reply_of is None else reply_of.kind,
                 meant=None if reply_of is None else reply_of.meant,
                 heard=heard,
-                spoke=turn.spoke,
+                spoke=spoke,
                 alike=() if reply_of is None else reply_of.alike,
                 source="" if turn.spoken is None else turn.spoken.source,
                 text="" if turn.spoken is None else turn.spoken.text,
@@ -399,7 +410,9 @@ def _played(
             )
         )
     yes_decisions = [
-        turn.decision for turn in player.turns if turn.spoke and turn.decision is not None and turn.context == "confirm"
+        turn.decision
+        for turn, item in zip(player.turns, listenings, strict=True)
+        if item.spoke and turn.decision is not None and turn.context == "confirm"
     ]
     return Game(
         room=table.room.name,

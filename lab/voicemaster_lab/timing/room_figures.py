@@ -1,9 +1,10 @@
 """`voicemaster bench room`'s arithmetic, pure: what each listening of a game came to, and the figures per room and
 language.
 
-A listening is one `listen` of the game's log with what came of it: the player's utterance if it began before the
-game decided (one the game decided without is taken back, and the player answers the next prompt instead), the
-decision, whether the game logged a barge-in, and how the ear says the utterance ended. Its outcome:
+A listening is one `listen` of the game's log with what came of it: the player's utterance if it had been said
+when the game decided (one the game decided without is taken back before it begins, and the player answers the next
+prompt instead), the decision, whether the game logged a barge-in, and how the ear says the utterance ended. Its
+outcome:
 - the player spoke: understood (what it meant, or what the game takes alike), asked again, not heard (the game
   heard silence), or taken for something else: an answer (an answer, yes, no, a name) or a command (anything that
   acts: a joker, walking away, repeat, pause ...);
@@ -46,7 +47,8 @@ class Listening:
     heard: tuple[str, str | None] | None
     """What the game decided; None: silence (or the game ended first)."""
     spoke: bool
-    """The player's utterance began before the game decided."""
+    """The player had said its utterance when the game decided (a decision before it had finished was about what
+    the microphone heard before: not the player's)."""
     alike: tuple[tuple[str, str | None], ...] = ()
     source: str = ""
     text: str = ""
