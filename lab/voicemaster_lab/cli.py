@@ -319,10 +319,15 @@ def _room(args: argparse.Namespace) -> int:
     except ValueError:
         print(f"voicemaster: --echo-db takes levels in dB or off, not {args.echo_db!r}", file=sys.stderr)
         return 2
+    frontends = [name.strip() for name in (args.frontend or room.SHIPPED).split(",") if name.strip()]
+    if unknown := sorted(set(frontends) - set(room.FRONT_ENDS)):
+        print(f"voicemaster: the game has no front end {', '.join(unknown)}; choose from {', '.join(room.FRONT_ENDS)}",
+              file=sys.stderr)  # fmt: skip
+        return 2
     games = 1 if args.games is None else max(1, args.games)
     try:
         figures = room.run(names, languages, games, echoes or [0.0], delay_seconds=args.echo_delay_ms / 1000,
-                           questions=max(1, args.questions), config=args.config)  # fmt: skip
+                           questions=max(1, args.questions), config=args.config, frontends=frontends)  # fmt: skip
     except room.RoomUnavailable as error:
         print(f"voicemaster: {error}", file=sys.stderr)
         return 2

@@ -10,6 +10,7 @@ import statistics
 import subprocess
 import tempfile
 import time
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -150,11 +151,26 @@ def test_the_figures_count_per_listening_and_print_as_a_table() -> None:
     assert "car" in report(shown) and json.dumps(shown)
 
 
-def test_an_unknown_room_or_echo_is_refused_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_unknown_room_echo_or_front_end_is_refused_on_the_command_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert cli.main(["bench", "room", "--rooms", "car,disco"]) == 2
     assert "no room disco" in capsys.readouterr().err
     assert cli.main(["bench", "room", "--echo-db", "loud"]) == 2
     assert "--echo-db" in capsys.readouterr().err
+    assert cli.main(["bench", "room", "--frontend", "none,rnnoise"]) == 2  # bench asr's, not the game's
+    assert "no front end rnnoise" in capsys.readouterr().err
+
+
+def test_the_game_hears_through_the_front_end_asked_for_whatever_the_settings_file_says() -> None:
+    shipped = tomllib.loads(room.with_front_end("", *room.FRONT_ENDS["none"]))
+    assert shipped == {"speech": {"echo_cancel": False, "noise_suppression": False}}
+    own = '[speech]\necho_cancel = false\n\n[speech.de]\nengine = "espeak"\n'
+    both = tomllib.loads(room.with_front_end(own, *room.FRONT_ENDS["webrtc"]))
+    assert both["speech"]["echo_cancel"] and both["speech"]["noise_suppression"]
+    assert both["speech"]["de"] == {"engine": "espeak"}
+    later = tomllib.loads(room.with_front_end("[speech.en]\nrate = 150\n", *room.FRONT_ENDS["webrtc-aec"]))
+    assert later["speech"]["echo_cancel"] and later["speech"]["en"] == {"rate": 150}
 
 
 @pytest.fixture

@@ -17,8 +17,10 @@ in real time, a few minutes a game; the load average is printed with the figures
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -34,6 +36,7 @@ import numpy as np
 from voicemaster.config.files import LANGUAGES
 from voicemaster.config.settings import Settings, default_paths, load_settings
 from voicemaster.host.lines import load as load_lines
+from voicemaster.speech.hearing.endpoint import EndpointSettings
 from voicemaster.speech.signal import resample, to_float
 from voicemaster.speech.voice.speakers import Speakers
 from voicemaster_lab.corpora import rooms as corpus_rooms
@@ -61,12 +64,36 @@ MOST_LISTENS = 60
 times, a few more for each time it asks again)."""
 IDLE_SECONDS = 180.0
 """A game whose log has not grown this long has stopped."""
+HEARD_SECONDS = EndpointSettings().speech_seconds + EndpointSettings().early_silence_seconds
+"""The least of the player's speech a decision can be about: speech long enough to begin an utterance, then the
+shortest pause that is read."""
 CLOCK_SLACK_SECONDS = 0.1
-"""How far the game's clock, read through its log, may be off the bus's: a decision this close before the end of
-the player's speech may still be the player's."""
+"""How far the game's clock, read through its log, may be off the bus's."""
 OVERLAP_SECONDS = 0.15
 """The quizmaster counts as speaking where the player began if it is audible within this much after."""
 ENGINE = "whisper"
+FRONT_ENDS = {
+    "none": (False, False),
+    "webrtc-aec": (True, False),
+    "webrtc-ns": (False, True),
+    "webrtc": (True, True),
+}
+"""The game's own front ends (`[speech] echo_cancel`, `noise_suppression`), named as `bench asr --frontend` names
+them."""
+SHIPPED = "webrtc-aec"
+"""The front end the shipped settings run."""
+
+
+def with_front_end(config: str, echo_cancel: bool, noise_suppression: bool) -> str:
+    """A settings file's text with the front end's switches set in its `[speech]` table (added if it has none)."""
+    lines = [line for line in config.splitlines() if not re.match(r"\s*(echo_cancel|noise_suppression)\s*=", line)]
+    switches = [f"echo_cancel = {str(echo_cancel).lower()}", f"noise_suppression = {str(noise_suppression).lower()}"]
+    at = next((index for index, line in enumerate(lines) if line.strip() == "[speech]"), None)
+    if at is None:
+        lines += ["", "[speech]", *switches]
+    else:
+        lines[at + 1 : at + 1] = switches
+    return "\n".join(lines) + "\n"
 
 
 class RoomUnavailable(RuntimeError):
@@ -83,6 +110,7 @@ def run(
     questions: int = 3,
     seed: int = 1,
     config: Path | None = None,
+    frontends: Sequence[str] = (SHIPPED,),
 ) -> dict[str, Any]:
     missing = missing_tools()
     if missing:
@@ -94,32 +122,29 @@ def run(
     played: list[Game] = []
     not_measured: dict[str, str] = {}
     try:
-        for language in languages:
-            for name in room_names:
-                for echo_db in echo_dbs:
-                    setting = table(pulse, name, language, echo_db, questions=questions, delay_seconds=delay_seconds,
-                                    config=config)  # fmt: skip
-                    own = [
-                        play_game(setting, seed + number, folder / f"{language}-{name}-{echo_db}-{number}")
-                        for number in range(games)
-                    ]
-                    played += own
-                    rows.append({"room": name, "language": language, "echo_db": echo_db,
-                                 **room_figures.summary(own)})  # fmt: skip
-                    if setting.repertoire.missing:
-                        not_measured[f"{language} voices"] = "; ".join(sorted(set(setting.repertoire.missing)))
+        for language, name, echo_db, frontend in itertools.product(languages, room_names, echo_dbs, frontends):
+            setting = table(pulse, name, language, echo_db, questions=questions, delay_seconds=delay_seconds,
+                            config=config, frontend=frontend)  # fmt: skip
+            where = f"{language}-{name}-{echo_db}-{frontend}"
+            own = [play_game(setting, seed + number, folder / f"{where}-{number}") for number in range(games)]
+            played += own
+            rows.append({"room": name, "language": language, "echo_db": echo_db, "frontend": frontend,
+                         **room_figures.summary(own)})  # fmt: skip
+            if setting.repertoire.missing:
+                not_measured[f"{language} voices"] = "; ".join(sorted(set(setting.repertoire.missing)))
     finally:
         pulse.stop()
         shutil.rmtree(folder, ignore_errors=True)
     for game in played:
         if game.stopped:
-            not_measured[f"{game.room} {game.language} echo {game.echo_db}"] = game.stopped
+            not_measured[f"{game.room} {game.language} echo {game.echo_db} {game.frontend}"] = game.stopped
     return {
         "benchmark": "room",
         "engine": ENGINE,
         "rooms_asked": list(room_names),
         "languages": list(languages),
         "echo_db": list(echo_dbs),
+        "frontends": list(frontends),
         "echo_delay_asked_ms": round(delay_seconds * 1000),
         "questions": questions,
         "games": len(played),
@@ -144,6 +169,7 @@ class Table:
     repertoire: Repertoire
     questions: int
     config: Path | None
+    frontend: str = SHIPPED
 
 
 def table(
@@ -155,9 +181,10 @@ def table(
     questions: int = 3,
     delay_seconds: float = 0.08,
     config: Path | None = None,
+    frontend: str = SHIPPED,
 ) -> Table:
-    """The room `name` on `pulse`'s bus with a player speaking `language`; raises RoomUnavailable without the
-    recordings of people."""
+    """The room `name` on `pulse`'s bus with a player speaking `language`, the game hearing through `frontend` (one
+    of `FRONT_ENDS`); raises RoomUnavailable without the recordings of people."""
     clips, real_missing = real_clips(LANGUAGES)
     if real_missing:
         raise RoomUnavailable(f"the rooms need recordings of people: {real_missing}")
@@ -166,7 +193,7 @@ def table(
     repertoire.prepare()  # rendered before the game, so that rendering does not load the machine while it decides
     room = acoustics.ROOMS[name]
     scene = acoustics.scene(room, echo_db, delay_seconds, _voice(settings, language), _babble(clips, language))
-    return Table(pulse, room, echo_db, scene, repertoire, questions, config)
+    return Table(pulse, room, echo_db, scene, repertoire, questions, config, frontend)
 
 
 def report(figures: dict[str, Any]) -> str:
@@ -319,9 +346,10 @@ def play_game(table: Table, seed: int, folder: Path) -> Game:
     config, language = table.config, table.repertoire.language
     log, ear = folder / "game.jsonl", folder / "ear.jsonl"
     log.touch()
-    if config is None:  # the shipped settings, not the user's config.toml
-        config = folder / "config.toml"
-        config.write_text("", encoding="utf-8")
+    # The shipped settings (not the user's config.toml) or --config's, with the front end asked for.
+    own = config.read_text(encoding="utf-8") if config is not None else ""
+    config = folder / "config.toml"
+    config.write_text(with_front_end(own, *FRONT_ENDS[table.frontend]), encoding="utf-8")
     command = [sys.executable, "-m", "voicemaster_lab.harness.ear_log", str(ear), "--config", str(config), "play"]
     command += ["--lang", language, "--variant", "classic", "--engine", ENGINE, "--seed", str(seed), "--log", str(log)]
     env = {**table.pulse.env, "XDG_DATA_HOME": str(folder / "data")}
@@ -383,10 +411,10 @@ def _played(
             start = at if at is not None else utterance.expected_at
             assert start is not None
             onset, end = (start + turn.span[0]) / RATE, (start + turn.span[1] + 1) / RATE
-            # A decision before the player had finished was about something else: what the microphone heard before
-            # (the quizmaster's own voice, the noise), not what the player said.
+            # A decision too soon after the player began was about what the microphone heard before (the
+            # quizmaster's own voice, the noise): the endpointer had not yet heard enough of the player to start.
             if turn.decided_at is not None:
-                spoke = recorded.frame_at(turn.decided_at) / RATE >= end - CLOCK_SLACK_SECONDS
+                spoke = recorded.frame_at(turn.decided_at) / RATE >= onset + HEARD_SECONDS - CLOCK_SLACK_SECONDS
             window = speaker[round(onset * RATE) : round((onset + OVERLAP_SECONDS) * RATE)]
             over = spoke and bool(live_figures.audible(window).any())
             reply = live_figures.reply_onset(speaker, end)
@@ -418,6 +446,7 @@ def _played(
         room=table.room.name,
         language=table.repertoire.language,
         echo_db=table.echo_db,
+        frontend=table.frontend,
         listenings=tuple(listenings),
         ended=player.over,
         locked_without_yes=room_figures.locked_without_yes(player.events, yes_decisions),
@@ -451,6 +480,7 @@ def _listening_row(game: Game, item: Listening) -> dict[str, Any]:
         "room": game.room,
         "language": game.language,
         "echo_db": game.echo_db,
+        "frontend": game.frontend,
         "context": item.context,
         "kind": item.kind,
         "source": item.source,

@@ -1,8 +1,8 @@
 """`voicemaster bench room`'s arithmetic, pure: what each listening of a game came to, and the figures per room and
 language.
 
-A listening is one `listen` of the game's log with what came of it: the player's utterance if it had been said
-when the game decided (one the game decided without is taken back before it begins, and the player answers the next
+A listening is one `listen` of the game's log with what came of it: the player's utterance if it could be in what
+the game decided on (one the game decided without is taken back before it begins, and the player answers the next
 prompt instead), the decision, whether the game logged a barge-in, and how the ear says the utterance ended. Its
 outcome:
 - the player spoke: understood (what it meant, or what the game takes alike), asked again, not heard (the game
@@ -47,8 +47,8 @@ class Listening:
     heard: tuple[str, str | None] | None
     """What the game decided; None: silence (or the game ended first)."""
     spoke: bool
-    """The player had said its utterance when the game decided (a decision before it had finished was about what
-    the microphone heard before: not the player's)."""
+    """The player's utterance could be in what the game decided on: it had begun long enough before (a decision
+    sooner was about what the microphone heard before it: not the player's)."""
     alike: tuple[tuple[str, str | None], ...] = ()
     source: str = ""
     text: str = ""
@@ -107,6 +107,8 @@ class Game:
     """Utterances the endpointer never ended: cut at the longest utterance."""
     stopped: str = ""
     """Why the bench stopped the game, if it did."""
+    frontend: str = "webrtc-aec"
+    """What the game heard through (`timing.room.FRONT_ENDS`)."""
 
 
 def locked_without_yes(events: Sequence[dict[str, Any]], player_said_yes: Iterable[int]) -> int:
@@ -168,15 +170,15 @@ def report(figures: dict[str, Any]) -> str:
         "  understood / asked again / not heard / taken for something else (answers, commands) of the player's "
         "utterances; without the player: the quizmaster's voice or noise heard as an utterance (asked again, "
         "taken); barge-ins heard of tried, missed, false; utterances cut at the longest; felt latency p50/p95 ms",
-        f"  {'room':12}{'lang':5}{'echo':>6}{'utt':>5}{'underst.':>10}{'again':>7}{'n.heard':>8}{'wrong':>8}"
-        f"{'w/o pl.':>9}{'barge':>7}{'miss':>6}{'false':>6}{'cut':>5}{'latency':>12}{'ended':>7}",
+        f"  {'room':12}{'lang':5}{'echo':>6}{'front end':>11}{'utt':>5}{'underst.':>10}{'again':>7}{'n.heard':>8}"
+        f"{'wrong':>8}{'w/o pl.':>9}{'barge':>7}{'miss':>6}{'false':>6}{'cut':>5}{'latency':>12}{'ended':>7}",
     ]
     for row in figures["rooms"]:
         share = row["understood_share"]
         latency = row["felt_latency"]
         echo = "off" if row["echo_db"] is None else f"{row['echo_db']:+g}"
         out.append(
-            f"  {row['room']:12}{row['language']:5}{echo:>6}{row['utterances']:>5}"
+            f"  {row['room']:12}{row['language']:5}{echo:>6}{row.get('frontend', ''):>11}{row['utterances']:>5}"
             f"{'-' if share is None else f'{share:.0%}':>10}{row['asked_again']:>7}{row['not_heard']:>8}"
             f"{row['wrong_answer']:>4}/{row['wrong_command']:<3}"
             f"{row['without_player_asked_again']:>5}/{row['without_player_taken']:<3}"
