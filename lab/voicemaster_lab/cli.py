@@ -11,6 +11,7 @@ from voicemaster import paths
 from voicemaster.cli.questions import bank_roots
 from voicemaster.cli.settings import settings_for
 from voicemaster.config.files import LANGUAGES
+from voicemaster_lab.harness.room import ROOMS
 
 
 def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,6 +25,7 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
             "frontend",
             "latency",
             "live",
+            "room",
             "yes-wait",
             "memory",
             "voice",
@@ -33,7 +35,8 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
             "read-aloud",
         ),
         help="rules: simulated games per second; asr: recognition accuracy and speed; latency: from the end of an "
-        "utterance to the reply; live: felt latency in a real game on virtual sound devices; "
+        "utterance to the reply; live: felt latency in a real game on virtual sound devices; room: whole games "
+        "on virtual sound devices in a car, a living room, at a party, far away, with the quizmaster's echo; "
         "yes-wait: how long a yes must be waited out, against yeses taken back; "
         "memory: peak memory of a game; voice: speech engines' real-time factor and the "
         "time to the first sample of a reply, with and without render-ahead; faults: games killed and resumed, "
@@ -56,7 +59,21 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         help="asr, latency: engines, comma-separated; latency also vosk-ko: the Vosk engine timed on Korean; "
         "frontend: whisper also plays each player's scene through the whole listening, Whisper deciding",
     )
-    bench.add_argument("--languages", default=",".join(LANGUAGES), help="asr, latency, live, voice: languages")
+    bench.add_argument("--languages", default=",".join(LANGUAGES), help="asr, latency, live, room, voice: languages")
+    bench.add_argument(
+        "--rooms",
+        default=",".join(ROOMS),
+        help=f"room: the rooms, comma-separated, of {', '.join(ROOMS)}",
+    )
+    bench.add_argument(
+        "--echo-db",
+        default="0",
+        help="room: the quizmaster's echo at the microphone in dB above the player there, comma-separated "
+        "(each is measured; off: no echo)",
+    )
+    bench.add_argument(
+        "--echo-delay-ms", type=float, default=80.0, help="room: from the loudspeaker to its echo at the microphone"
+    )
     bench.add_argument("--utterances", type=int, default=12, help="live: the player's turns timed in each language")
     bench.add_argument(
         "--limit",
@@ -76,19 +93,25 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     )
     bench.add_argument(
         "--frontend",
-        default="none",
-        help="asr: acoustic front ends each corpus is heard through, comma-separated: none, webrtc (WebRTC echo "
-        "cancellation and noise suppression), webrtc-aec (the game's default), webrtc-ns, livekit, speex, rnnoise; "
-        "frontend: those compared (default: all)",
+        default=None,
+        help="asr: acoustic front ends each corpus is heard through, comma-separated: none (the default), webrtc "
+        "(WebRTC echo cancellation and noise suppression), webrtc-aec (the game's default), webrtc-ns, livekit, speex, "
+        "rnnoise; frontend: those compared (default: all); room: the game's own, each measured: none, webrtc-aec "
+        "(the default), webrtc-ns, webrtc",
     )
     bench.add_argument(
-        "--questions", type=int, default=3, help="voice: questions in each timed game (played in real time)"
+        "--questions",
+        type=int,
+        default=3,
+        help="voice: questions in each timed game (played in real time); room: questions the player answers before "
+        "it stops and takes the money",
     )
     bench.add_argument(
         "--games",
         type=int,
         default=None,
-        help="faults: games of each format killed and resumed (default 100); screen: games each way (default 3)",
+        help="faults: games of each format killed and resumed (default 100); screen: games each way (default 3); "
+        "room: games in each room, language and echo (default 1)",
     )
     bench.add_argument("--inputs", type=int, default=5000, help="faults, fuzz: fuzzed input files")
     bench.add_argument("--seed", type=int, default=17, help="fuzz: the seed of the mutations (faults uses 17)")
@@ -184,6 +207,8 @@ def run(args: argparse.Namespace) -> int:
             return 2
         print(json.dumps(figures, ensure_ascii=False) if args.json else live.report(figures))
         return 0
+    if args.what == "room":
+        return _room(args)
     if args.what == "yes-wait":
         from voicemaster_lab.timing import yes_wait
 
@@ -195,7 +220,7 @@ def run(args: argparse.Namespace) -> int:
         from voicemaster_lab.asr import frontend_figures
         from voicemaster_lab.asr.frontends import FRONT_ENDS
 
-        compared = [name.strip() for name in args.frontend.split(",") if name.strip()]
+        compared = [name.strip() for name in (args.frontend or "none").split(",") if name.strip()]
         compared = list(FRONT_ENDS) if compared == ["none"] else compared
         if unknown := sorted(set(compared) - set(FRONT_ENDS)):
             print(
@@ -265,7 +290,7 @@ def run(args: argparse.Namespace) -> int:
     from voicemaster.cli.manifest import ManifestError
     from voicemaster_lab.asr.frontends import FRONT_ENDS
 
-    frontends = [name.strip() for name in args.frontend.split(",") if name.strip()] or ["none"]
+    frontends = [name.strip() for name in (args.frontend or "none").split(",") if name.strip()] or ["none"]
     if unknown := sorted(set(frontends) - set(FRONT_ENDS)):
         print(f"voicemaster: no front end {', '.join(unknown)}; choose from {', '.join(FRONT_ENDS)}", file=sys.stderr)
         return 2
@@ -277,4 +302,34 @@ def run(args: argparse.Namespace) -> int:
         print(f"voicemaster: {error}", file=sys.stderr)
         return 2
     print(json.dumps(figures, ensure_ascii=False) if args.json else report.report(figures))
+    return 0
+
+
+def _room(args: argparse.Namespace) -> int:
+    from voicemaster_lab.timing import room
+
+    languages = [language.strip() for language in args.languages.split(",") if language.strip()]
+    names = [name.strip() for name in args.rooms.split(",") if name.strip()]
+    if unknown := sorted(set(names) - set(ROOMS)):
+        print(f"voicemaster: no room {', '.join(unknown)}; choose from {', '.join(ROOMS)}", file=sys.stderr)
+        return 2
+    try:
+        levels = [level.strip() for level in args.echo_db.split(",") if level.strip()]
+        echoes = [None if level == "off" else float(level) for level in levels]
+    except ValueError:
+        print(f"voicemaster: --echo-db takes levels in dB or off, not {args.echo_db!r}", file=sys.stderr)
+        return 2
+    frontends = [name.strip() for name in (args.frontend or room.SHIPPED).split(",") if name.strip()]
+    if unknown := sorted(set(frontends) - set(room.FRONT_ENDS)):
+        print(f"voicemaster: the game has no front end {', '.join(unknown)}; choose from {', '.join(room.FRONT_ENDS)}",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    games = 1 if args.games is None else max(1, args.games)
+    try:
+        figures = room.run(names, languages, games, echoes or [0.0], delay_seconds=args.echo_delay_ms / 1000,
+                           questions=max(1, args.questions), config=args.config, frontends=frontends)  # fmt: skip
+    except room.RoomUnavailable as error:
+        print(f"voicemaster: {error}", file=sys.stderr)
+        return 2
+    print(json.dumps(figures, ensure_ascii=False) if args.json else room.report(figures))
     return 0

@@ -1,9 +1,11 @@
-"""The player of `voicemaster bench live`: what it says at each moment of a game, and in whose voice.
+"""The player of `voicemaster bench live` and `bench room`: what it says at each moment of a game, and in whose voice.
 
 It answers what the quizmaster last asked, as a person at the table would: its name, the right letter (it knows the
-answer, so the game goes on), a yes to "final answer?" and to "play on?", no to "anyone else?", a fifty-fifty on
-question 2 and the audience on question 3. Its voices: recordings of people where the real-speech set has what it
-must say (the letters A-D in every language, German "ja"), else SVOX Pico's and Kokoro's voices, taken in turn.
+answer, so the game goes on), a yes to "final answer?" and to "play on?" (or, once it means to, "I'll stop here"
+and a yes to taking the money), no to "anyone else?", a fifty-fifty on question 2 and the audience on question 3,
+"weiter" when the game has paused.
+Its voices: recordings of people where the real-speech set has what it must say (the letters A-D in every
+language, German "ja", English and French "no"), else SVOX Pico's and Kokoro's voices, taken in turn.
 Its lines are the bench's own, written from how people answer, not copied from the phrase files.
 """
 
@@ -33,6 +35,8 @@ SAID: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         "name": ("Ich heiße Markus", "Markus"),
         "fifty_fifty": ("Fünfzig-fünfzig",),
         "audience": ("Publikumsjoker",),
+        "stop": ("Ich höre auf",),
+        "resume": ("Weiter",),
     },
     "en": {
         "answer": ("Answer {letter}", "{letter}", "I'll go with {letter}"),
@@ -43,6 +47,8 @@ SAID: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         "name": ("My name is Mark", "Mark"),
         "fifty_fifty": ("Fifty-fifty",),
         "audience": ("Ask the audience",),
+        "stop": ("I'll stop here",),
+        "resume": ("Carry on",),
     },
     "fr": {
         "answer": ("Réponse {letter}", "La {letter}", "Je dis {letter}"),
@@ -53,6 +59,8 @@ SAID: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         "name": ("Je m'appelle Marc", "Marc"),
         "fifty_fifty": ("Cinquante-cinquante",),
         "audience": ("L'avis du public",),
+        "stop": ("Je m'arrête là",),
+        "resume": ("On continue",),
     },
 }
 JOKERS = {2: "fifty_fifty", 3: "audience"}
@@ -63,7 +71,7 @@ KOKORO_LANGUAGES = ("en", "fr")
 @dataclass(frozen=True)
 class Reply:
     kind: str
-    """answer, yes (to "final answer?"), joker, name or other."""
+    """answer, yes (to "final answer?"), joker, name, walk_away or other."""
     slot: str
     """Which of the player's lines: a key of `SAID`."""
     meant: tuple[str, str | None]
@@ -74,9 +82,9 @@ class Reply:
 
 
 def reply_to(key: str | None, context: str, language: str, *, said: str, correct: str, level: int,
-             jokers_used: frozenset[str]) -> Reply | None:  # fmt: skip
+             jokers_used: frozenset[str], walk_away: bool = False) -> Reply | None:  # fmt: skip
     """What the player says when the quizmaster listens in `context` after the line `key` (`said` its words);
-    None: nothing."""
+    None: nothing. With `walk_away`, it stops when asked to play on, and says yes to taking the money."""
     if context == "name":
         return Reply("name", "name", ("name", NAME[language]))
     if context == "answer":
@@ -84,8 +92,12 @@ def reply_to(key: str | None, context: str, language: str, *, said: str, correct
         if joker is not None and joker not in jokers_used:
             return Reply("joker", joker, ("joker", joker))
         return Reply("answer", "answer", ("answer", correct), correct)
+    if key == "paused":  # the game paused after it heard nothing a few times: the player wants it to go on
+        return Reply("other", "resume", ("resume", None))
     if context != "confirm":
         return None
+    if walk_away and key == "play_on":
+        return Reply("walk_away", "stop", ("walk_away", None), alike=(("no", None),))
     # A yes in the words of its question: "Ich spiele weiter" only to "Spielst du weiter?", not to a name read back.
     yes_then = {"final_answer": "yes", "play_on": "go_on"}.get(key or "", "agree")
     # The player says what a person would: yes where the quizmaster got it right, no where it did not.
@@ -96,7 +108,7 @@ def reply_to(key: str | None, context: str, language: str, *, said: str, correct
         "scan_option": said.startswith(f"{correct},"),  # "B, Paris?": a yes at the right one
         "another_player": False,
         "resume_offer": False,
-        "confirm_walk_away": False,
+        "confirm_walk_away": walk_away,
         "confirm_joker": True,  # the joker it asked for, said back
     }.get(key or "")
     if agrees is None:
@@ -179,7 +191,7 @@ class Repertoire:
             Spoken(resample(Audio.read(clip.path())), "real", clip.text)
             for clip in self.real
             if clip.language == self.language
-            and clip.kind == {"yes": "yes", "answer": "letter"}.get(reply.slot)
+            and clip.kind == {"yes": "yes", "no": "no", "answer": "letter"}.get(reply.slot)
             and (clip.intent, clip.value) == reply.meant
         ]
         texts = [text.format(letter=reply.letter) for text in SAID[self.language][reply.slot]]

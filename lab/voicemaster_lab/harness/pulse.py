@@ -14,6 +14,11 @@ left and right channel of one stereo null sink `vbus` (remap sinks), and the mic
 source) hears only the left. Recording `vbus.monitor` gives the player's speech and the quizmaster's voice
 sample-aligned in one stream: both pass through the same mixer in the same block (measured: a click played into
 both at once lands on the same sample, or one 20 ms block apart when the two players started that far apart).
+
+`room=True` puts a room between them (`harness.mixer`): the bus `vbus` gets a third channel, and nothing plays into
+the microphone but one two-channel stream into `vroom`, whose left is what the microphone hears (`vbus` left, the
+default source `vmicin` as on the bus) and whose right lands on the third channel: a running count of the samples
+written, so that where each of them was heard can be read off the bus.
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ class Pulse:
     server: str
     folder: Path
     bus: bool = False
+    room: bool = False
 
     @property
     def env(self) -> dict[str, str]:
@@ -136,7 +142,7 @@ def missing_tools() -> list[str]:
     return [tool for tool in TOOLS if shutil.which(tool) is None]
 
 
-def start_pulse(folder: Path, *, bus: bool = False) -> Pulse:
+def start_pulse(folder: Path, *, bus: bool = False, room: bool = False) -> Pulse:
     """Start a daemon with the virtual microphone and speaker; raises RuntimeError with its log if it does not come
     up. `folder` must have a short path: the socket's must fit in 108 bytes."""
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -165,12 +171,14 @@ def start_pulse(folder: Path, *, bus: bool = False) -> Pulse:
         stderr=log,
     )
     log.close()
-    pulse = Pulse(process, f"unix:{socket}", folder, bus)
+    pulse = Pulse(process, f"unix:{socket}", folder, bus, room)
     try:
         wait_for(lambda: process.poll() is not None or _answers(pulse), "the PulseAudio daemon to start", seconds=10)
         if process.poll() is not None:
             raise RuntimeError(f"pulseaudio exited with {process.returncode}")
-        if bus:
+        if room:
+            _load_room(pulse)
+        elif bus:
             _load_bus(pulse)
         else:
             for name in ("vmic", "vspk"):
@@ -194,6 +202,26 @@ def _load_bus(pulse: Pulse) -> None:
                 *mono)  # fmt: skip
     pulse.pactl("load-module", "module-remap-sink", "sink_name=vspk", "master=vbus", "master_channel_map=front-right",
                 *mono)  # fmt: skip
+    pulse.pactl("load-module", "module-remap-source", "source_name=vmicin", "master=vbus.monitor",
+                "master_channel_map=front-left", *mono)  # fmt: skip
+    pulse.pactl("set-default-source", "vmicin")
+
+
+ROOM_CHANNELS = 3
+ROOM_MAP = "front-left,front-right,rear-left"
+"""The room's bus: the microphone, the speaker, the count of samples written into `vroom`. A recorder must ask for
+this map: with its own default for three channels the server would remix them."""
+
+
+def _load_room(pulse: Pulse) -> None:
+    mono = ("channels=1", "channel_map=mono", "remix=no", f"rate={RATE}")
+    pulse.pactl("load-module", "module-null-sink", "sink_name=vbus", f"rate={RATE}", f"channels={ROOM_CHANNELS}",
+                f"channel_map={ROOM_MAP}", "norewinds=1")  # fmt: skip
+    pulse.pactl("load-module", "module-remap-sink", "sink_name=vspk", "master=vbus", "master_channel_map=front-right",
+                *mono)  # fmt: skip
+    pulse.pactl("load-module", "module-remap-sink", "sink_name=vroom", "master=vbus", "channels=2",
+                "master_channel_map=front-left,rear-left", "channel_map=front-left,front-right", "remix=no",
+                f"rate={RATE}")  # fmt: skip
     pulse.pactl("load-module", "module-remap-source", "source_name=vmicin", "master=vbus.monitor",
                 "master_channel_map=front-left", *mono)  # fmt: skip
     pulse.pactl("set-default-source", "vmicin")

@@ -1,0 +1,50 @@
+"""`python -m voicemaster_lab.harness.ear_log EAR.jsonl ARGS...`: `voicemaster ARGS...` as it is, writing down how
+each listening of `play` ended (`bench room`).
+
+The game's own log says what was heard, not how the utterance ended: whether the endpointer found the end of speech,
+or waited while noise went on until the longest utterance cut it. So this wraps the one function `play`'s ear
+listens through (`play.live.listen_and_recognize`), unchanged, and writes one line a listening: how it ended
+(`speech.hearing.endpoint.Endpoint`), where speech ended and listening stopped in its audio, whether a reading ended
+it early, where a barge-in stopped the line, and what was heard. Nothing of the product imports this.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from voicemaster.play import live
+from voicemaster.speech.hearing.pipeline import Hearing
+
+
+def run(ear: Path, argv: Sequence[str]) -> int:
+    from voicemaster.cli.app import main
+
+    hear = live.listen_and_recognize  # type: ignore[attr-defined]
+
+    def listened(*args: Any, **kwargs: Any) -> Hearing:
+        hearing = hear(*args, **kwargs)
+        timeline, heard = hearing.timeline, hearing.heard
+        line = {
+            "monotonic": round(time.monotonic(), 3),
+            "state": timeline.state.value,
+            "speech_end": timeline.speech_end,
+            "stopped": round(timeline.stopped, 3),
+            "early": hearing.early,
+            "barged_in_at": hearing.barged_in_at,
+            "intent": None if heard is None else heard.intent.value,
+        }
+        with ear.open("a", encoding="utf-8") as out:
+            out.write(json.dumps(line) + "\n")
+        return hearing
+
+    live.listen_and_recognize = listened  # type: ignore[attr-defined]
+    return main(list(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(run(Path(sys.argv[1]), sys.argv[2:]))

@@ -1,0 +1,152 @@
+"""The rooms of `voicemaster bench room`, as the mixer plays them (`harness.mixer`): how the player's speech reaches
+the microphone, what noise the room makes, and how the quizmaster's own voice comes back.
+
+The player's path and the noise are `corpora.rooms`' (what `bench asr --corpora rooms` measures), so that the two
+benches speak of the same rooms: `car` road noise, `living-room` reverberation at 2-3 m, `far` 2 m away and faint,
+`party` other people's real recordings; and `quiet`, the player close in a quiet room. Levels are set on speech
+power (`rooms.speech_power`): the close player at `PLAYER_DB`; noise at its SNR to that; the echo at `echo_db`
+above the player *as the microphone hears the player* (so a faint player far away has a fainter echo too).
+
+The echo is the loudspeaker's sound through its own image-source response (pyroomacoustics): a laptop's speaker
+beside its microphone in the room, or a car's door speaker a metre from a microphone on the dashboard. Its level is
+set from lines of the quizmaster's own voice, passed through that response.
+"""
+
+from __future__ import annotations
+
+import functools
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from voicemaster.speech.signal import RECOGNITION_RATE
+from voicemaster_lab.corpora import rooms
+from voicemaster_lab.harness.mixer import Scene, Signal
+
+PLAYER_DB = -20.0
+"""The close player's speech power at the microphone, dBFS: about that of the real-speech set's recordings and of
+the quizmaster's voice as it plays them, so that with no echo the microphone hears the player as loud as the game
+plays; the echo gate (`speech.hearing.endpoint.EchoGate`) compares the two."""
+NOISE_SECONDS = 30
+"""The room's noise is made this long and looped (without a click at the seam)."""
+SEAM = RECOGNITION_RATE // 10
+
+
+@dataclass(frozen=True)
+class Room:
+    name: str
+    player: str
+    """How the player reaches the microphone: "close", "living-room" (2-3 m, RT60 about 0.5 s) or "far"."""
+    noise: str
+    """"hush" (a quiet room's own), "road" or "babble"."""
+    snr_db: float
+    """The close player's speech over the noise."""
+    echo: str
+    """Where the loudspeaker is: "laptop-far-room", "laptop-living-room" or "car"."""
+
+
+ROOMS = {
+    "quiet": Room("quiet", "close", "hush", rooms.ROOM_HUSH_DB, "laptop-far-room"),
+    "car": Room("car", "close", "road", 5.0, "car"),
+    "living-room": Room("living-room", "living-room", "hush", rooms.ROOM_HUSH_DB, "laptop-living-room"),
+    "party": Room("party", "close", "babble", 5.0, "laptop-living-room"),
+    "far": Room("far", "far", "hush", rooms.ROOM_HUSH_DB, "laptop-far-room"),
+}
+
+
+def close_power() -> float:
+    return float(10 ** (PLAYER_DB / 10))
+
+
+def leveled(speech: Signal, power: float) -> Signal:
+    """`speech` at the speech power `power`."""
+    return speech * float(np.sqrt(power / (rooms.speech_power(speech) or 1.0)))
+
+
+def player_at_microphone(room: Room, speech: Signal, key: str) -> Signal:
+    """The player's utterance as the microphone hears it in `room` (its reverberation tail included); `key` seeds
+    where in the room it is said."""
+    close = leveled(speech, close_power())
+    if room.player == "close":
+        return close
+    draw = np.random.default_rng(zlib.crc32(f"{room.name}|{key}".encode()))
+    if room.player == "living-room":
+        distance = float(draw.choice(rooms.LIVING_ROOM_DISTANCES))
+        wet = rooms.reverberant(close, rooms.LIVING_ROOM_SABINE, distance, int(draw.integers(4)))
+        return leveled(wet, close_power())
+    wet = rooms.reverberant(close, rooms.FAR_ROOM_SABINE, 2.0, int(draw.integers(4)))
+    return leveled(wet, close_power() * 10 ** (rooms.FAR_LEVEL_DB / 10))
+
+
+def player_power(room: Room) -> float:
+    """The player's speech power at the microphone in `room`."""
+    return close_power() * (10 ** (rooms.FAR_LEVEL_DB / 10) if room.player == "far" else 1.0)
+
+
+def noise(room: Room, babble: Sequence[rooms.Spoken], seed: int = 1) -> Signal:
+    """The room's noise, `NOISE_SECONDS` long, at its level, made to loop; `babble`: the other people at a party
+    (never the player's own voice: the caller leaves it out)."""
+    draw = np.random.default_rng(zlib.crc32(f"{room.name}|{seed}".encode()))
+    length = NOISE_SECONDS * RECOGNITION_RATE + SEAM
+    if room.noise == "road":
+        made = rooms.road_noise(length, draw)
+    elif room.noise == "babble":
+        made = rooms.party_babble(length, babble, draw)
+    else:
+        made = draw.standard_normal(length)
+    made = made * float(np.sqrt(close_power() / 10 ** (room.snr_db / 10) / (float(np.mean(made**2)) or 1.0)))
+    return looped(made, SEAM)
+
+
+def looped(samples: Signal, seam: int) -> Signal:
+    """`samples` less `seam` at the end, the end faded into the start: played in a loop, it has no step."""
+    body = samples[:-seam].copy()
+    fade = np.linspace(0.0, 1.0, seam, endpoint=False)
+    body[:seam] = samples[:seam] * fade + samples[-seam:] * (1 - fade)
+    return body
+
+
+@functools.cache
+def echo_response(where: str) -> Signal:
+    """The loudspeaker-to-microphone impulse response (pyroomacoustics image sources)."""
+    import pyroomacoustics as pra
+
+    if where == "car":  # a car's cabin, its seats and roof absorbing: a door speaker, a phone on the dashboard
+        dimensions, sabine = [2.6, 1.6, 1.2], 0.1
+        microphone, speaker = [0.6, 0.8, 0.9], [1.3, 0.15, 0.5]
+    else:  # a laptop on a table: its speaker a hand's breadth from its microphone
+        dimensions = [5.0, 4.0, 2.6]
+        sabine = rooms.LIVING_ROOM_SABINE if where == "laptop-living-room" else rooms.FAR_ROOM_SABINE
+        microphone, speaker = [1.2, 1.5, 0.8], [1.35, 1.4, 0.78]
+    absorption, order = pra.inverse_sabine(sabine, dimensions)
+    room = pra.ShoeBox(dimensions, fs=RECOGNITION_RATE, materials=pra.Material(absorption), max_order=order)
+    room.add_source(speaker)
+    room.add_microphone(microphone)
+    room.compute_rir()
+    return np.asarray(room.rir[0][0], dtype=np.float64)
+
+
+def echo_gain(response: Signal, voice: Sequence[Signal], power: float) -> float:
+    """The factor that brings the quizmaster's `voice` (lines as it plays them), through `response`, to the speech
+    power `power` at the microphone."""
+    heard = [np.convolve(line, response) for line in voice]
+    measured = float(np.mean([rooms.speech_power(line) for line in heard]))
+    return float(np.sqrt(power / (measured or 1.0)))
+
+
+def scene(
+    room: Room,
+    echo_db: float | None,
+    delay_seconds: float,
+    voice: Sequence[Signal],
+    babble: Sequence[rooms.Spoken],
+) -> Scene:
+    """What the mixer plays in `room`: the echo at `echo_db` above the player at the microphone (None: no echo),
+    `delay_seconds` after the speaker, and the room's noise."""
+    echo = None
+    if echo_db is not None:
+        response = echo_response(room.echo)
+        echo = response * echo_gain(response, voice, player_power(room) * 10 ** (echo_db / 10))
+    return Scene(echo, round(delay_seconds * RECOGNITION_RATE), noise(room, babble))
