@@ -58,18 +58,21 @@ class Ahead:
         self._thrown_ms = 0.0
         self._lock = threading.Lock()
 
-    def dip(self, speech_end: float, utterance: Callable[[], Audio | None]) -> None:
+    def dip(self, speech_end: float, utterance: Callable[[], Audio | None], pad: float = 0.0) -> None:
         """A frame without speech after speech that ended at `speech_end`: a reading of the utterance so far starts,
-        unless one for this end is under way."""
+        unless one for this end is under way. It reads the utterance followed by `pad` seconds of silence: as long
+        as the audio the short pause would read, so that the reading is that one wherever the pause only brings
+        silence."""
         if self._read_for == speech_end:
             return
         self.keep_only(speech_end)
         audio = utterance()
         if audio is not None:
-            self._start(speech_end, audio)
+            self._start(speech_end, audio, pad)
 
-    def _start(self, speech_end: float, audio: Audio) -> None:
-        future = self._workers.submit(self._recognizer.recognize, audio, self._context)
+    def _start(self, speech_end: float, audio: Audio, pad: float = 0.0) -> None:
+        padded = Audio(audio.samples + bytes(2 * round(pad * audio.rate)), audio.rate) if pad > 0 else audio
+        future = self._workers.submit(self._recognizer.recognize, padded, self._context)
         self._pending = (speech_end, audio, future)
         self._read_for = speech_end
         self._started += 1

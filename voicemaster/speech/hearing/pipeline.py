@@ -162,7 +162,8 @@ def _read_ahead(reader: Ahead, endpointer: Endpointer, readings: list[Reading]) 
     made meanwhile taken in."""
     end = endpointer.segmenter.end
     if end is not None and endpointer.now > end + EPSILON:
-        reader.dip(end, endpointer.utterance)
+        pause = endpointer.segmenter.settings.early_silence_seconds
+        reader.dip(end, endpointer.utterance, max(0.0, pause - (endpointer.now - end)))
     else:
         reader.keep_only(end)
     if not readings or readings[-1][0] != end:
