@@ -249,7 +249,7 @@ class _Player:
     over: bool = False
     _made: dict[int, tuple[Signal, tuple[int, int]]] = field(default_factory=dict)
 
-    def follow(self, game: subprocess.Popen[bytes], log: Path) -> str:
+    def follow(self, game: subprocess.Popen[bytes], log: Path, most_listens: int) -> str:
         """Plays until the game ends; returns why it was stopped first, or ""."""
         seen, grown = 0, time.monotonic()
         while True:
@@ -263,8 +263,8 @@ class _Player:
             self._speak_when_due()
             if game.poll() is not None:
                 return "" if self.over else f"the game ended with exit status {game.returncode} before its end"
-            if len(self.turns) > MOST_LISTENS:
-                return f"the game listened {MOST_LISTENS} times without ending"
+            if len(self.turns) > most_listens:
+                return f"the game listened {most_listens} times without ending"
             if time.monotonic() - grown > IDLE_SECONDS:
                 return f"the game made no step in {IDLE_SECONDS:g} s"
             time.sleep(0.02)
@@ -340,8 +340,9 @@ class _Player:
         return self._made[key]
 
 
-def play_game(table: Table, seed: int, folder: Path) -> Game:
-    """One whole game at `table`, its log (`game.jsonl`) and the ear's endings (`ear.jsonl`) kept in `folder`."""
+def play_game(table: Table, seed: int, folder: Path, *, most_listens: int = MOST_LISTENS) -> Game:
+    """One whole game at `table`, its log (`game.jsonl`) and the ear's endings (`ear.jsonl`) kept in `folder`;
+    stopped once it has listened `most_listens` times."""
     folder.mkdir(parents=True)
     config, language = table.config, table.repertoire.language
     log, ear = folder / "game.jsonl", folder / "ear.jsonl"
@@ -362,7 +363,7 @@ def play_game(table: Table, seed: int, folder: Path) -> Game:
         with (folder / "stderr.txt").open("wb") as errors:
             game = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=errors)
             try:
-                stopped = player.follow(game, log)
+                stopped = player.follow(game, log, most_listens)
             finally:
                 _end(game)
     finally:
