@@ -1,14 +1,12 @@
-"""Reading ahead: an utterance read on a worker thread from the first dip in the voice, while its frames go on being
-heard on the caller's.
+"""Reading ahead: an utterance read on a worker thread while its frames go on being heard on the caller's.
 
 A live microphone's frames come in real time: the pipeline (`pipeline.listen_and_recognize`, `ahead=True`) starts a
-reading at the first frame without speech after speech (a dip, before the short pause is even reached) and goes on
-hearing frames meanwhile, on the other core. A reading whose audio then only gained silence stands for the
-utterance (it is the pause's reading, and the decision if the player says no more); one overtaken by more speech is
-thrown away, and one whose audio gained a sound the voice detector does not count as speech (the burst of a final
-"k", a trailing "s": `gained_only_silence`) is made again on the longer audio. A reading cannot be stopped
-half-way: one thrown away runs out on its thread, and what it cost is counted (`Speculation.thrown_ms`, shown by
-`voicemaster bench live`).
+reading at the short pause (or, `pipeline.READ_FROM_THE_DIP`, at the first frame without speech, padded with silence
+to the pause's length) and goes on hearing frames meanwhile, on the other core; a complete reading ends the
+utterance the moment it is made. A reading overtaken by more speech is thrown away; from the dip, one whose audio
+then gained a sound the voice detector does not count as speech (the burst of a final "k": `gained_only_silence`)
+is made again on the longer audio. A reading cannot be stopped half-way: one thrown away runs out on its thread,
+and what it cost is counted (`Speculation.thrown_ms`, shown by `voicemaster bench live`).
 """
 
 from __future__ import annotations
@@ -37,7 +35,7 @@ class Speculation:
     """What reading ahead did in one listening."""
 
     started: int = 0
-    """Readings started at a dip in the voice."""
+    """Readings started ahead."""
     used: int = 0
     """Of those, the one that decided (0 or 1): the utterance's speech had only gained silence since its dip."""
     thrown_ms: float = 0.0

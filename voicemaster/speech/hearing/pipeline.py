@@ -153,6 +153,11 @@ def listen_and_recognize(
     return Hearing(ended.audio, tuple(recognitions), early, endpointer.timeline(), barged_in_at, cued_at, speculation)
 
 
+READ_FROM_THE_DIP = False
+"""Reading ahead starts at the first frame without speech (True) or at the short pause (False), on the worker thread
+either way. From the dip, even padded with silence to the pause's length, 1 of 136 decisions on the voices' lines of
+`bench live` came out otherwise than read at the pause (an answer asked again; 2 of 136 unpadded): so it starts at
+the pause, and decides what the pause's reading decides (docs/benchmarks.md)."""
 Reading = tuple[float | None, Heard, Audio]
 """A reading made: the end of speech of the utterance it read, what it heard, and the audio it read."""
 
@@ -162,12 +167,15 @@ def _read_ahead(reader: Ahead, endpointer: Endpointer, readings: list[Reading]) 
     made meanwhile taken in."""
     end = endpointer.segmenter.end
     if end is not None and endpointer.now > end + EPSILON:
-        pause = endpointer.segmenter.settings.early_silence_seconds
-        reader.dip(end, endpointer.utterance, max(0.0, pause - (endpointer.now - end)))
+        if READ_FROM_THE_DIP:
+            pause = endpointer.segmenter.settings.early_silence_seconds
+            reader.dip(end, endpointer.utterance, max(0.0, pause - (endpointer.now - end)))
+        elif endpointer.state is Endpoint.PAUSED:
+            reader.dip(end, endpointer.utterance)  # the pause's own audio: its decision, to the bit
     else:
         reader.keep_only(end)
     if not readings or readings[-1][0] != end:
-        made = reader.ready(end, endpointer.utterance())
+        made = reader.ready(end, endpointer.utterance() if READ_FROM_THE_DIP else None)
         if made is not None:
             readings.append((end, *made))
 
