@@ -67,7 +67,8 @@ class Weighed:
     """"intended", or the other way that was likelier."""
     words: str
     margin: float
-    """How much likelier the way taken was than the next best."""
+    """How much likelier the way taken was than the next best; below 0 for an intended way that another beat by less
+    than READING_MARGIN (not known how it was said)."""
 
 
 @dataclass
@@ -98,7 +99,7 @@ class Read:
         ]
 
     def said_right(self, misread: Misread) -> bool:
-        right = {w.token for w in self.weighed if w.said_as == "intended"}
+        right = {w.token for w in self.weighed if w.said_as == "intended" and w.margin > 0}
         return misread.kind in WEIGHED and any(token in right for token in misread.said.split())
 
     @property
