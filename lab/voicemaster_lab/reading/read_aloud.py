@@ -112,8 +112,10 @@ class Read:
 
 
 def _heard_as_given(misread: Misread, spoken: str, read: Read) -> bool:
-    """A name or word heard as the voice was given it: said right, in the spelling of its hint."""
-    if misread.kind in WEIGHED or not misread.heard:
+    """A word heard as the voice was given it: said right, in the spelling of its hint ("U2" as "U two"). Not a
+    word weighed, whose ways are told apart by the weighing."""
+    weighed = {w.token for w in read.weighed}
+    if any(token in weighed for token in misread.said.split()) or not misread.heard:
         return False
     return within(misread.heard.replace(" ", ""), "".join(heard_form(spoken, read.item.language).split()))
 
