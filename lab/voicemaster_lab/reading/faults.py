@@ -145,7 +145,8 @@ def misreadings(said: str, heard: str, language: str) -> list[Misread]:
         heard_words = "".join(got[j1:j2])
         said_words = {at: "".join(word for word, where in expected[i1:i2] if where == at) for at in positions}
         kind = kind_of(tokens, positions, language)
-        missing = positions if kind == NUMBER else [at for at in positions if not within(said_words[at], heard_words)]
+        # A number is heard right only in its very words ("neunzehnhundert" is no near spelling of "tausend").
+        missing = [at for at in positions if not _heard_in(said_words[at], heard_words, exactly=kind == NUMBER)]
         if missing:
             written = " ".join(tokens[at] for at in missing)
             found.append(Misread(written, extra, kind_of(tokens, missing, language)))
@@ -155,6 +156,10 @@ def misreadings(said: str, heard: str, language: str) -> list[Misread]:
 def _lettered(tokens: list[str], at: int) -> bool:
     """The letter of an option line: "B:", or "B" before a French " :"."""
     return tokens[at].endswith(":") or tokens[at + 1 : at + 2] == [":"]
+
+
+def _heard_in(words: str, heard: str, *, exactly: bool) -> bool:
+    return words in heard if exactly else within(words, heard)
 
 
 def within(words: str, heard: str) -> bool:
