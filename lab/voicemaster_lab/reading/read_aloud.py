@@ -99,7 +99,7 @@ class Read:
         ]
 
     def said_right(self, misread: Misread) -> bool:
-        right = {w.token for w in self.weighed if w.said_as == "intended" and w.margin > 0}
+        right = {w.token for w in self.weighed if w.said_as == "intended" and w.margin >= 0}
         return misread.kind in WEIGHED and any(token in right for token in misread.said.split())
 
     @property
