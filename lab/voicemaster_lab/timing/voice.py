@@ -26,7 +26,7 @@ from typing import Any
 
 from voicemaster.config.voice import Voice
 from voicemaster.dialogue.meaning import ContextName, Heard, Intent
-from voicemaster.dialogue.turns import Listen, Observation, Say
+from voicemaster.dialogue.turns import Listen, Observation, Say, Silence
 from voicemaster.host import lines as host_lines
 from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.saved import Session
@@ -157,10 +157,15 @@ def reply_latency(
     host = Quizmaster(Session(new_game(settings)), bank, language)
     speaker = _RealTimeSpeaker()
     decisions: list[float] = []
+    yes_at_once = [False]
 
     def hear(listen: Listen, _said: Say | None, speaking: Playback | None) -> Observation:
         if speaking is not None:
             speaking.wait()
+        if yes_at_once[0]:  # the window after a yes said at once: the player, sure, stays silent
+            yes_at_once[0] = False
+            return Silence()
+        yes_at_once[0] = listen.context.yes_at_once
         time.sleep(think)
         decisions.append(time.monotonic())
         current = host.game.round
