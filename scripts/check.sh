@@ -8,4 +8,4 @@ bin=.venv/bin
 "$bin/mypy" --strict voicemaster lab/voicemaster_lab tests
 # Two workers: the tests decode and render on one thread each (BLAS is pinned to one), so both cores are used.
 # The floor sits just below what the default suite covered when it was set (docs/benchmarks.md, "Tests").
-"$bin/pytest" -n 2 --cov=voicemaster --cov-branch --cov-report=term:skip-covered --cov-fail-under=88 "$@"
+"$bin/pytest" -n 2 --cov=voicemaster --cov-branch --cov-report=term:skip-covered --cov-fail-under=88 --durations=15 "$@"

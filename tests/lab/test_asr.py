@@ -83,7 +83,8 @@ def test_an_utterance_read_right_but_refused_is_counted_as_the_grammars_fault() 
 
 @pytest.mark.model
 @pytest.mark.audio
-@pytest.mark.parametrize(("voices", "language"), [("kokoro", "en"), ("pico", "de")])
+# Kokoro's model takes longer to load than the rest of the test: its corpus is made in `make test-slow`.
+@pytest.mark.parametrize(("voices", "language"), [pytest.param("kokoro", "en", marks=pytest.mark.slow), ("pico", "de")])
 def test_the_demo_players_voices_make_a_corpus_the_ear_is_measured_on(
     voices: str, language: str, tmp_path: Path
 ) -> None:

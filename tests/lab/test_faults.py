@@ -71,13 +71,13 @@ def test_a_replay_that_disagrees_with_a_stored_state_is_caught(tmp_path: Path) -
 
 
 def test_fuzzed_inputs_through_the_commands_find_no_traceback_in_the_question_tools() -> None:
-    figures = fuzz.fuzz(150, seed=11, command=main)
-    assert figures["inputs"] == 150
+    figures = fuzz.fuzz(30, seed=11, command=main)  # `bench faults` makes thousands; 16 of these are question files
+    assert figures["inputs"] == 30
     question_tools = {kind: n for kind, n in figures["tracebacks_by_kind"].items() if kind.split(":")[0] in
                       ("pack", "opentdb", "csv")}  # fmt: skip
     assert question_tools == {}, figures["traceback_examples"]
     assert figures["written_on_failure"] == 0 and figures["invalid_packs_written"] == 0
-    assert figures["refused_with_a_message"] > 25 and figures["accepted"] > 5  # both ways through the commands
+    assert figures["refused_with_a_message"] > 10 and figures["accepted"] > 5  # both ways through the commands
 
 
 def test_a_traceback_and_a_file_left_behind_are_counted(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -97,12 +97,12 @@ def test_the_json_holds_the_keys_other_tools_read(
     monkeypatch.setattr(
         damaged_store, "run", lambda: {"outcomes": [], "time_limit_seconds": 60, "seconds": 0, **counted}
     )
-    assert main(["bench", "faults", "--games", "0", "--inputs", "20", "--json"]) == 0
+    assert main(["bench", "faults", "--games", "0", "--inputs", "3", "--json"]) == 0
     figures = json.loads(capsys.readouterr().out)
     assert figures["resume"]["games"] == 0 and figures["resume"]["exact"] == 0
-    assert figures["fuzz"]["inputs"] == 20
+    assert figures["fuzz"]["inputs"] == 3
     assert isinstance(figures["fuzz"]["tracebacks"], int) and isinstance(figures["fuzz"]["written_on_failure"], int)
-    assert "fuzzed input: 20 inputs" in drill.report(figures)
+    assert "fuzzed input: 3 inputs" in drill.report(figures)
 
 
 @pytest.mark.parametrize("damage", ["truncated to 0", "replaced by a folder"])

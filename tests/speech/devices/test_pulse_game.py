@@ -72,7 +72,7 @@ def reply(said: list[str], context: object) -> str:
     """What the player says when the quizmaster listens, after it said `said` since it last listened: an answer to
     its last line (the question read before it may hold any words)."""
     asked = said[-1] if said else ""
-    if "richtig verstanden" in asked and "Markus" not in asked:
+    if "richtig verstanden" in asked and not asked.startswith("Markus,"):  # "Martin Markus" is not my name either
         return NOT_MY_NAME
     return next((answer for cue, answer in REPLIES if cue in asked), ANSWERS.get(str(context), ""))
 

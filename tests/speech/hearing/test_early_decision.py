@@ -140,6 +140,13 @@ def test_a_reading_slower_than_the_rest_of_the_pause_stands_when_the_pause_ends(
     assert len(reader.given) == 1 and hearing.audio == reader.given[0]  # nothing said since: not read again
 
 
+def test_speech_that_never_pauses_is_cut_at_the_longest_utterance_and_asked_again() -> None:
+    """Babble the voice detector takes for one endless voice: whatever the reading makes of it, nothing is acted on."""
+    hearing = read_slowly(tone(SETTINGS.max_seconds + 2), SlowReader(0.2))
+    assert hearing.timeline.state is Endpoint.CUT and hearing.audio is not None
+    assert hearing.heard is not None and hearing.heard.intent is Intent.UNKNOWN
+
+
 # --- listening and recognizing: real speech, the real recognizer ------------------------------------------------
 
 

@@ -50,7 +50,8 @@ class Endpoint(StrEnum):
     """Speech, then a short pause, and what was heard so far already was a complete answer (hearing decided): the
     utterance ended without waiting out the whole pause."""
     CUT = "cut"
-    """The utterance reached the longest we take and was cut there; it is kept."""
+    """The utterance reached the longest we take and was cut there; its audio is kept, and the player is asked
+    again (`pipeline.listen_and_recognize`)."""
     SILENCE = "silence"
     """Nobody spoke before the timeout."""
 

@@ -145,9 +145,13 @@ def listen_and_recognize(
     if cue is not None and cue_due:  # cut at the longest utterance, or the script ran out
         cued_at, _ = _cued(cue, during, endpointer.now, cued_at)
     recognitions = [heard for _, heard, _ in readings]
-    # When nothing was said after the last reading, the utterance is what was read there: reading it again would
-    # only make the player wait.
-    if not stands:
+    if ended.state is Endpoint.CUT:
+        # Speech that never paused for the longest utterance is babble or the room taken for a voice, or a player
+        # talking on: nothing in it is acted on, and the player is asked again.
+        recognitions.append(Heard(Intent.UNKNOWN, None, "", 0.0))
+    elif not stands:
+        # When nothing was said after the last reading, the utterance is what was read there: reading it again would
+        # only make the player wait.
         recognitions.append(recognizer.recognize(ended.audio, context))
     early = ended.state is Endpoint.ENDED_EARLY
     return Hearing(ended.audio, tuple(recognitions), early, endpointer.timeline(), barged_in_at, cued_at, speculation)
