@@ -198,6 +198,19 @@ def test_players_are_known_by_name(said: str, name: str) -> None:
     assert (meaning.intent, meaning.value) == ("name", name)
 
 
+@pytest.mark.parametrize(
+    ("language", "heard", "name"),
+    [("de", "Heiße Markus.", "Markus"), ("en", "Name is Mark.", "Mark"), ("fr", "M'appelle Marc.", "Marc")],
+)
+def test_a_new_name_whose_first_word_the_decoder_dropped_is_still_only_the_name(
+    language: str, heard: str, name: str
+) -> None:
+    """What `bench live` heard of Pico's "Ich heiße Markus" and "Je m'appelle Marc": read back as "Heiße Markus",
+    the player had to say no and start again."""
+    meaning = understand(heard, Context(ContextName.NAME, language), phrases.load(language))
+    assert (meaning.intent, meaning.value) == ("name", name)
+
+
 def test_an_unknown_name_is_not_taken_for_a_player() -> None:
     assert understand("Ich heiße Bernd", NAME, GERMAN).intent == "unknown"
 
