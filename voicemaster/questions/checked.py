@@ -54,21 +54,21 @@ def check_files(files: Sequence[Path], cache: Path | None = None, *, remember: b
         digest, found, wrong = _load(path)
         digests.append(digest)
         problems += wrong
-        remembered = cached.packs.get(digest) if digest else None
+        remembered = (cached.packs.get(digest) or _CHECKED_HERE.get(digest)) if digest else None
         if remembered is None:
             remembered = [[i, p.field, p.message] for i, e in enumerate(found) for p in check_entry(e)]
-            if digest:
-                cached.packs[digest] = remembered
+        if digest:
+            cached.packs[digest] = _CHECKED_HERE[digest] = remembered
         for index, field, message in remembered:
             problems.append(Problem(path, found[index].id, field, message))
             unusable.add(len(entries) + index)
         entries += found
     named = b"\n".join(d.encode() + b":" + os.fsencode(p) for d, p in zip(digests, files, strict=True))
     bank_key = hashlib.sha256(named).hexdigest()
-    repeated = cached.banks.get(bank_key) if all(digests) else None
+    repeated = (cached.banks.get(bank_key) or _CHECKED_HERE.get(bank_key)) if all(digests) else None
     if repeated is None:
         repeated = [[r.index, r.problem.field, r.problem.message] for r in repeats(entries)]
-        cached.banks[bank_key] = repeated
+    cached.banks[bank_key] = _CHECKED_HERE[bank_key] = repeated
     for index, field, message in repeated:
         entry = entries[index]
         assert entry.path is not None
@@ -97,9 +97,9 @@ def _load(path: Path) -> tuple[str, list[Entry], list[Problem]]:
     return hashlib.sha256(_CODE_HASH + data).hexdigest(), list(found), list(wrong)
 
 
-PARSED_KEPT = 64
-"""Packs kept parsed in a process (the shipped bank is some forty): `bench fuzz` checks each fuzzed import against the
-whole bank, and parsing its TOML again each time was most of the run."""
+PARSED_KEPT = 512
+"""Packs kept parsed in a process (the shipped bank is 108): `bench fuzz` checks each fuzzed import against the whole
+bank, and parsing its TOML again each time was most of the run."""
 
 
 @lru_cache(maxsize=PARSED_KEPT)
@@ -119,6 +119,9 @@ def _code_hash() -> bytes:
 
 _CODE_HASH = _code_hash()
 Remembered = list[list[Any]]
+_CHECKED_HERE: dict[str, Remembered] = {}
+"""The checks this process made or read, by the same keys as the cache file: a process that checks the bank again
+(an import after a validation, a bench's every fuzzed input) does not check the same packs twice, cache or none."""
 
 
 class _Cache:
