@@ -54,7 +54,7 @@ def check_files(files: Sequence[Path], cache: Path | None = None, *, remember: b
         digest, found, wrong = _load(path)
         digests.append(digest)
         problems += wrong
-        remembered = (cached.packs.get(digest) or _CHECKED_HERE.get(digest)) if digest else None
+        remembered = _remembered(digest, cached.packs) if digest else None
         if remembered is None:
             remembered = [[i, p.field, p.message] for i, e in enumerate(found) for p in check_entry(e)]
         if digest:
@@ -65,7 +65,7 @@ def check_files(files: Sequence[Path], cache: Path | None = None, *, remember: b
         entries += found
     named = b"\n".join(d.encode() + b":" + os.fsencode(p) for d, p in zip(digests, files, strict=True))
     bank_key = hashlib.sha256(named).hexdigest()
-    repeated = (cached.banks.get(bank_key) or _CHECKED_HERE.get(bank_key)) if all(digests) else None
+    repeated = _remembered(bank_key, cached.banks) if all(digests) else None
     if repeated is None:
         repeated = [[r.index, r.problem.field, r.problem.message] for r in repeats(entries)]
     cached.banks[bank_key] = _CHECKED_HERE[bank_key] = repeated
@@ -77,6 +77,13 @@ def check_files(files: Sequence[Path], cache: Path | None = None, *, remember: b
     if remember:
         cached.save()
     return Checked(tuple(entries), tuple(problems), frozenset(unusable))
+
+
+def _remembered(key: str, cached: dict[str, Remembered]) -> Remembered | None:
+    """The checks made under `key`, from the cache file or from this process; None when neither has them (an empty
+    list is a pack or bank without a problem)."""
+    found = cached.get(key)
+    return found if found is not None else _CHECKED_HERE.get(key)
 
 
 def _load(path: Path) -> tuple[str, list[Entry], list[Problem]]:
