@@ -42,12 +42,14 @@ class Listened:
     the runner says where the game was and listens again."""
     speculation: Speculation | None = None
     """What reading ahead did, where the ear reads ahead (a live microphone)."""
+    cued_at: float | None = None
+    """Seconds of audio since listening began where the heard cue was last played; None when none was."""
 
     @classmethod
     def from_hearing(cls, hearing: Hearing, *, stalled: bool = False) -> Listened:
         heard = hearing.heard
         observation = Silence() if heard is None else heard
-        return cls(observation, hearing.barged_in_at, hearing.early, stalled, hearing.speculation)
+        return cls(observation, hearing.barged_in_at, hearing.early, stalled, hearing.speculation, hearing.cued_at)
 
 
 class Ear(Protocol):

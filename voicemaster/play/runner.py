@@ -228,6 +228,8 @@ class Runner:
         if listened.barged_in_at is not None:
             at = listened.barged_in_at
             self.transcript.write(since + at, "barge_in", {"player": listen.player, "at": at})
+        if listened.cued_at is not None:
+            self.transcript.write(self.now, "heard_cue", {"player": listen.player, "at": listened.cued_at})
         if listened.early:
             self.transcript.write(self.now, "early_decision", {"player": listen.player})
         ahead = listened.speculation

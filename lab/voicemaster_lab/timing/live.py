@@ -65,6 +65,7 @@ def run(languages: Sequence[str], utterances: int, *, seed: int = 1, config: Pat
     pulse = start_pulse(folder / "pulse", bus=True)
     turns: list[live_figures.Turn] = []
     ahead: list[dict[str, Any]] = []
+    cues = 0
     not_measured: dict[str, str] = {}
     games = 0
     try:
@@ -78,6 +79,7 @@ def run(languages: Sequence[str], utterances: int, *, seed: int = 1, config: Pat
                 played = _game(pulse, repertoire, language, wanted, seed + game, folder / f"{language}{game}", config)
                 turns += played.turns
                 ahead += played.read_ahead
+                cues += played.cues
                 games += 1
                 if played.stopped:
                     not_measured[language] = played.stopped
@@ -101,7 +103,10 @@ def run(languages: Sequence[str], utterances: int, *, seed: int = 1, config: Pat
         "measured": measured,
         **{kind: _short(measured[kind]) for kind in live_figures.KINDS},
         "asked_again_share": measured["asked_again_share"],
-        "heard_cue": {name: measured["heard_cue"][name] for name in ("turns", "p50_ms", "p95_ms", "max_ms")},
+        "heard_cue": {
+            **{name: measured["heard_cue"][name] for name in ("turns", "p50_ms", "p95_ms", "max_ms")},
+            "played": cues,
+        },
         "speculative": live_figures.speculative(ahead),
         "turns": [_turn_row(turn) for turn in turns],
         "not_measured": not_measured,
@@ -120,6 +125,8 @@ class Played:
     """Why the game stopped before its turns were played, if it did."""
     read_ahead: list[dict[str, Any]] = field(default_factory=list)
     """The game's log of reading ahead, one entry a listening that read ahead."""
+    cues: int = 0
+    """Heard cues the game's log says it played."""
 
 
 @dataclass
@@ -145,6 +152,7 @@ class _Follower:
     over: bool = False
     seen: int = 0
     read_ahead: list[dict[str, Any]] = field(default_factory=list)
+    cues: int = 0
 
     def follow(self) -> str:
         """Plays until `wanted` utterances are decided on; returns why it stopped early, or ""."""
@@ -177,6 +185,8 @@ class _Follower:
                 self.over = True
             case "read_ahead":
                 self.read_ahead.append(event)
+            case "heard_cue":
+                self.cues += 1
             case "heard" | "silence" if self.pending is not None:
                 reply, spoken, began, span, cpu = self.pending
                 heard = (str(event["intent"]), event["value"]) if event["event"] == "heard" else None
@@ -235,7 +245,7 @@ def _game(
         shown = (folder / "stderr.txt").read_text(errors="replace").strip().splitlines()
         stopped += f": {shown[-1]}" if shown else ""
     stereo = np.frombuffer(recording.audio.samples, dtype="<i2").reshape(-1, 2)
-    return Played(live_figures.turns(follower.fed, stereo), stopped, follower.read_ahead)
+    return Played(live_figures.turns(follower.fed, stereo), stopped, follower.read_ahead, follower.cues)
 
 
 def _cpu_seconds(pid: int) -> float | None:
