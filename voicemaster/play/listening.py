@@ -22,9 +22,17 @@ from voicemaster.speech.voice.earcons import HEARD, earcon
 CUE_RATE = 22_050
 
 
+CUE_TAIL_SECONDS = 0.25
+"""Silence after the cue's 70 ms tick: a sound device stream that ends within its first buffer (0.1 s) was never
+heard through PulseAudio (`bench live`: the game logged the cue at each turn, the speaker played none of them)."""
+
+
 def heard_cue(on: bool) -> Audio | None:
     """The sound an ear plays as soon as the end of a player's speech is heard (`[speech] heard_cue`), or None."""
-    return earcon(HEARD, CUE_RATE) if on else None
+    if not on:
+        return None
+    tick = earcon(HEARD, CUE_RATE)
+    return Audio(tick.samples + bytes(2 * round(CUE_TAIL_SECONDS * CUE_RATE)), CUE_RATE)
 
 
 @dataclass(frozen=True)
