@@ -22,17 +22,21 @@ from voicemaster.speech.voice.earcons import HEARD, earcon
 CUE_RATE = 22_050
 
 
-CUE_TAIL_SECONDS = 0.25
-"""Silence after the cue's 70 ms tick: a sound device stream that ends within its first buffer (0.1 s) was never
-heard through PulseAudio (`bench live`: the game logged the cue at each turn, the speaker played none of them)."""
+DEVICE_TAIL_SECONDS = 0.25
+"""Silence after a short sound played on a sound device: a stream that ends within its first buffer (0.1 s) was never
+heard through PulseAudio (`bench live`: the game logged the 70 ms cue at each turn, the speaker played none)."""
 
 
 def heard_cue(on: bool) -> Audio | None:
     """The sound an ear plays as soon as the end of a player's speech is heard (`[speech] heard_cue`), or None."""
-    if not on:
-        return None
-    tick = earcon(HEARD, CUE_RATE)
-    return Audio(tick.samples + bytes(2 * round(CUE_TAIL_SECONDS * CUE_RATE)), CUE_RATE)
+    return earcon(HEARD, CUE_RATE) if on else None
+
+
+def for_a_device(sound: Audio | None) -> Audio | None:
+    """`sound` as a sound device will play it whole: with `DEVICE_TAIL_SECONDS` of silence after."""
+    return (
+        None if sound is None else Audio(sound.samples + bytes(2 * round(DEVICE_TAIL_SECONDS * sound.rate)), sound.rate)
+    )
 
 
 @dataclass(frozen=True)
