@@ -11,7 +11,7 @@ test: setup
 	./scripts/check.sh
 
 # The pure tier, for a developer between two edits (after one `make setup`): no speech model, no sound, nothing
-# slow; under a minute.
+# slow; about a minute (docs/benchmarks.md, "Tests").
 test-fast:
 	.venv/bin/pytest -n 2 -m "not model and not audio and not slow"
 
