@@ -11,7 +11,7 @@ recording (`timing.live_figures`): from the end of the player's speech to the fi
 What the log says the game heard tells a turn asked again from one understood (or misunderstood). CPU per decision is
 the game process's CPU time (every thread: decoder, BLAS workers, voice activity, render-ahead) from the end of the
 player's speech until the decision shows in the log, read from /proc at both moments. The heard cue's delay is read
-off the recording as the reply's is; how often a reading started ahead (at a dip in the voice, `hearing.ahead`)
+off the recording as the reply's is; how often a reading started ahead (at the short pause, `hearing.ahead`)
 decided, and what the readings thrown away cost, from the log.
 
 It runs in real time: about a minute a language for the default dozen turns. The machine's load average is printed

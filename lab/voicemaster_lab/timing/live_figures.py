@@ -263,7 +263,7 @@ def summary(turns: Sequence[Turn], games: int) -> dict[str, Any]:
 
 
 def speculative(logged: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Reading ahead over the listenings that did: readings started at a dip, the share of listenings a reading
+    """Reading ahead over the listenings that did: readings started at a short pause, the share of listenings a reading
     started ahead decided, and the CPU the readings thrown away took (on the other core)."""
     started = sum(int(entry["started"]) for entry in logged)
     used = sum(int(entry["used"]) for entry in logged)
@@ -320,7 +320,7 @@ def report(figures: dict[str, Any]) -> str:
     ahead = figures.get("speculative")
     if ahead and ahead["started"]:
         out.append(
-            f"  read ahead from a dip in the voice: {ahead['started']} readings started in {ahead['listenings']} "
+            f"  read ahead from the short pause: {ahead['started']} readings started in {ahead['listenings']} "
             f"listenings, {ahead['used']} decided (share {ahead['used_share']}); those thrown away took "
             f"{ahead['thrown_cpu_ms']} ms on the other core"
         )

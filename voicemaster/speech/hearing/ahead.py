@@ -1,12 +1,11 @@
 """Reading ahead: an utterance read on a worker thread while its frames go on being heard on the caller's.
 
 A live microphone's frames come in real time: the pipeline (`pipeline.listen_and_recognize`, `ahead=True`) starts a
-reading at the short pause (or, `pipeline.READ_FROM_THE_DIP`, at the first frame without speech, padded with silence
-to the pause's length) and goes on hearing frames meanwhile, on the other core; a complete reading ends the
-utterance the moment it is made. A reading overtaken by more speech is thrown away; from the dip, one whose audio
-then gained a sound the voice detector does not count as speech (the burst of a final "k": `gained_only_silence`)
-is made again on the longer audio. A reading cannot be stopped half-way: one thrown away runs out on its thread,
-and what it cost is counted (`Speculation.thrown_ms`, shown by `voicemaster bench live`).
+reading at the short pause and goes on hearing frames meanwhile, on the other core; a complete reading ends the
+utterance the moment it is made. A reading overtaken by more speech is thrown away. A reading cannot be stopped
+half-way: one thrown away runs out on its thread, and what it cost is counted (`Speculation.thrown_ms`, shown by
+`voicemaster bench live`). Started earlier, at the first frame without speech, it changed decisions
+(docs/benchmarks.md), so it starts at the pause and decides what the pause's reading decides.
 """
 
 from __future__ import annotations
@@ -37,7 +36,7 @@ class Speculation:
     started: int = 0
     """Readings started ahead."""
     used: int = 0
-    """Of those, the one that decided (0 or 1): the utterance's speech had only gained silence since its dip."""
+    """Of those, the one that decided (0 or 1): the utterance's speech had only gained silence since its pause."""
     thrown_ms: float = 0.0
     """The time the readings thrown away took on their threads (those that ended before listening did)."""
 
@@ -56,21 +55,18 @@ class Ahead:
         self._thrown_ms = 0.0
         self._lock = threading.Lock()
 
-    def dip(self, speech_end: float, utterance: Callable[[], Audio | None], pad: float = 0.0) -> None:
-        """A frame without speech after speech that ended at `speech_end`: a reading of the utterance so far starts,
-        unless one for this end is under way. It reads the utterance followed by `pad` seconds of silence: as long
-        as the audio the short pause would read, so that the reading is that one wherever the pause only brings
-        silence."""
+    def pause(self, speech_end: float, utterance: Callable[[], Audio | None]) -> None:
+        """A short pause after speech that ended at `speech_end`: a reading of the utterance so far (the pause's
+        own audio) starts, unless one for this end is under way."""
         if self._read_for == speech_end:
             return
         self.keep_only(speech_end)
         audio = utterance()
         if audio is not None:
-            self._start(speech_end, audio, pad)
+            self._start(speech_end, audio)
 
-    def _start(self, speech_end: float, audio: Audio, pad: float = 0.0) -> None:
-        padded = Audio(audio.samples + bytes(2 * round(pad * audio.rate)), audio.rate) if pad > 0 else audio
-        future = self._workers.submit(self._recognizer.recognize, padded, self._context)
+    def _start(self, speech_end: float, audio: Audio) -> None:
+        future = self._workers.submit(self._recognizer.recognize, audio, self._context)
         self._pending = (speech_end, audio, future)
         self._read_for = speech_end
         self._started += 1
@@ -88,15 +84,9 @@ class Ahead:
         if not future.cancel():  # running: it runs out, and what it cost is counted
             future.add_done_callback(self._count_thrown)
 
-    def ready(self, speech_end: float | None, now: Audio | None) -> tuple[Heard, Audio] | None:
-        """The reading of the utterance up to `speech_end`, with the audio it read, if it has been made and the
-        utterance (`now`) gained only silence since; one that gained a sound is made again on `now`."""
+    def ready(self, speech_end: float | None) -> tuple[Heard, Audio] | None:
+        """The reading of the utterance up to `speech_end`, with the audio it read, if it has been made."""
         if self._pending is None or self._pending[0] != speech_end or not self._pending[2].done():
-            return None
-        end, audio, _ = self._pending
-        if now is not None and not gained_only_silence(audio, now):
-            self._throw()
-            self._start(end, now)
             return None
         return self._take()
 

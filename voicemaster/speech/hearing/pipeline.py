@@ -96,7 +96,7 @@ def listen_and_recognize(
     `cue` is called where the utterance pauses or ends, before it is read, once for each stretch of speech: the
     player hears at once that they were heard, however long reading takes; never while `during` still plays.
     `ahead`, for a source whose frames come in real time (a microphone): the utterance is read on a worker thread
-    from the first dip in the voice (`ahead.Ahead`), and a complete reading ends it as soon as the short pause is
+    from the short pause (`ahead.Ahead`), and a complete reading ends it as soon as the short pause is
     reached and the reading is made; without, it is read at the short pause, between frames."""
     # What the recognizer can work out from the context alone is done while the player still thinks.
     recognizer.prepare(context)
@@ -136,7 +136,7 @@ def listen_and_recognize(
             break
     ended = ended or endpointer.ended()  # a script's line ran out before the end of speech
     if reader is not None and ended.audio is not None and (not readings or readings[-1][0] != segmenter.end):
-        waited = reader.wait(segmenter.end)  # the reading started at the dip before this pause
+        waited = reader.wait(segmenter.end)  # the reading started at this pause
         readings += [(segmenter.end, *waited)] if waited is not None else []
     stands = bool(readings) and _stands(readings[-1], segmenter.end, ended.audio)
     speculation = reader.close(decided=stands) if reader is not None else None
@@ -157,29 +157,21 @@ def listen_and_recognize(
     return Hearing(ended.audio, tuple(recognitions), early, endpointer.timeline(), barged_in_at, cued_at, speculation)
 
 
-READ_FROM_THE_DIP = False
-"""Reading ahead starts at the first frame without speech (True) or at the short pause (False), on the worker thread
-either way. From the dip, even padded with silence to the pause's length, 1 of 136 decisions on the voices' lines of
-`bench live` came out otherwise than read at the pause (an answer asked again; 2 of 136 unpadded): so it starts at
-the pause, and decides what the pause's reading decides (docs/benchmarks.md)."""
 Reading = tuple[float | None, Heard, Audio]
 """A reading made: the end of speech of the utterance it read, what it heard, and the audio it read."""
 
 
 def _read_ahead(reader: Ahead, endpointer: Endpointer, readings: list[Reading]) -> None:
-    """A reading started at a dip in the voice, readings of an utterance that has gone on thrown away, and a reading
+    """A reading started at a short pause, readings of an utterance that has gone on thrown away, and a reading
     made meanwhile taken in."""
     end = endpointer.segmenter.end
     if end is not None and endpointer.now > end + EPSILON:
-        if READ_FROM_THE_DIP:
-            pause = endpointer.segmenter.settings.early_silence_seconds
-            reader.dip(end, endpointer.utterance, max(0.0, pause - (endpointer.now - end)))
-        elif endpointer.state is Endpoint.PAUSED:
-            reader.dip(end, endpointer.utterance)  # the pause's own audio: its decision, to the bit
+        if endpointer.state is Endpoint.PAUSED:
+            reader.pause(end, endpointer.utterance)  # the pause's own audio: its decision, to the bit
     else:
         reader.keep_only(end)
     if not readings or readings[-1][0] != end:
-        made = reader.ready(end, endpointer.utterance() if READ_FROM_THE_DIP else None)
+        made = reader.ready(end)
         if made is not None:
             readings.append((end, *made))
 
