@@ -22,21 +22,9 @@ from voicemaster.speech.voice.earcons import HEARD, earcon
 CUE_RATE = 22_050
 
 
-DEVICE_TAIL_SECONDS = 0.25
-"""Silence after a short sound played on a sound device: a stream that ends within its first buffer (0.1 s) was never
-heard through PulseAudio (`bench live`: the game logged the 70 ms cue at each turn, the speaker played none)."""
-
-
 def heard_cue(on: bool) -> Audio | None:
     """The sound an ear plays as soon as the end of a player's speech is heard (`[speech] heard_cue`), or None."""
     return earcon(HEARD, CUE_RATE) if on else None
-
-
-def for_a_device(sound: Audio | None) -> Audio | None:
-    """`sound` as a sound device will play it whole: with `DEVICE_TAIL_SECONDS` of silence after."""
-    return (
-        None if sound is None else Audio(sound.samples + bytes(2 * round(DEVICE_TAIL_SECONDS * sound.rate)), sound.rate)
-    )
 
 
 @dataclass(frozen=True)

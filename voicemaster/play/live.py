@@ -24,7 +24,7 @@ from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.host.saved import DropSession, Session, UnreadableGame, restore, unfinishable
 from voicemaster.host.screen_address import ScreenAddress
 from voicemaster.host.setup import which_variant, who_plays
-from voicemaster.play.listening import Listened, for_a_device, heard_cue
+from voicemaster.play.listening import Listened, heard_cue
 from voicemaster.play.runner import Runner, Transcript, WallClock, Watcher, drive
 from voicemaster.questions.model import Entry
 from voicemaster.questions.selection import Bank
@@ -84,7 +84,7 @@ def play(
         played = PlayedSound()
         speaker = Speaker(present=speaker_present, played=played)
         microphone = Microphone(lost=in_use.lost, present=in_use.present, front_end=front_end, played=played)
-        ear = MicrophoneEar(microphone, speaker, recognizer, SileroVad(), for_a_device(heard_cue(config.heard_cue)))
+        ear = MicrophoneEar(microphone, speaker, recognizer, SileroVad(), heard_cue(config.heard_cue))
 
         with (log or Path("/dev/null")).open("a", encoding="utf-8") as log_file:
             runner = Runner(

@@ -32,6 +32,10 @@ STUCK_LOOKS = 10
 OUTPUT_LATENCY = 0.1
 """Seconds of sound buffered ahead for the speaker: PortAudio's usual 35 ms through PulseAudio underran (audible gaps)
 while the microphone was being analysed; stopping is still instant, as a stop discards the buffer."""
+SHORTEST_STREAM_SECONDS = 0.35
+"""A sound shorter than this is played with silence after it up to this length: a stream that ended within its first
+buffer was never heard through PulseAudio (`bench live`: the game logged its 70 ms heard cue at each turn, the
+speaker played none)."""
 
 
 class Speaker:
@@ -83,7 +87,7 @@ class _SpeakerPlayback:
         self.stalled = 0.0
         self._last_call: float | None = None
         rate = self._device_rate(audio.rate, device)
-        self._data = resample(audio, rate).samples
+        self._data = _lasting(resample(audio, rate).samples, rate)
         self._rate = rate
         self._cursor = 0
         self._stopped = False
@@ -149,7 +153,7 @@ class _SpeakerPlayback:
             raise self._sd.CallbackStop
 
     def position(self) -> float:
-        return self._cursor / 2 / self._rate
+        return min(self._cursor / 2 / self._rate, self.audio.seconds)
 
     def done(self) -> bool:
         if self._finished.is_set():
@@ -212,3 +216,8 @@ class _SpeakerPlayback:
         except self._sd.PortAudioError:
             pass  # a stream whose device is gone cannot be closed cleanly, and there is nothing left to release
         self._finished.set()
+
+
+def _lasting(samples: bytes, rate: int) -> bytes:
+    """`samples` (16-bit mono at `rate`), with silence after them up to `SHORTEST_STREAM_SECONDS`."""
+    return samples + bytes(max(0, 2 * round(SHORTEST_STREAM_SECONDS * rate) - len(samples)))
