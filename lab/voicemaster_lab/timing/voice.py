@@ -157,15 +157,16 @@ def reply_latency(
     host = Quizmaster(Session(new_game(settings)), bank, language)
     speaker = _RealTimeSpeaker()
     decisions: list[float] = []
-    yes_at_once = [False]
+    after_yes_at_once = False
 
     def hear(listen: Listen, _said: Say | None, speaking: Playback | None) -> Observation:
+        nonlocal after_yes_at_once
         if speaking is not None:
             speaking.wait()
-        if yes_at_once[0]:  # the window after a yes said at once: the player, sure, stays silent
-            yes_at_once[0] = False
+        if after_yes_at_once:  # the window after a yes said at once: the player, sure, stays silent
+            after_yes_at_once = False
             return Silence()
-        yes_at_once[0] = listen.context.yes_at_once
+        after_yes_at_once = listen.context.yes_at_once
         time.sleep(think)
         decisions.append(time.monotonic())
         current = host.game.round
