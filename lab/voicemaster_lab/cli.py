@@ -11,7 +11,6 @@ from voicemaster import paths
 from voicemaster.cli.questions import bank_roots
 from voicemaster.cli.settings import settings_for
 from voicemaster.config.files import LANGUAGES
-from voicemaster_lab.harness.room import ROOMS
 
 
 def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -62,8 +61,8 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     bench.add_argument("--languages", default=",".join(LANGUAGES), help="asr, latency, live, room, voice: languages")
     bench.add_argument(
         "--rooms",
-        default=",".join(ROOMS),
-        help=f"room: the rooms, comma-separated, of {', '.join(ROOMS)}",
+        default="all",
+        help="room: the rooms, comma-separated, or all (quiet, car, living-room, party, far)",
     )
     bench.add_argument(
         "--echo-db",
@@ -306,10 +305,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _room(args: argparse.Namespace) -> int:
+    from voicemaster_lab.harness.room import ROOMS
     from voicemaster_lab.timing import room
 
     languages = [language.strip() for language in args.languages.split(",") if language.strip()]
     names = [name.strip() for name in args.rooms.split(",") if name.strip()]
+    names = list(ROOMS) if names == ["all"] else names
     if unknown := sorted(set(names) - set(ROOMS)):
         print(f"voicemaster: no room {', '.join(unknown)}; choose from {', '.join(ROOMS)}", file=sys.stderr)
         return 2

@@ -3,6 +3,7 @@ names the log file that holds its traceback. User folders are isolated in tmp_pa
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import signal
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from voicemaster.cli import app as cli
+from voicemaster.cli import failures
 from voicemaster.cli import history as history_cli
 from voicemaster.store import Store
 
@@ -120,6 +122,23 @@ def test_a_bug_is_one_line_naming_a_log_with_the_traceback(
     assert str(log) in shown.err
     written = log.read_text(encoding="utf-8")
     assert "command: voicemaster history" in written and "Traceback" in written and "no such key" in written
+
+
+@pytest.mark.parametrize(("module", "name"), failures.USERS_ERRORS)
+def test_each_error_meant_for_the_user_is_one_line_with_its_message(
+    module: str, name: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The errors are named by module and class (a failed command need not import them all): a misspelt one would
+    reach the user as "a bug"."""
+    error = getattr(importlib.import_module(module), name)
+    assert issubclass(error, Exception)
+
+    def failing(_args: object) -> int:
+        raise error.__new__(error, "the history is on a disc that was taken out")  # whatever its constructor asks
+
+    monkeypatch.setattr(history_cli, "show", failing)
+    assert cli.main(["history"]) == 2
+    assert capsys.readouterr().err == "voicemaster: the history is on a disc that was taken out\n"
 
 
 def test_ctrl_c_ends_quietly(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

@@ -24,30 +24,26 @@ USER_ERROR = 2
 INTERRUPTED = 130
 
 
-def _ours() -> tuple[type[BaseException], ...]:
-    """The errors whose message is meant for the user. Imported here: the CLI starts without the speech stack."""
-    from voicemaster.config.files import ConfigError
-    from voicemaster.models.manifest import ModelError
-    from voicemaster.questions.importers import ImportFailed
-    from voicemaster.rules.errors import IllegalAction
-    from voicemaster.screen import ScreenUnavailable
-    from voicemaster.speakable import Unspeakable
-    from voicemaster.speech.devices.interfaces import AudioUnavailable
-    from voicemaster.speech.hearing.recognition import RecognizerUnavailable
-    from voicemaster.speech.voice.synthesis import SpeechUnavailable
-    from voicemaster.store import StoreError
+USERS_ERRORS = (
+    ("voicemaster.config.files", "ConfigError"),
+    ("voicemaster.rules.errors", "IllegalAction"),
+    ("voicemaster.questions.importers", "ImportFailed"),
+    ("voicemaster.models.manifest", "ModelError"),
+    ("voicemaster.speech.hearing.recognition", "RecognizerUnavailable"),
+    ("voicemaster.speech.voice.synthesis", "SpeechUnavailable"),
+    ("voicemaster.speech.devices.interfaces", "AudioUnavailable"),
+    ("voicemaster.store", "StoreError"),
+    ("voicemaster.screen", "ScreenUnavailable"),
+    ("voicemaster.speakable", "Unspeakable"),
+)
+"""The errors whose message is meant for the user, by module and name: only those of modules already imported are
+looked at (an error can only come from a module that was), so that a failed command does not load the speech stack
+(and numpy) to find out what it was."""
 
-    return (
-        ConfigError,
-        IllegalAction,
-        ImportFailed,
-        ModelError,
-        RecognizerUnavailable,
-        SpeechUnavailable,
-        AudioUnavailable,
-        StoreError,
-        ScreenUnavailable,
-        Unspeakable,
+
+def _is_ours(error: BaseException) -> bool:
+    return any(
+        isinstance(error, getattr(sys.modules[module], name)) for module, name in USERS_ERRORS if module in sys.modules
     )
 
 
@@ -62,7 +58,7 @@ def guarded(run: Callable[[], int], argv: Sequence[str], err: TextIO | None = No
         return 0
     except Exception as error:  # the one place every failure is turned into a line for the user
         out = err or sys.stderr  # looked up now: a command may have moved standard error (devices.py)
-        if isinstance(error, _ours()):
+        if _is_ours(error):
             print(f"voicemaster: {_one_line(str(error))}", file=out)
             return USER_ERROR
         if isinstance(error, OSError) and error.strerror:  # the system's own words and the file it concerns

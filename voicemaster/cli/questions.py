@@ -200,13 +200,14 @@ def import_pack(args: argparse.Namespace) -> int:
         raise importers.ImportFailed(
             f"--out {paths.shown(out)}: {refused}: give --out a pack file name{wanted}; nothing written"
         )
+    text = importers.read_text(args.file)  # a file that cannot be read is said before the bank is loaded
     # The bank the pack joins, as `play` will load it, but for the pack it replaces: a question repeating one of
     # the bank's would make the bank fail validation.
     bank = _checked(None, leaving=out).usable()
     if args.input_format == "opentdb":
-        imported = importers.from_opentdb(args.file, args.lang, bank, _progress)
+        imported = importers.from_opentdb(args.file, text, args.lang, bank, _progress)
     else:
-        imported = importers.from_csv(args.file, args.lang, args.license, bank, _progress)
+        imported = importers.from_csv(args.file, text, args.lang, args.license, bank, _progress)
     if not imported.entries:
         raise importers.ImportFailed(
             f"{args.file}: no question could be imported ({_left_out(imported.left_out)}); nothing written"

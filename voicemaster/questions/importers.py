@@ -70,9 +70,11 @@ Progress = Callable[[int, int], None]
 """(questions checked, questions in all): called now and then on a long import."""
 
 
-def from_opentdb(path: Path, language: str, bank: Sequence[Entry] = (), progress: Progress | None = None) -> Imported:
-    """The questions of an Open Trivia DB file that can join `bank` (leaving out repeats of its questions)."""
-    text = read_text(path)  # its ImportFailed is a ValueError too, not to be taken for a JSON number's below
+def from_opentdb(
+    path: Path, text: str, language: str, bank: Sequence[Entry] = (), progress: Progress | None = None
+) -> Imported:
+    """The questions of an Open Trivia DB file (`text`, as `read_text(path)` read it) that can join `bank` (leaving
+    out repeats of its questions)."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
@@ -138,11 +140,17 @@ def _category(raw: str) -> str:
 
 
 def from_csv(
-    path: Path, language: str, license_id: str = "unknown", bank: Sequence[Entry] = (), progress: Progress | None = None
+    path: Path,
+    text: str,
+    language: str,
+    license_id: str = "unknown",
+    bank: Sequence[Entry] = (),
+    progress: Progress | None = None,
 ) -> Imported:
-    """The questions of a CSV file that can join `bank`; a row with other than four options is named, not guessed."""
+    """The questions of a CSV file (`text`, as `read_text(path)` read it) that can join `bank`; a row with other than
+    four options is named, not guessed."""
     # newline=None reads old Mac (CR-only) and Windows line endings as well as Unix ones.
-    reader = csv.reader(io.StringIO(read_text(path), newline=None))
+    reader = csv.reader(io.StringIO(text, newline=None))
     imported = Imported()
     source = pack_name(path.stem)
     try:
