@@ -200,14 +200,15 @@ def import_pack(args: argparse.Namespace) -> int:
         raise importers.ImportFailed(
             f"--out {paths.shown(out)}: {refused}: give --out a pack file name{wanted}; nothing written"
         )
-    text = importers.read_text(args.file)  # a file that cannot be read is said before the bank is loaded
-    # The bank the pack joins, as `play` will load it, but for the pack it replaces: a question repeating one of
-    # the bank's would make the bank fail validation.
-    bank = _checked(None, leaving=out).usable()
+    # The input is read and parsed before the bank it joins is loaded: a wrong file is said at once.
+    text = importers.read_text(args.file)
     if args.input_format == "opentdb":
-        imported = importers.from_opentdb(args.file, text, args.lang, bank, _progress)
+        found = importers.from_opentdb(args.file, text, args.lang, _progress)
     else:
-        imported = importers.from_csv(args.file, text, args.lang, args.license, bank, _progress)
+        found = importers.from_csv(args.file, text, args.lang, args.license, _progress)
+    # The bank as `play` will load it, but for the pack this one replaces: a question repeating one of the bank's
+    # would make the bank fail validation.
+    imported = importers.finish(found, _checked(None, leaving=out).usable(), _progress)
     if not imported.entries:
         raise importers.ImportFailed(
             f"{args.file}: no question could be imported ({_left_out(imported.left_out)}); nothing written"

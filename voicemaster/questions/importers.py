@@ -70,11 +70,9 @@ Progress = Callable[[int, int], None]
 """(questions checked, questions in all): called now and then on a long import."""
 
 
-def from_opentdb(
-    path: Path, text: str, language: str, bank: Sequence[Entry] = (), progress: Progress | None = None
-) -> Imported:
-    """The questions of an Open Trivia DB file (`text`, as `read_text(path)` read it) that can join `bank` (leaving
-    out repeats of its questions)."""
+def from_opentdb(path: Path, text: str, language: str, progress: Progress | None = None) -> Imported:
+    """The questions of an Open Trivia DB file (`text`, as `read_text(path)` read it), each checked alone: `finish`
+    joins them to a bank. A file that is no Open Trivia DB file is refused before the bank is loaded."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
@@ -123,7 +121,7 @@ def from_opentdb(
              _category(texts["category"]), html.unescape(texts["question"]),
              html.unescape(texts["correct_answer"]), [html.unescape(w) for w in wrong], "")  # fmt: skip
         _tell(progress, number + 1, len(results))
-    return finish(imported, bank, progress)
+    return imported
 
 
 def _kind(value: Any) -> str:
@@ -144,11 +142,10 @@ def from_csv(
     text: str,
     language: str,
     license_id: str = "unknown",
-    bank: Sequence[Entry] = (),
     progress: Progress | None = None,
 ) -> Imported:
-    """The questions of a CSV file (`text`, as `read_text(path)` read it) that can join `bank`; a row with other than
-    four options is named, not guessed."""
+    """The questions of a CSV file (`text`, as `read_text(path)` read it), each checked alone: `finish` joins them
+    to a bank. A row with other than four options is named, not guessed."""
     # newline=None reads old Mac (CR-only) and Windows line endings as well as Unix ones.
     reader = csv.reader(io.StringIO(text, newline=None))
     imported = Imported()
@@ -192,7 +189,7 @@ def from_csv(
         explanation = row[7] if len(row) > len(CSV_FIELDS) else ""
         _add(imported, where, path, language, source, license_id, level, row[1], row[2], row[3], row[4:7],
              explanation)  # fmt: skip
-    return finish(imported, bank, progress)
+    return imported
 
 
 def _tell(progress: Progress | None, done: int, total: int) -> None:
