@@ -10,10 +10,10 @@ demo: setup
 test: setup
 	./scripts/check.sh
 
-# The pure tier, for a developer between two edits (after one `make setup`): no speech model, no sound, nothing
-# slow; about a minute (docs/benchmarks.md, "Tests").
+# The pure tier, for a developer between two edits (after one `make setup`): no speech model, no sound, no
+# browser, nothing slow; under a minute (docs/benchmarks.md, "Tests").
 test-fast:
-	.venv/bin/pytest -n 2 -m "not model and not audio and not slow"
+	.venv/bin/pytest -n 2 -m "not model and not audio and not browser and not slow"
 
 # The long real-time games the default suite leaves out (CI runs them too).
 test-slow: setup

@@ -3,8 +3,9 @@ does not wander; the fixtures that cost time to build, built once a session (the
 recognizer per language, the voice activity detector); a user's own folders, fresh for each test that asks.
 
 The tiers (`make test-fast`, `make test`, `make test-slow`): a test that loads a speech model is marked `model`, one
-that renders, plays or records sound `audio`, a long real-time one `slow`. A test using the fixtures below is marked
-by them; a module that builds its own model or sound says so with `pytestmark`.
+that renders, plays or records sound `audio`, one that lays out the page in Chromium `browser`, a long real-time one
+`slow`. A test using the fixtures below (or `browser`) is marked by them; a module that builds its own model or sound
+says so with `pytestmark`.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ settings.load_profile("repeatable")
 
 MODEL_FIXTURES = frozenset({"whisper", "vad"})
 AUDIO_FIXTURES = frozenset({"espeak", "pulse"})
+BROWSER_FIXTURES = frozenset({"browser"})
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -40,6 +42,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.model)
         if used & AUDIO_FIXTURES:
             item.add_marker(pytest.mark.audio)
+        if used & BROWSER_FIXTURES:
+            item.add_marker(pytest.mark.browser)
 
 
 @pytest.fixture(scope="session")

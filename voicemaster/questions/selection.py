@@ -73,16 +73,10 @@ class Bank:
     entries: tuple[Entry, ...]
 
     def millionaire(self, language: str, level: int) -> list[Entry]:
-        return [
-            e for e in self.entries if e.language == language and e.format is Format.MILLIONAIRE and e.level == level
-        ]
+        return list(self._millionaire.get((language, level), ()))
 
     def cards(self, language: str, options: int) -> list[Entry]:
-        return [
-            e
-            for e in self.entries
-            if e.language == language and e.format is Format.MONEYDROP and len(e.options) == options
-        ]
+        return list(self._cards.get((language, options), ()))
 
     def next_question(
         self, language: str, level: int, *, seed: int, asked: tuple[str, ...], heard: Mapping[str, int]
@@ -122,3 +116,21 @@ class Bank:
     @cached_property
     def _by_id(self) -> dict[str, Entry]:
         return {entry.id: entry for entry in self.entries}
+
+    @cached_property
+    def _millionaire(self) -> dict[tuple[str, int], list[Entry]]:
+        """The questions by language and level, in bank order: a game picks from one such pool at every step."""
+        found: dict[tuple[str, int], list[Entry]] = {}
+        for e in self.entries:
+            if e.format is Format.MILLIONAIRE and e.level is not None:
+                found.setdefault((e.language, e.level), []).append(e)
+        return found
+
+    @cached_property
+    def _cards(self) -> dict[tuple[str, int], list[Entry]]:
+        """The money-drop cards by language and number of options, in bank order."""
+        found: dict[tuple[str, int], list[Entry]] = {}
+        for e in self.entries:
+            if e.format is Format.MONEYDROP:
+                found.setdefault((e.language, len(e.options)), []).append(e)
+        return found
