@@ -171,13 +171,13 @@ def test_a_whole_game_is_played_through_the_virtual_devices(pulse: Pulse, espeak
     # Markus said, in this order.
     understood = [meaning for meaning in heard if meaning[1] != "unknown"]
     named = max(index for index, meaning in enumerate(understood) if meaning[0] == "name")
-    assert all(meaning == ("confirm", "no", None) for meaning in understood[1:named:2])
-    assert understood[named : named + 2] == [("name", "name", "Markus"), ("confirm", "yes", None)]
+    assert all(meaning == ("confirm", "no", None) for meaning in understood[1:named:2]), heard
+    assert understood[named : named + 2] == [("name", "name", "Markus"), ("confirm", "yes", None)], heard
     # The answer: "Antwort B" heard, or, when it was not understood three times, a yes as the options are read one
     # by one (said over the quizmaster's prompt, eSpeak's "Antwort B" can come out as "Ante Motte").
     answered, rest = understood[named + 2 : -3], understood[-3:]
-    assert answered in ([("answer", "answer", "B")], [("confirm", "yes", None)])
-    assert rest == [("confirm", "yes", None), ("confirm", "walk_away", None), ("confirm", "yes", None)]
+    assert answered in ([("answer", "answer", "B")], [("confirm", "yes", None)]), heard  # all heard, when not
+    assert rest == [("confirm", "yes", None), ("confirm", "walk_away", None), ("confirm", "yes", None)], heard
     assert [event for event in events if event["event"] == "locked"] == [
         {"t": pytest.approx(0, abs=600), "event": "locked", "player": "Markus", "option": "B"}
     ]
