@@ -5,6 +5,7 @@ the echo canceller's reference. What the player would notice: the quizmaster's o
 from __future__ import annotations
 
 import statistics
+import time
 
 import pytest
 
@@ -36,3 +37,31 @@ def test_our_own_voice_through_the_loopback_is_cancelled_in_step(pulse: Pulse, e
     assert len(settled) > 10  # the canceller had the reference in step long enough to learn the loop
     residuals = [frame.residual for frame in settled if frame.residual is not None]
     assert statistics.median(residuals) < 0.1  # our voice left at a tenth of its loudness or less
+
+
+def test_a_listening_opened_mid_line_hears_our_voice_cancelled_from_its_first_frame(
+    pulse: Pulse, espeak: Espeak
+) -> None:
+    """A game listens for a barge-in some way into a line, after a while of not listening: the canceller must have
+    heard what was played meanwhile, or the echo of it reaches hearing as a player's voice."""
+    first = espeak.render("Willkommen bei der Show. Heute spielen wir um eine Million Euro, und zwar gleich.", "de")
+    second = espeak.render("Die nächste Frage kommt jetzt: Welche Stadt ist die Hauptstadt von Frankreich?", "de")
+    played = PlayedSound()
+    front_end = open_front_end(echo_cancel=True, noise_suppression=False)
+    opened: list[CleanedFrame] = []
+    with pulse.echo(), Microphone(front_end=front_end, played=played) as microphone:
+        playback = Speaker(played=played).play(first)
+        for _frame in microphone.frames(playback):  # the first line heard through: the canceller has settled
+            if playback.done():
+                break
+        playback = Speaker(played=played).play(second)
+        time.sleep(1.5)  # nobody listens for a while, then a listening opens over the line
+        for frame in microphone.frames(playback):
+            assert isinstance(frame, CleanedFrame)
+            opened.append(frame)
+            if len(opened) == 20:
+                break
+    # What hearing gets is the room's silence, not our line: every frame 26 dB or more below the line as played
+    # (the frames between words, near silence in the microphone, can come out with a residual over 1 of nothing).
+    loudness = [round(rms(frame)) for frame in opened]
+    assert loudness and max(loudness) < 0.05 * rms(second.samples), loudness

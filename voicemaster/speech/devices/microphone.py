@@ -9,10 +9,12 @@ device's presence tells them apart, not the time: a microphone still there was s
 Ctrl-Z or SIGSTOP, a suspend, a loaded machine), and listening carries on (`stalled` says for how long, so that the
 game can say where it was); one seen gone ends listening. Without `present`, the time alone decides.
 
-Given a front end (`speech.frontend`), each block is paired as it arrives with what the loudspeaker played meanwhile
-(`played`, the echo canceller's reference), and the frames delivered are the front end's cleaned ones
-(`CleanedFrame`): the pair is made on arrival, so that a frame read later (the pre-roll) still meets its own
-reference.
+Given a front end (`speech.frontend`), each block is cleaned as it arrives, with what the loudspeaker played
+meanwhile (`played`, the echo canceller's reference), and the frames delivered are the front end's cleaned ones
+(`CleanedFrame`). Cleaned on arrival, not as they are read: the canceller hears every block in order, listened to
+or not, so that a listening opened partway into a line (for a barge-in) finds it already following the line's echo.
+Cleaned only as they were read, the blocks between two listenings went past it, and the first frames of a
+listening over a line held an echo whose sound it had never been given: the game took its own voice for a player's.
 """
 
 from __future__ import annotations
@@ -74,8 +76,8 @@ class Microphone:
         self._last_arrival: float | None = None
         self._stream: Any = None
         # Between two listenings nobody reads: keep a few seconds, enough for any pre-roll, and no more.
-        self._frames: collections.deque[tuple[bytes, bytes]] = collections.deque(maxlen=round(10 / FRAME_SECONDS))
-        """Blocks heard, each with what was played as it was heard (empty without a front end)."""
+        self._frames: collections.deque[bytes] = collections.deque(maxlen=round(10 / FRAME_SECONDS))
+        """Blocks heard (cleaned, given a front end)."""
         self._arrived = threading.Condition()
         self._ended = False
 
@@ -150,11 +152,11 @@ class Microphone:
             self.stalled = max(self.stalled, now - self._last_arrival)
         self._last_arrival = now
         heard = bytes(data)
-        played = b""
-        if self._front_end is not None:
+        if self._front_end is not None:  # about a third of a millisecond a block for WebRTC's (bench frontend)
             played = self._played.take(len(heard)) if self._played is not None else bytes(len(heard))
+            heard = self._front_end.process(heard, played)
         with self._arrived:
-            self._frames.append((heard, played))
+            self._frames.append(heard)
             self._arrived.notify()
 
     def _end(self) -> None:
@@ -178,16 +180,12 @@ class Microphone:
                 frame = bytes(pending[:FRAME_BYTES])
                 yield frame if self._front_end is None else CleanedFrame(frame, residual, settled=settled)
                 del pending[:FRAME_BYTES]
-            heard, played = next(blocks, None) or self._next_block()
-            if self._front_end is None:
-                pending += heard
-                continue
-            cleaned = self._front_end.process(heard, played)
-            # Blocks are frames (`blocksize`): a frame is judged by its own block.
-            residual, settled = cleaned.residual, cleaned.settled
-            pending += cleaned
+            block = next(blocks, None) or self._next_block()
+            if isinstance(block, CleanedFrame):  # blocks are frames (`blocksize`): a frame is judged by its own
+                residual, settled = block.residual, block.settled
+            pending += block
 
-    def _next_block(self) -> tuple[bytes, bytes]:
+    def _next_block(self) -> bytes:
         quiet_since = time.monotonic()
         looks = 0
         reopened = False
