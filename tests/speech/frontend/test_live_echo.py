@@ -55,12 +55,15 @@ def test_a_listening_opened_mid_line_hears_our_voice_cancelled_from_its_first_fr
             if playback.done():
                 break
         playback = Speaker(played=played).play(second)
-        time.sleep(1.5)  # nobody listens for a while, then a listening opens over the line
-        for frame in microphone.frames(playback):
-            assert isinstance(frame, CleanedFrame)
-            opened.append(frame)
-            if len(opened) == 20:
-                break
+        try:
+            time.sleep(1.5)  # nobody listens for a while, then a listening opens over the line
+            for frame in microphone.frames(playback):
+                assert isinstance(frame, CleanedFrame)
+                opened.append(frame)
+                if len(opened) == 20:
+                    break
+        finally:
+            playback.stop()  # as a game stops a line it talked over: no stream is left open for later tests
     # What hearing gets is the room's silence, not our line: every frame 26 dB or more below the line as played
     # (the frames between words, near silence in the microphone, can come out with a residual over 1 of nothing).
     loudness = [round(rms(frame)) for frame in opened]
