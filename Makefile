@@ -13,9 +13,10 @@ test: setup
 # The pure tier, for a developer between two edits (after one `make setup`): no speech model, no sound, no
 # browser, nothing slow; under a minute (docs/benchmarks.md, "Tests"). Its files go to memory (/dev/shm) where
 # there is one: the store flushes every step to disk, which a developer's loop need not wait for; `make test`
-# writes to the disk, as a game does.
+# writes to the disk, as a game does. Python keeps its bytecode even where the shell says not to
+# (PYTHONDONTWRITEBYTECODE): many of its tests start the command line in a new process, which compiles it anew.
 test-fast:
-	TMPDIR="$$(test -w /dev/shm && echo /dev/shm || echo "$${TMPDIR:-/tmp}")" \
+	PYTHONDONTWRITEBYTECODE= TMPDIR="$$(test -w /dev/shm && echo /dev/shm || echo "$${TMPDIR:-/tmp}")" \
 		.venv/bin/pytest -n 2 -m "not model and not audio and not browser and not slow"
 
 # The long real-time games the default suite leaves out (CI runs them too).
