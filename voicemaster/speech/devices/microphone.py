@@ -12,9 +12,8 @@ game can say where it was); one seen gone ends listening. Without `present`, the
 Given a front end (`speech.frontend`), each block is cleaned as it arrives, with what the loudspeaker played
 meanwhile (`played`, the echo canceller's reference), and the frames delivered are the front end's cleaned ones
 (`CleanedFrame`). Cleaned on arrival, not as they are read: the canceller hears every block in order, listened to
-or not, so that a listening opened partway into a line (for a barge-in) finds it already following the line's echo.
-Cleaned only as they were read, the blocks between two listenings went past it, and the first frames of a
-listening over a line held an echo whose sound it had never been given: the game took its own voice for a player's.
+or not, so that a listening opened partway into a line (for a barge-in) finds it already following the line's echo,
+rather than meeting an echo of sound it was never handed.
 """
 
 from __future__ import annotations
@@ -152,7 +151,7 @@ class Microphone:
             self.stalled = max(self.stalled, now - self._last_arrival)
         self._last_arrival = now
         heard = bytes(data)
-        if self._front_end is not None:  # about a third of a millisecond a block for WebRTC's (bench frontend)
+        if self._front_end is not None:  # cheap enough for the audio thread (`bench frontend` measures it)
             played = self._played.take(len(heard)) if self._played is not None else bytes(len(heard))
             heard = self._front_end.process(heard, played)
         with self._arrived:
