@@ -26,6 +26,7 @@ from tests.speech.conftest import Pulse, matches, start_pulse
 from tests.speech.listening import listen
 from voicemaster.config.voice import Voice
 from voicemaster.speech.audio import Audio
+from voicemaster.speech.devices import portaudio as devices
 from voicemaster.speech.devices.capture import Watch, speaker_present
 from voicemaster.speech.devices.interfaces import AudioUnavailable, MicrophoneLost, MicrophoneUnavailable
 from voicemaster.speech.devices.loudspeaker import Speaker
@@ -161,14 +162,19 @@ def test_a_player_talking_over_the_program_stops_it_and_is_heard(pulse: Pulse, e
 
 @pytest.fixture
 def second_daemon(monkeypatch: pytest.MonkeyPatch) -> Iterator[Pulse]:
-    """Another daemon that the test may stop, pointed at by PULSE_SERVER; the session's daemon stays up."""
+    """Another daemon that the test may stop, pointed at by PULSE_SERVER; the session's daemon stays up. PortAudio
+    looks for devices again on the way in and out: it lists them once, and this worker may have started it with no
+    sound server at all (a demo test before any that use the session's daemon)."""
     daemon = start_pulse(Path(tempfile.mkdtemp(prefix="vm-pulse-")))
     monkeypatch.setenv("PULSE_SERVER", daemon.server)
+    devices.rescan()
     try:
         yield daemon
     finally:
         daemon.stop()
         shutil.rmtree(daemon.folder, ignore_errors=True)
+        monkeypatch.undo()
+        devices.rescan()
 
 
 def test_a_microphone_that_disappears_mid_game_gives_a_clear_error(second_daemon: Pulse) -> None:
@@ -284,6 +290,7 @@ def test_a_sound_server_without_devices_is_said_in_one_line_without_the_librarys
 
 _LISTENING_CHILD = """
 from tests.speech.listening import listen
+from voicemaster.speech.devices import portaudio as devices
 from voicemaster.speech.devices.capture import Watch, speaker_present
 from voicemaster.speech.devices.microphone import Microphone
 watch = Watch()
