@@ -5,6 +5,7 @@ asserts how fast anything is."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import statistics
 import subprocess
@@ -149,6 +150,15 @@ def test_the_figures_count_per_listening_and_print_as_a_table() -> None:
     shown = {"load_before": "1", "load_after": "1", "not_measured": {}, "rooms": [{"room": "car", "language": "de",
              "echo_db": 10.0, **figures}], **figures}  # fmt: skip
     assert "car" in report(shown) and json.dumps(shown)
+
+
+def test_the_help_names_every_room(capsys: pytest.CaptureFixture[str]) -> None:
+    """`bench`'s help names the rooms by hand (the rooms' module loads numpy, which no other command needs)."""
+    with pytest.raises(SystemExit):
+        cli.main(["bench", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    listed = re.search(r"or all \(([^)]*)\)", shown)
+    assert listed is not None and listed.group(1).split(", ") == list(acoustics.ROOMS)
 
 
 def test_an_unknown_room_echo_or_front_end_is_refused_on_the_command_line(
