@@ -25,6 +25,7 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
             "latency",
             "live",
             "room",
+            "endpoint",
             "yes-wait",
             "memory",
             "voice",
@@ -36,6 +37,8 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         help="rules: simulated games per second; asr: recognition accuracy and speed; latency: from the end of an "
         "utterance to the reply; live: felt latency in a real game on virtual sound devices; room: whole games "
         "on virtual sound devices in a car, a living room, at a party, far away, with the quizmaster's echo; "
+        "endpoint: where people's utterances end while a car's or a party's noise goes on, per margin over the room's "
+        "floor; "
         "yes-wait: how long a yes must be waited out, against yeses taken back; "
         "memory: peak memory of a game; voice: speech engines' real-time factor and the "
         "time to the first sample of a reply, with and without render-ahead; faults: games killed and resumed, "
@@ -58,7 +61,9 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         help="asr, latency: engines, comma-separated; latency also vosk-ko: the Vosk engine timed on Korean; "
         "frontend: whisper also plays each player's scene through the whole listening, Whisper deciding",
     )
-    bench.add_argument("--languages", default=",".join(LANGUAGES), help="asr, latency, live, room, voice: languages")
+    bench.add_argument(
+        "--languages", default=",".join(LANGUAGES), help="asr, latency, live, room, endpoint, voice: languages"
+    )
     bench.add_argument(
         "--rooms",
         default="all",
@@ -78,7 +83,8 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "--limit",
         type=int,
         default=None,
-        help="asr, latency: an even sample of this many clips; frontend: recordings said over a line (default 30)",
+        help="asr, latency, endpoint: an even sample of this many clips (endpoint: 90); frontend: recordings said "
+        "over a line (default 30)",
     )
     bench.add_argument(
         "--corpora",
@@ -208,6 +214,13 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.what == "room":
         return _room(args)
+    if args.what == "endpoint":
+        from voicemaster_lab.timing import endpoint_rooms
+
+        languages = [language.strip() for language in args.languages.split(",") if language.strip()]
+        figures = endpoint_rooms.run(languages, 90 if args.limit is None else max(1, args.limit))
+        print(json.dumps(figures) if args.json else endpoint_rooms.report(figures))
+        return 0
     if args.what == "yes-wait":
         from voicemaster_lab.timing import yes_wait
 

@@ -134,7 +134,15 @@ class MicrophoneEar:
         sound, speaker = self.cue, self.speaker
         cue = None if sound is None else (lambda: speaker.play(sound))
         hearing = listen_and_recognize(
-            self.microphone, self.recognizer, context, timeout, speaking, vad=self.vad, cue=cue, ahead=True
+            self.microphone,
+            self.recognizer,
+            context,
+            timeout,
+            speaking,
+            vad=self.vad,
+            cue=cue,
+            ahead=True,
+            floor=self.microphone.room.floor,
         )
         stalled = max(self.microphone.stalled, self.speaker.stalled) >= PAUSED_SECONDS
         return Listened.from_hearing(hearing, stalled=hearing.heard is None and stalled)

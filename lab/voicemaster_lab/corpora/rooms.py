@@ -97,14 +97,14 @@ def made(condition: Condition, spoken: Spoken, babble: Sequence[Spoken], folder:
 def through(condition: Condition, spoken: Spoken, babble: Sequence[Spoken]) -> Audio:
     """The recording through the room of `condition`; `babble` is the pool the party draws other voices from."""
     draw = np.random.default_rng(zlib.crc32(f"{condition.label}|{spoken.key}".encode()))
-    speech = _samples(spoken.path)
+    speech = samples_of(spoken.path)
     if condition.room == "car":
         assert condition.snr_db is not None
-        out = speech + _at_snr(speech, road_noise(len(speech), draw), condition.snr_db)
+        out = speech + at_snr(speech, road_noise(len(speech), draw), condition.snr_db)
     elif condition.room == "party":
         assert condition.snr_db is not None
         others = [item for item in babble if item.speaker != spoken.speaker]
-        out = speech + _at_snr(speech, party_babble(len(speech), others, draw), condition.snr_db)
+        out = speech + at_snr(speech, party_babble(len(speech), others, draw), condition.snr_db)
     elif condition.room == "living-room":
         distance = float(draw.choice(LIVING_ROOM_DISTANCES))
         out = _level_of(speech, reverberant(speech, LIVING_ROOM_SABINE, distance, int(draw.integers(4)))) + _hush(
@@ -148,7 +148,7 @@ def party_babble(length: int, others: Sequence[Spoken], draw: np.random.Generato
         own = [item for item in others if item.speaker == speaker]
         stream: list[Signal] = []
         while sum(len(part) for part in stream) < 2 * length:
-            stream.append(_trimmed(_samples(own[int(draw.integers(len(own)))].path)))
+            stream.append(trimmed(samples_of(own[int(draw.integers(len(own)))].path)))
         talk = np.concatenate(stream)
         start = int(draw.integers(max(1, len(talk) - length)))
         voice = talk[start : start + length]
@@ -190,11 +190,11 @@ def measured_rt60(response: Signal) -> float:
     return float(pra.experimental.measure_rt60(response, fs=RECOGNITION_RATE))
 
 
-def _samples(path: Path) -> Signal:
+def samples_of(path: Path) -> Signal:
     return to_float(resample(Audio.read(path), RECOGNITION_RATE)).astype(np.float64)
 
 
-def _trimmed(samples: Signal) -> Signal:
+def trimmed(samples: Signal) -> Signal:
     """A recording without its silent ends: babble is talk, not the pauses around it."""
     loud = np.flatnonzero(np.abs(samples) > 0.05 * (np.max(np.abs(samples)) or 1.0))
     return samples[loud[0] : loud[-1] + 1] if len(loud) else samples
@@ -210,7 +210,7 @@ def speech_power(speech: Signal) -> float:
     return float(np.mean(active)) if len(active) else 0.0
 
 
-def _at_snr(speech: Signal, noise: Signal, snr_db: float) -> Signal:
+def at_snr(speech: Signal, noise: Signal, snr_db: float) -> Signal:
     """`noise` scaled so that the speech is `snr_db` above it."""
     power = float(np.mean(noise**2)) or 1.0
     return noise * float(np.sqrt(speech_power(speech) / power / 10 ** (snr_db / 10)))
@@ -223,4 +223,4 @@ def _level_of(reference: Signal, signal: Signal) -> Signal:
 
 def _hush(speech: Signal, draw: np.random.Generator) -> Signal:
     """A quiet room's own noise, `ROOM_HUSH_DB` below the close speech, as long as the reverberant clip."""
-    return _at_snr(speech, draw.standard_normal(len(speech) + TAIL), ROOM_HUSH_DB)
+    return at_snr(speech, draw.standard_normal(len(speech) + TAIL), ROOM_HUSH_DB)

@@ -36,6 +36,7 @@ from voicemaster.speech.devices.interfaces import (
 )
 from voicemaster.speech.devices.portaudio import NO_DEVICE_HINT, sounddevice, unavailable
 from voicemaster.speech.frontend import CleanedFrame, FrontEnd, PlayedSound
+from voicemaster.speech.frontend.room_level import RoomLevel
 from voicemaster.speech.signal import RECOGNITION_RATE
 
 STUCK_LOOKS = 10
@@ -79,6 +80,8 @@ class Microphone:
         """Blocks heard (cleaned, given a front end)."""
         self._arrived = threading.Condition()
         self._ended = False
+        self.room = RoomLevel()
+        """The room's own level, followed on every block heard while nothing played (`RoomLevel`)."""
 
     def frames(self, during: Playback | None = None, *, before: float = 0.0) -> Iterator[bytes]:
         del during  # the program's own voice reaches a microphone as any sound does
@@ -151,9 +154,11 @@ class Microphone:
             self.stalled = max(self.stalled, now - self._last_arrival)
         self._last_arrival = now
         heard = bytes(data)
+        played = self._played.take(len(heard)) if self._played is not None else bytes(len(heard))
         if self._front_end is not None:  # cheap enough for the audio thread (`bench frontend` measures it)
-            played = self._played.take(len(heard)) if self._played is not None else bytes(len(heard))
             heard = self._front_end.process(heard, played)
+        if len(heard) == FRAME_BYTES:  # blocks are frames (`blocksize`)
+            self.room.hear(heard, playing=any(played))
         with self._arrived:
             self._frames.append(heard)
             self._arrived.notify()

@@ -1,0 +1,83 @@
+"""How loud the room is in the speech band when nobody is talking to the quizmaster: the level a player must rise
+above at a party.
+
+The voice-activity model hears other people's talk as speech: at a party it never stops, so an utterance would never
+end. What tells the player from them is level: the player speaks close to the microphone, louder than the room's
+talk. `RoomLevel` follows the room on every block the microphone hears (never while our own voice plays, nor just
+after it), and `floor()` is its typical level in the speech band (300-4000 Hz, where road noise has little and
+talk has most); a frame counts as the player's only when it rises `EndpointSettings.floor_margin_db` above it
+(`speech.hearing.endpoint`). In a quiet room or a car the floor lies far below any player's voice and changes
+nothing (`voicemaster bench endpoint`, docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+
+import numpy as np
+
+from voicemaster.speech.devices.interfaces import FRAME_SAMPLES, FRAME_SECONDS
+from voicemaster.speech.signal import RECOGNITION_RATE
+
+BAND_HZ = (300.0, 4000.0)
+SMOOTH_FRAMES = 6
+"""A frame's level is the mean over it and the five before (0.19 s): a syllable, not a single pitch period."""
+FLOOR_SECONDS = 3.0
+"""How far back the floor looks: long enough that a player's short answer barely moves its median."""
+LEAST_SECONDS = 1.0
+"""Heard for less than this (just after opening, or our own voice all along), the room is not known yet."""
+AFTER_PLAYING_SECONDS = 0.5
+"""Our own voice may still reach the microphone this long after the loudspeaker fell silent (latency, reverberation)."""
+
+_FREQUENCIES = np.fft.rfftfreq(FRAME_SAMPLES, 1 / RECOGNITION_RATE)
+_LOW, _HIGH = BAND_HZ
+_IN_BAND = (_FREQUENCIES >= _LOW) & (_FREQUENCIES <= _HIGH)
+_WINDOW = np.hanning(FRAME_SAMPLES)
+
+
+def band_power(frame: bytes) -> float:
+    """The power of one 32 ms frame of 16-bit audio in the speech band (a Hann-windowed spectrum's sum)."""
+    samples = np.frombuffer(frame, dtype="<i2").astype(np.float64)
+    if len(samples) != FRAME_SAMPLES:
+        raise ValueError(f"a frame is {FRAME_SAMPLES} samples, got {len(samples)}")
+    return float(np.sum(np.abs(np.fft.rfft(samples * _WINDOW))[_IN_BAND] ** 2))
+
+
+class Smoothed:
+    """A frame's speech-band level over it and the `SMOOTH_FRAMES` - 1 before it."""
+
+    def __init__(self) -> None:
+        self._recent: collections.deque[float] = collections.deque(maxlen=SMOOTH_FRAMES)
+
+    def level(self, frame: bytes) -> float:
+        self._recent.append(band_power(frame))
+        return float(np.mean(self._recent))
+
+
+class RoomLevel:
+    """The room's speech-band floor, followed block by block. `hear` runs on the audio thread, `floor` on the
+    listener's: a lock keeps them apart, and both are cheap (a 512-point spectrum; a median over 94 levels)."""
+
+    def __init__(self) -> None:
+        self._smoothed = Smoothed()
+        self._levels: collections.deque[float] = collections.deque(maxlen=round(FLOOR_SECONDS / FRAME_SECONDS))
+        self._since_playing = AFTER_PLAYING_SECONDS
+        self._lock = threading.Lock()
+
+    def hear(self, frame: bytes, playing: bool) -> None:
+        """One frame the microphone heard; `playing`: whether the loudspeaker played anything meanwhile."""
+        level = self._smoothed.level(frame)
+        self._since_playing = 0.0 if playing else self._since_playing + FRAME_SECONDS
+        if self._since_playing >= AFTER_PLAYING_SECONDS:
+            with self._lock:
+                self._levels.append(level)
+
+    def floor(self) -> float | None:
+        """The median speech-band level of the last `FLOOR_SECONDS` the room was heard alone; None until it has been
+        heard for `LEAST_SECONDS`."""
+        with self._lock:
+            levels = list(self._levels)
+        if len(levels) * FRAME_SECONDS < LEAST_SECONDS:
+            return None
+        return float(np.median(levels))
