@@ -63,13 +63,13 @@ def test_the_party_babbles_with_other_speakers_only(tmp_path: Path, monkeypatch:
     own = spoken(tmp_path, "a2", "anna", 260.0)  # another recording of the player: never in the babble
     pool = [player, own, spoken(tmp_path, "b", "ben", 330.0), spoken(tmp_path, "c", "cleo", 150.0)]
     read: list[Path] = []
-    reading = rooms._samples
+    reading = rooms.samples_of
 
     def reads(path: Path) -> rooms.Signal:
         read.append(path)
         return reading(path)
 
-    monkeypatch.setattr(rooms, "_samples", reads)
+    monkeypatch.setattr(rooms, "samples_of", reads)
     rooms.through(PARTY_5, player, pool)
     assert read[0] == player.path and set(read[1:]) <= {pool[2].path, pool[3].path} and len(read) > 1
     with pytest.raises(ValueError, match="other speakers"):

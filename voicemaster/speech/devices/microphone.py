@@ -157,7 +157,7 @@ class Microphone:
         played = self._played.take(len(heard)) if self._played is not None else bytes(len(heard))
         if self._front_end is not None:  # cheap enough for the audio thread (`bench frontend` measures it)
             heard = self._front_end.process(heard, played)
-        if len(heard) == FRAME_BYTES:  # blocks are frames (`blocksize`)
+        if heard:
             self.room.hear(heard, playing=any(played))
         with self._arrived:
             self._frames.append(heard)

@@ -13,11 +13,12 @@ nothing (`voicemaster bench endpoint`, docs/benchmarks.md).
 from __future__ import annotations
 
 import collections
+import functools
 import threading
 
 import numpy as np
+import numpy.typing as npt
 
-from voicemaster.speech.devices.interfaces import FRAME_SAMPLES, FRAME_SECONDS
 from voicemaster.speech.signal import RECOGNITION_RATE
 
 BAND_HZ = (300.0, 4000.0)
@@ -28,20 +29,21 @@ FLOOR_SECONDS = 3.0
 LEAST_SECONDS = 1.0
 """Heard for less than this (just after opening, or our own voice all along), the room is not known yet."""
 AFTER_PLAYING_SECONDS = 0.5
-"""Our own voice may still reach the microphone this long after the loudspeaker fell silent (latency, reverberation)."""
-
-_FREQUENCIES = np.fft.rfftfreq(FRAME_SAMPLES, 1 / RECOGNITION_RATE)
-_LOW, _HIGH = BAND_HZ
-_IN_BAND = (_FREQUENCIES >= _LOW) & (_FREQUENCIES <= _HIGH)
-_WINDOW = np.hanning(FRAME_SAMPLES)
+"""Our own voice may still reach the microphone this long after the loudspeaker fell silent (latency, reverb)."""
 
 
 def band_power(frame: bytes) -> float:
-    """The power of one 32 ms frame of 16-bit audio in the speech band (a Hann-windowed spectrum's sum)."""
+    """The power of a frame of 16-bit audio at 16 kHz in the speech band (a Hann-windowed spectrum's sum)."""
     samples = np.frombuffer(frame, dtype="<i2").astype(np.float64)
-    if len(samples) != FRAME_SAMPLES:
-        raise ValueError(f"a frame is {FRAME_SAMPLES} samples, got {len(samples)}")
-    return float(np.sum(np.abs(np.fft.rfft(samples * _WINDOW))[_IN_BAND] ** 2))
+    window, in_band = _analysis(len(samples))
+    return float(np.sum(np.abs(np.fft.rfft(samples * window))[in_band] ** 2))
+
+
+@functools.cache
+def _analysis(length: int) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    frequencies = np.fft.rfftfreq(length, 1 / RECOGNITION_RATE)
+    low, high = BAND_HZ
+    return np.hanning(length), (frequencies >= low) & (frequencies <= high)
 
 
 class Smoothed:
@@ -61,23 +63,27 @@ class RoomLevel:
 
     def __init__(self) -> None:
         self._smoothed = Smoothed()
-        self._levels: collections.deque[float] = collections.deque(maxlen=round(FLOOR_SECONDS / FRAME_SECONDS))
+        self._levels: collections.deque[tuple[float, float]] = collections.deque()
+        """The levels heard while nothing played, each with its frame's length in seconds, over `FLOOR_SECONDS`."""
+        self._seconds = 0.0
         self._since_playing = AFTER_PLAYING_SECONDS
         self._lock = threading.Lock()
 
     def hear(self, frame: bytes, playing: bool) -> None:
         """One frame the microphone heard; `playing`: whether the loudspeaker played anything meanwhile."""
-        level = self._smoothed.level(frame)
-        self._since_playing = 0.0 if playing else self._since_playing + FRAME_SECONDS
-        if self._since_playing >= AFTER_PLAYING_SECONDS:
-            with self._lock:
-                self._levels.append(level)
+        level, seconds = self._smoothed.level(frame), len(frame) / 2 / RECOGNITION_RATE
+        self._since_playing = 0.0 if playing else self._since_playing + seconds
+        if self._since_playing < AFTER_PLAYING_SECONDS:
+            return
+        with self._lock:
+            self._levels.append((level, seconds))
+            self._seconds += seconds
+            while self._seconds - self._levels[0][1] >= FLOOR_SECONDS:
+                self._seconds -= self._levels.popleft()[1]
 
     def floor(self) -> float | None:
         """The median speech-band level of the last `FLOOR_SECONDS` the room was heard alone; None until it has been
         heard for `LEAST_SECONDS`."""
         with self._lock:
-            levels = list(self._levels)
-        if len(levels) * FRAME_SECONDS < LEAST_SECONDS:
-            return None
-        return float(np.median(levels))
+            levels, seconds = [level for level, _ in self._levels], self._seconds
+        return float(np.median(levels)) if seconds >= LEAST_SECONDS else None
