@@ -132,6 +132,9 @@ class HearPhrases:
     filler: tuple[Normalized, ...]
     expect: Mapping[ContextName, str]
     """A sentence per context that tells a free recognizer what kind of words to expect."""
+    name_again: str
+    """The name prompt with other names: a name read after `expect`'s own example names is read again after this,
+    since faint sound or other people's talk is read as the prompt's words ("Je m'appelle Anna.")."""
     letters: Mapping[Letter, tuple[str, ...]]
     answer_letter: tuple[str, ...]
     answer_option: tuple[str, ...]
@@ -313,6 +316,7 @@ def _load(language: str, folder: Path) -> HearPhrases:
         language=language,
         filler=normalized(table.texts("filler")),
         expect={name: table.table("expect").text(name.value) for name in ContextName},
+        name_again=table.table("expect").text("name_again"),
         letters={letter: letters.texts(letter.value) for letter in Letter},
         answer_letter=table.table("answer").texts("letter", placeholder="{letter}"),
         answer_option=table.table("answer").texts("option", placeholder="{option}"),

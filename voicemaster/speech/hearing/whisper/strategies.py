@@ -167,12 +167,27 @@ def guessing_echoes(listened: Listened) -> bool:
 
 @dataclass(frozen=True)
 class NewName:
-    """A name nobody has said yet: read freely after the context's examples, found by the text matcher."""
+    """A name nobody has said yet: read freely after the context's examples, found by the text matcher. A name that is
+    one of the examples' own is read again after other examples (`HearPhrases.name_again`) and stands only if that
+    reading finds it too: faint sound or other people's talk is read as the prompt's words ("Je m'appelle Anna."),
+    while a player called Anna is Anna after either prompt."""
 
     def hear(self, listened: Listened, context: Context) -> Heard:
-        reading = listened.reading(listened.phrases.expect[context.name])
-        meant = understand_reading(reading, context, listened.phrases)
+        phrases = listened.phrases
+        prompt = phrases.expect[context.name]
+        reading = listened.reading(prompt)
+        meant = understand_reading(reading, context, phrases)
+        if meant.intent is Intent.NAME and echoes(meant.value, prompt):
+            again = understand_reading(listened.reading(phrases.name_again), context, phrases)
+            if (again.intent, again.value) != (meant.intent, meant.value):
+                return Heard(Intent.UNKNOWN, None, reading.text, 0.0)
         return Heard(meant.intent, meant.value, reading.text, meant.score)
+
+
+def echoes(name: str | None, prompt: str) -> bool:
+    """Whether `name` is one of the prompt's own words (its example names)."""
+    words = {word.strip(".,!?;:").casefold() for word in prompt.split()}
+    return name is not None and name.casefold() in words
 
 
 def strategy_for(context: Context, by_grammar: ByGrammar = ByGrammar()) -> Strategy:
