@@ -106,6 +106,7 @@ class SimulatedEar:
             settings=STAGE_SETTINGS,
             clock=stage.now,
             cue=cue,
+            floor=stage.room.floor,
         )
         self.stage.settle()
         return Listened.from_hearing(hearing)
