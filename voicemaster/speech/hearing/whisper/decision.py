@@ -125,6 +125,8 @@ class Evidence:
     """The letters of the free reading ("K." 1, "und what are" 10)."""
     narrowband: bool = False
     """Whether the audio came through a telephone's band (`speech.hearing.band`): `margins_for` its language."""
+    crowded: bool = False
+    """Whether it was said over other people's talk (`speech.hearing.crowd`): only the decoder's words decide."""
 
     @property
     def meaning_margin(self) -> float:
@@ -151,6 +153,7 @@ def weigh(
     reading: Reading | None = None,
     hear: HearPhrases | None = None,
     narrowband: bool = False,
+    crowded: bool = False,
 ) -> Evidence:
     """The evidence of the phrase scores; with the free reading's words and the language's phrases, also how its
     spelling testifies (without them, it does not)."""
@@ -166,15 +169,24 @@ def weigh(
     )
     said = len(spoken(reading.text).replace(" ", "")) if reading is not None else 0
     if not best:
-        return Evidence(
-            None, "", -math.inf, -math.inf, free, {}, no_speech, distances, said=said, narrowband=narrowband
-        )
+        return Evidence(None, "", -math.inf, -math.inf, free, {}, no_speech, distances, 0, said, narrowband, crowded)
     ranked = sorted(best.items(), key=lambda item: -item[1][0])
     (meaning, (score, index)), rival = ranked[0], (ranked[1][1][0] if len(ranked) > 1 else -math.inf)
     shares = {key: value for key, (value, _) in best.items()}
     spelling = len(_core(phrases[index].text, hear)) if hear is not None else 0
     return Evidence(
-        meaning, phrases[index].written, score, rival, free, shares, no_speech, distances, spelling, said, narrowband
+        meaning,
+        phrases[index].written,
+        score,
+        rival,
+        free,
+        shares,
+        no_speech,
+        distances,
+        spelling,
+        said,
+        narrowband,
+        crowded,
     )
 
 
@@ -222,6 +234,8 @@ def _clear(evidence: Evidence, free_reading: Understanding, text: str, margins: 
         return False
     if free_reading.intent != Intent.UNKNOWN:  # the decoder's own words name a meaning: the same one, or doubt
         return (free_reading.intent, free_reading.value) == evidence.meaning
+    if evidence.crowded:  # over other people's talk the scores pick from their words too (`speech.hearing.crowd`)
+        return False
     # Its words name nothing: the scores alone decide, more strictly for what acts at once.
     intent = evidence.meaning[0] if evidence.meaning else ""
     if _longer(text, evidence.phrase, margins.longer):

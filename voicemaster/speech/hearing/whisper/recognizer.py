@@ -19,6 +19,7 @@ from voicemaster.hints import python_extra
 from voicemaster.speech import cores
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.band import narrowband
+from voicemaster.speech.hearing.crowd import crowded
 from voicemaster.speech.hearing.normal_form import Normalized
 from voicemaster.speech.hearing.phrases import grammar, load
 from voicemaster.speech.hearing.recognition import RecognizerUnavailable
@@ -75,7 +76,14 @@ class WhisperRecognizer:
         keys = self.model.listen(self.model.encode(self.features(samples)))
         budget = budget_for(len(samples) / RECOGNITION_RATE)
         return Listened(
-            self.model, keys, self.tokens(language), load(language), budget, self.tuning, narrowband(samples)
+            self.model,
+            keys,
+            self.tokens(language),
+            load(language),
+            budget,
+            self.tuning,
+            narrowband(samples),
+            crowded(samples),
         )
 
     def tokens(self, language: str) -> Tokens:

@@ -72,6 +72,8 @@ class Listened:
     tuning: Tuning
     narrowband: bool = False
     """Whether the utterance came through a telephone's band (`speech.hearing.band`)."""
+    crowded: bool = False
+    """Whether it was said over other people's talk (`speech.hearing.crowd`)."""
 
     def reading(self, prompt: str | None = None, *, beam: int = 2) -> Reading:
         """The decoder's own reading, after `prompt` as its previous text if given; normalized here, where it comes
@@ -133,6 +135,7 @@ class ByGrammar:
             reading=reading,
             hear=listened.phrases,
             narrowband=listened.narrowband,
+            crowded=listened.crowded,
         )
         return found, reading
 
