@@ -239,6 +239,7 @@ def _measure(setup: EngineSetup, corpora: dict[str, list[Sample]]) -> dict[str, 
             "margins": margin_curve(outcomes, weighed),
             "undecided_curve": undecided_curve(weighed),
             "narrowband": sum(item.evidence.narrowband for item in weighed),
+            "crowded": sum(item.evidence.crowded for item in weighed),
             "narrowband_curve": narrowband.curve(weighed),
         }
         if name == "options":

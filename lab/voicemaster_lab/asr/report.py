@@ -40,6 +40,8 @@ def report(figures: dict[str, Any]) -> str:
                     lines += _report_sources(result[corpus], mistakes=False, title=label)
                 if result[corpus].get("undecided_curve") and result[corpus]["utterances"]:
                     lines += options.undecided_report(result[corpus]["undecided_curve"])
+                if result[corpus].get("crowded"):
+                    lines.append(f"    crowded decisions (said over other people's talk): {result[corpus]['crowded']}")
                 if result[corpus].get("narrowband_curve"):
                     lines.append(f"    telephone-band (narrowband) decisions: {result[corpus]['narrowband']}")
                     lines += narrowband.report(result[corpus]["narrowband_curve"])

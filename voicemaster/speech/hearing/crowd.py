@@ -3,9 +3,9 @@ player's words, and its phrase scores pick an answer or a command from it.
 
 The sign is the utterance's range of loudness in the speech band (`frontend.room_level.band_power`, smoothed over six
 32 ms frames as the room's level is): between the loudest and the quietest tenth of its frames, a voice in a quiet or
-reverberant room spans far more than over other people talking a few dB below it (`bench asr --corpora rooms`'s
-clips, docs/benchmarks.md). A crowded utterance's meaning is
-taken only where the decoder's own words name it (`decision.decide`): the scores alone decide nothing there.
+reverberant room spans far more than over other people talking a few dB below it (`bench asr --corpora rooms`
+counts the crowded decisions of each room; docs/benchmarks.md). A crowded utterance's meaning is taken only where
+the decoder's own words name it (`decision.decide`): the scores alone decide nothing there.
 """
 
 from __future__ import annotations

@@ -306,8 +306,8 @@ class Endpointer:
 
     Push every frame with where the program is in its own speech (`program_at`, seconds into what it plays; None
     when it is silent). While the program is audible, its echo is gated out; if the player speaks up over it anyway,
-    the frame brings `BargedIn` and the caller should stop the program. Once the player has begun, only the
-    voice-activity model decides: by then the program has been stopped.
+    the frame brings `BargedIn` and the caller should stop the program. Once the player has begun, the echo is no
+    longer weighed: by then the program has been stopped.
     Given `floor` (the room's speech-band level, `RoomLevel.floor`, asked while nobody has begun and kept from the
     onset on), a frame is speech only if it also rises `floor_margin_db` above it: other people's talk does not
     begin an utterance, nor keep one from ending.
