@@ -142,7 +142,7 @@ class MicrophoneEar:
             vad=self.vad,
             cue=cue,
             ahead=True,
-            floor=self.microphone.room.floor,
+            room=self.microphone.room,
         )
         stalled = max(self.microphone.stalled, self.speaker.stalled) >= PAUSED_SECONDS
         return Listened.from_hearing(hearing, stalled=hearing.heard is None and stalled)

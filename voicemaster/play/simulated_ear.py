@@ -96,6 +96,8 @@ class SimulatedEar:
         # a machine that reads at once, the same on every machine.
         stage, sound = self.stage, self.cue
         cue = None if sound is None else (lambda: stage.cue(sound))
+        # No room's level (`RoomLevel`): the stage's microphone is a studio, and what a player says on after an early
+        # end is queued to the next listening, where it would pass for the room.
         hearing = listen_and_recognize(
             stage,
             self.recognizer,
@@ -106,7 +108,6 @@ class SimulatedEar:
             settings=STAGE_SETTINGS,
             clock=stage.now,
             cue=cue,
-            floor=stage.room.floor,
         )
         self.stage.settle()
         return Listened.from_hearing(hearing)

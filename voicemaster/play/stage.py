@@ -27,7 +27,6 @@ from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import FRAME_BYTES, AudioOut, Playback
 from voicemaster.speech.frontend import FrontEnd
-from voicemaster.speech.frontend.room_level import RoomLevel
 from voicemaster.speech.signal import RECOGNITION_RATE, resample
 
 LEAD_SECONDS = 0.5
@@ -94,8 +93,6 @@ class Stage:
     _queued: bytes = b""
     _cues: list[tuple[float, Audio]] = field(default_factory=list)
     """Short sounds played while the microphone was read: seconds into what it heard, and the sound."""
-    room: RoomLevel = field(default_factory=RoomLevel)
-    """The room's level as the microphone hears it, as a real microphone's (`Microphone.room`)."""
 
     # The clock: the session so far, with the line that plays and what the microphone heard over it.
 
@@ -149,9 +146,7 @@ class Stage:
                 if self._playing is not None and self._playing.stopped_at is None:
                     heard_until = self._heard_from + len(self._heard) / 2 / RECOGNITION_RATE
                     self._playing.elapsed = min(self._playing.audio.seconds, max(self._playing.elapsed, heard_until))
-                heard = frame if self.front_end is None else self.front_end.process(frame, played)
-                self.room.hear(heard, playing=any(played))
-                yield heard
+                yield frame if self.front_end is None else self.front_end.process(frame, played)
         finally:
             # What the player goes on saying after listening stopped is heard at the next listening, unless
             # something else is queued for it (`speak`): a take-back said over the lock line is such a rest.

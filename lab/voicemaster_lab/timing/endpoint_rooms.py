@@ -86,11 +86,10 @@ def listen(heard: Scene, vad: VoiceActivity, margin: float | None) -> Heard:
     """The scene through the game's endpointer: with the room's floor at `margin` dB, or without it (None)."""
     room = RoomLevel()
     for frame in _frames(heard.room):
-        room.hear(frame, playing=False)
+        room.hear(frame)
     settings = SETTINGS if margin is None else replace(SETTINGS, floor_margin_db=margin)
-    endpointer = Endpointer(vad, settings, timeout=10.0, floor=room.floor if margin is not None else None)
+    endpointer = Endpointer(vad, settings, timeout=10.0, room=room if margin is not None else None)
     for frame in _frames(heard.audio):
-        room.hear(frame, playing=False)
         endpointer.push(frame)
         if endpointer.state.finished:
             break

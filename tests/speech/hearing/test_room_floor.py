@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from voicemaster.speech.devices.interfaces import FRAME_SAMPLES, FRAME_SECONDS
-from voicemaster.speech.frontend.room_level import AFTER_PLAYING_SECONDS, RoomLevel
-from voicemaster.speech.hearing.endpoint import EndpointSettings
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SAMPLES, FRAME_SECONDS
+from voicemaster.speech.frontend.room_level import RoomLevel
+from voicemaster.speech.hearing.endpoint import Endpoint, Endpointer, EndpointSettings
 from voicemaster.speech.hearing.voice_activity import SileroVad
+from voicemaster.speech.signal import RECOGNITION_RATE, resample
 from voicemaster_lab.corpora import real_speech, rooms
 from voicemaster_lab.timing import endpoint_rooms
 
@@ -49,17 +51,26 @@ def _frame(level: float, seed: int) -> bytes:
     return np.round(noise).astype("<i2").tobytes()
 
 
-def test_the_floor_is_the_rooms_own_never_our_voice_and_unknown_until_the_room_was_heard_a_second() -> None:
+def test_the_room_is_learnt_while_waiting_never_from_our_voice_nor_from_the_players_words() -> None:
     room = RoomLevel()
-    for index in range(round(3.0 / FRAME_SECONDS)):  # our own voice, loud, for three seconds
-        room.hear(_frame(8000.0, index), playing=True)
-    assert room.floor() is None
-    quiet_frames = round((AFTER_PLAYING_SECONDS + 1.0) / FRAME_SECONDS) + 1
-    for index in range(quiet_frames):  # then the room alone, faint: its echo tail is not counted either
-        room.hear(_frame(30.0, 1000 + index), playing=False)
-    quiet = RoomLevel()
-    for index in range(quiet_frames):
-        quiet.hear(_frame(30.0, 1000 + index), playing=False)
-    floor, alone = room.floor(), quiet.floor()
-    assert floor is not None and alone is not None
-    assert floor < 2 * alone  # within 3 dB of the room heard alone, where our voice is 48 dB louder
+    line = Audio(bytes(2 * 3 * RECOGNITION_RATE), RECOGNITION_RATE)
+    endpointer = Endpointer(SileroVad(), EndpointSettings(), 30.0, program=line, room=room)
+    frames = iter(range(10_000))
+    for index in range(round(3.0 / FRAME_SECONDS)):  # while our line plays, loud: our voice in the microphone
+        endpointer.push(_frame(8000.0, next(frames)), program_at=index * FRAME_SECONDS)
+    for _ in range(round(1.5 / FRAME_SECONDS)):  # then the room alone, faint, beyond the echo's tail
+        endpointer.push(_frame(30.0, next(frames)))
+    floor = room.floor()
+    alone = RoomLevel()
+    for _ in range(round(1.5 / FRAME_SECONDS)):
+        alone.hear(_frame(30.0, next(frames)))
+    expected = alone.floor()
+    assert floor is not None and expected is not None
+    assert expected / 2 < floor < 2 * expected  # within 3 dB of the room alone, where our voice was 48 dB louder
+    clip = CLIPS[0]
+    said = resample(Audio.read(clip.path()), RECOGNITION_RATE).samples
+    for at in range(0, len(said) - FRAME_BYTES + 1, FRAME_BYTES):  # a player's words: never the room's
+        endpointer.push(said[at : at + FRAME_BYTES])
+    assert endpointer.state is not Endpoint.WAITING
+    after = room.floor()
+    assert after is not None and after < floor * 10**0.1  # within 1 dB: the quiet before the onset only

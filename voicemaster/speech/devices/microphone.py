@@ -81,7 +81,7 @@ class Microphone:
         self._arrived = threading.Condition()
         self._ended = False
         self.room = RoomLevel()
-        """The room's own level, followed on every block heard while nothing played (`RoomLevel`)."""
+        """The room's own level, kept from one listening to the next (`RoomLevel`)."""
 
     def frames(self, during: Playback | None = None, *, before: float = 0.0) -> Iterator[bytes]:
         del during  # the program's own voice reaches a microphone as any sound does
@@ -154,11 +154,9 @@ class Microphone:
             self.stalled = max(self.stalled, now - self._last_arrival)
         self._last_arrival = now
         heard = bytes(data)
-        played = self._played.take(len(heard)) if self._played is not None else bytes(len(heard))
         if self._front_end is not None:  # cheap enough for the audio thread (`bench frontend` measures it)
+            played = self._played.take(len(heard)) if self._played is not None else bytes(len(heard))
             heard = self._front_end.process(heard, played)
-        if heard:
-            self.room.hear(heard, playing=any(played))
         with self._arrived:
             self._frames.append(heard)
             self._arrived.notify()

@@ -3,18 +3,17 @@ above at a party.
 
 The voice-activity model hears other people's talk as speech: at a party it never stops, so an utterance would never
 end. What tells the player from them is level: the player speaks close to the microphone, louder than the room's
-talk. `RoomLevel` follows the room on every block the microphone hears (never while our own voice plays, nor just
-after it), and `floor()` is its typical level in the speech band (300-4000 Hz, where road noise has little and
-talk has most); a frame counts as the player's only when it rises `EndpointSettings.floor_margin_db` above it
-(`speech.hearing.endpoint`). In a quiet room or a car the floor lies far below any player's voice and changes
-nothing (`voicemaster bench endpoint`, docs/benchmarks.md).
+talk. `RoomLevel` follows the room on what the endpointer hears while it waits for a player (never a player's
+utterance, never while our own voice may be in the microphone), and `floor()` is its typical level in the speech
+band (300-4000 Hz, where road noise has little and talk has most); a frame counts as the player's only when it rises
+`EndpointSettings.floor_margin_db` above it (`speech.hearing.endpoint`). In a quiet room or a car the floor lies far
+below any player's voice and changes nothing (`voicemaster bench endpoint`, docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
 import collections
 import functools
-import threading
 
 import numpy as np
 import numpy.typing as npt
@@ -27,9 +26,7 @@ SMOOTH_FRAMES = 6
 FLOOR_SECONDS = 3.0
 """How far back the floor looks: long enough that a player's short answer barely moves its median."""
 LEAST_SECONDS = 1.0
-"""Heard for less than this (just after opening, or our own voice all along), the room is not known yet."""
-AFTER_PLAYING_SECONDS = 0.5
-"""Our own voice may still reach the microphone this long after the loudspeaker fell silent (latency, reverb)."""
+"""Heard alone for less than this (the first listening of a game), the room is not known yet."""
 
 
 def band_power(frame: bytes) -> float:
@@ -58,32 +55,26 @@ class Smoothed:
 
 
 class RoomLevel:
-    """The room's speech-band floor, followed block by block. `hear` runs on the audio thread, `floor` on the
-    listener's: a lock keeps them apart, and both are cheap (a 512-point spectrum; a median over 94 levels)."""
+    """The room's speech-band floor, kept from one listening to the next. The endpointer feeds it what it hears
+    while it waits for a player and our own voice cannot be in the microphone (`Endpointer`): never a player's
+    utterance, never our voice, so the floor is the room's own."""
 
     def __init__(self) -> None:
         self._smoothed = Smoothed()
         self._levels: collections.deque[tuple[float, float]] = collections.deque()
-        """The levels heard while nothing played, each with its frame's length in seconds, over `FLOOR_SECONDS`."""
+        """The levels heard, each with its frame's length in seconds, over the last `FLOOR_SECONDS`."""
         self._seconds = 0.0
-        self._since_playing = AFTER_PLAYING_SECONDS
-        self._lock = threading.Lock()
 
-    def hear(self, frame: bytes, playing: bool) -> None:
-        """One frame the microphone heard; `playing`: whether the loudspeaker played anything meanwhile."""
-        level, seconds = self._smoothed.level(frame), len(frame) / 2 / RECOGNITION_RATE
-        self._since_playing = 0.0 if playing else self._since_playing + seconds
-        if self._since_playing < AFTER_PLAYING_SECONDS:
-            return
-        with self._lock:
-            self._levels.append((level, seconds))
-            self._seconds += seconds
-            while self._seconds - self._levels[0][1] >= FLOOR_SECONDS:
-                self._seconds -= self._levels.popleft()[1]
+    def hear(self, frame: bytes) -> None:
+        """One frame of the room alone."""
+        self._levels.append((self._smoothed.level(frame), len(frame) / 2 / RECOGNITION_RATE))
+        self._seconds += self._levels[-1][1]
+        while self._seconds - self._levels[0][1] >= FLOOR_SECONDS:
+            self._seconds -= self._levels.popleft()[1]
 
     def floor(self) -> float | None:
-        """The median speech-band level of the last `FLOOR_SECONDS` the room was heard alone; None until it has been
+        """The median speech-band level of the last `FLOOR_SECONDS` of the room heard alone; None until it has been
         heard for `LEAST_SECONDS`."""
-        with self._lock:
-            levels, seconds = [level for level, _ in self._levels], self._seconds
-        return float(np.median(levels)) if seconds >= LEAST_SECONDS else None
+        if self._seconds < LEAST_SECONDS:
+            return None
+        return float(np.median([level for level, _ in self._levels]))

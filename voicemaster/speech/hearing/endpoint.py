@@ -14,7 +14,6 @@ the acoustic front end (`speech.frontend`) arrive cleaned, each with what the ec
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -23,7 +22,7 @@ import numpy as np
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SAMPLES, FRAME_SECONDS
 from voicemaster.speech.frontend import CleanedFrame
-from voicemaster.speech.frontend.room_level import Smoothed
+from voicemaster.speech.frontend.room_level import RoomLevel, Smoothed
 from voicemaster.speech.hearing.voice_activity import VoiceActivity
 from voicemaster.speech.signal import RECOGNITION_RATE
 
@@ -308,9 +307,10 @@ class Endpointer:
     when it is silent). While the program is audible, its echo is gated out; if the player speaks up over it anyway,
     the frame brings `BargedIn` and the caller should stop the program. Once the player has begun, the echo is no
     longer weighed: by then the program has been stopped.
-    Given `floor` (the room's speech-band level, `RoomLevel.floor`, asked while nobody has begun and kept from the
-    onset on), a frame is speech only if it also rises `floor_margin_db` above it: other people's talk does not
-    begin an utterance, nor keep one from ending.
+    Given `room` (the room's speech-band level, `RoomLevel`), it feeds the room what it hears while nobody has
+    begun and our voice cannot be in the microphone, and a frame is speech only if it also rises `floor_margin_db`
+    above the room's floor (as it stood at the onset): other people's talk does not begin an utterance, nor keep one
+    from ending.
     """
 
     def __init__(
@@ -319,7 +319,7 @@ class Endpointer:
         settings: EndpointSettings,
         timeout: float,
         program: Audio | None = None,
-        floor: Callable[[], float | None] | None = None,
+        room: RoomLevel | None = None,
     ):
         vad.reset()
         self.segmenter = Segmenter(settings, timeout)
@@ -333,7 +333,7 @@ class Endpointer:
         self._since_program = 0.0
         self._above_echo_at: float | None = None
         self._audio = bytearray()
-        self._room = floor
+        self._room = room
         self._floor: float | None = None
         self._level = Smoothed()
         self._dropped = 0
@@ -356,9 +356,9 @@ class Endpointer:
         if segmenter.state.finished:
             return self.ended()
         self._audio += frame
-        above = self._above_floor(frame)  # every frame: its level is smoothed over the frames before it
-        speech = self._vad.probability(frame) >= self._settings.threshold and above
         echo_possible = self._follow_program(program_at)
+        above = self._above_floor(frame, echo_possible)  # every frame: its level is smoothed over those before it
+        speech = self._vad.probability(frame) >= self._settings.threshold and above
         if speech and echo_possible and segmenter.state is Endpoint.WAITING:
             assert self._gate is not None and self._heard_at is not None
             if self._gate.passes(frame, self._heard_at):
@@ -379,13 +379,16 @@ class Endpointer:
             return Resumed()
         return BargedIn() if program_at is not None else None
 
-    def _above_floor(self, frame: bytes) -> bool:
-        """Whether the frame rises above the room's floor (always, when the room is not known)."""
+    def _above_floor(self, frame: bytes, echo_possible: bool) -> bool:
+        """Whether the frame rises above the room's floor (always, when the room is not known); while nobody has
+        begun and our voice cannot be in it, the frame is the room's own."""
         if self._room is None:
             return True
         level = self._level.level(frame)
         if self.segmenter.state is Endpoint.WAITING:
-            self._floor = self._room()
+            if not echo_possible:
+                self._room.hear(frame)
+            self._floor = self._room.floor()
         return self._floor is None or level > self._floor * 10 ** (self._settings.floor_margin_db / 10)
 
     def _pause(self) -> Paused:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from voicemaster.dialogue.meaning import Context, Heard, Intent
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import AudioIn, Playback
+from voicemaster.speech.frontend.room_level import RoomLevel
 from voicemaster.speech.hearing.ahead import Ahead, Speculation, gained_only_silence
 from voicemaster.speech.hearing.endpoint import (
     EPSILON,
@@ -89,7 +90,7 @@ def listen_and_recognize(
     clock: Callable[[], float] = time.perf_counter,
     cue: Callable[[], object] | None = None,
     ahead: bool = False,
-    floor: Callable[[], float | None] | None = None,
+    room: RoomLevel | None = None,
 ) -> Hearing:
     """One utterance heard and understood. Listening ends at the end of speech, at a short pause whose reading is
     complete, or `timeout` seconds after the program stopped speaking if nobody spoke; with `settings` whose short
@@ -98,11 +99,11 @@ def listen_and_recognize(
     player hears at once that they were heard, however long reading takes; never while `during` still plays.
     `ahead`, for a source whose frames come in real time (a microphone): the utterance is read on a worker thread
     from the short pause (`ahead.Ahead`), and a complete reading ends it as soon as the short pause is
-    reached and the reading is made; without, it is read at the short pause, between frames. `floor`: the room's
-    speech-band level (`RoomLevel.floor` of a microphone), which the player must rise above (`Endpointer`)."""
+    reached and the reading is made; without, it is read at the short pause, between frames. `room`: the room's
+    speech-band level, kept across listenings (a microphone's `RoomLevel`), which the player must rise above."""
     # What the recognizer can work out from the context alone is done while the player still thinks.
     recognizer.prepare(context)
-    endpointer = Endpointer(vad, settings, timeout, during.audio if during is not None else None, floor)
+    endpointer = Endpointer(vad, settings, timeout, during.audio if during is not None else None, room)
     segmenter = endpointer.segmenter
     readings: list[Reading] = []
     complete_at: float | None = None
