@@ -121,15 +121,17 @@ def run(languages: Sequence[str], limit: int | None = 90, vad: VoiceActivity | N
     chosen = list(clips)[:: max(1, len(clips) // limit)][:limit] if limit else list(clips)
     pool = [rooms.Spoken(clip.path(), clip.file, clip.speaker) for clip in real_speech.load()]
     vad = vad or SileroVad()
+    references: list[tuple[RealClip, list[rooms.Spoken], Heard]] = []
+    for clip in chosen:
+        others = [spoken for spoken in pool if spoken.speaker != clip.speaker]
+        quiet = listen(scene(clip, others, "quiet", None), vad, None)
+        if quiet.start is not None and quiet.state.finished:  # else the model hears no speech in it even in quiet
+            references.append((clip, others, quiet))
     rows: list[dict[str, object]] = []
     for room, snr_db in CONDITIONS:
         counts: dict[str | None, dict[str, int]] = {margin_name(m): {} for m in MARGINS}
         lags: dict[str | None, list[float]] = {margin_name(m): [] for m in MARGINS}
-        for clip in chosen:
-            others = [spoken for spoken in pool if spoken.speaker != clip.speaker]
-            quiet = listen(scene(clip, others, "quiet", None), vad, None)
-            if quiet.start is None or not quiet.state.finished:
-                continue  # the model hears no speech in this recording even in a quiet room
+        for clip, others, quiet in references:
             noisy = scene(clip, others, room, snr_db)
             for margin in MARGINS:
                 heard = listen(noisy, vad, margin)
