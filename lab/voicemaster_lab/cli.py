@@ -78,6 +78,11 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     bench.add_argument(
         "--echo-delay-ms", type=float, default=80.0, help="room: from the loudspeaker to its echo at the microphone"
     )
+    bench.add_argument(
+        "--barge-in-seconds",
+        default=None,
+        help="room: the endpointer's barge_in_seconds, comma-separated (each is measured; default: the shipped one)",
+    )
     bench.add_argument("--utterances", type=int, default=12, help="live: the player's turns timed in each language")
     bench.add_argument(
         "--limit",
@@ -338,10 +343,16 @@ def _room(args: argparse.Namespace) -> int:
         print(f"voicemaster: the game has no front end {', '.join(unknown)}; choose from {', '.join(room.FRONT_ENDS)}",
               file=sys.stderr)  # fmt: skip
         return 2
+    try:
+        barge_ins = [float(value) for value in (args.barge_in_seconds or "").split(",") if value.strip()]
+    except ValueError:
+        print(f"voicemaster: --barge-in-seconds takes seconds, not {args.barge_in_seconds!r}", file=sys.stderr)
+        return 2
     games = 1 if args.games is None else max(1, args.games)
     try:
         figures = room.run(names, languages, games, echoes or [0.0], delay_seconds=args.echo_delay_ms / 1000,
-                           questions=max(1, args.questions), config=args.config, frontends=frontends)  # fmt: skip
+                           questions=max(1, args.questions), config=args.config, frontends=frontends,
+                           barge_ins=barge_ins or [None])  # fmt: skip
     except room.RoomUnavailable as error:
         print(f"voicemaster: {error}", file=sys.stderr)
         return 2

@@ -93,6 +93,8 @@ def test_noise_and_echo_are_set_against_the_player_at_the_microphone() -> None:
     echo_db = 10 * np.log10(np.mean([rooms.speech_power(line) for line in heard]))
     assert echo_db == pytest.approx(acoustics.PLAYER_DB + rooms.FAR_LEVEL_DB + 10, abs=0.1)
     assert acoustics.scene(far, None, 0.08, voice, []).echo is None
+    # An echo louder than the player turns the microphone down by as much: its peaks stay where the player's were.
+    assert scene.gain == pytest.approx(10 ** (-10 / 20)) and acoustics.scene(far, -6.0, 0.08, voice, []).gain == 1.0
 
 
 def listening(outcome_of: tuple[str, str | None] | None, *, spoke: bool = True, **more: Any) -> Listening:

@@ -6,19 +6,24 @@ or waited while noise went on until the longest utterance cut it. So this wraps 
 listens through (`play.live.listen_and_recognize`), unchanged, and writes one line a listening: how it ended
 (`speech.hearing.endpoint.Endpoint`), where speech ended and listening stopped in its audio, whether a reading ended
 it early, where a barge-in stopped the line, and what was heard. Nothing of the product imports this.
+`ENDPOINT_VARIABLE` (JSON) replaces fields of the endpointer's settings, for a bench to measure other values.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from voicemaster.play import live
-from voicemaster.speech.hearing.pipeline import Hearing
+from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, Hearing
+
+ENDPOINT_VARIABLE = "VOICEMASTER_LAB_ENDPOINT"
 
 
 def run(ear: Path, argv: Sequence[str]) -> int:
@@ -26,7 +31,11 @@ def run(ear: Path, argv: Sequence[str]) -> int:
 
     hear = live.listen_and_recognize  # type: ignore[attr-defined]
 
+    changed = json.loads(os.environ.get(ENDPOINT_VARIABLE) or "{}")
+
     def listened(*args: Any, **kwargs: Any) -> Hearing:
+        if changed:
+            kwargs["settings"] = replace(kwargs.get("settings", DEFAULT_SETTINGS), **changed)
         hearing = hear(*args, **kwargs)
         timeline, heard = hearing.timeline, hearing.heard
         line = {

@@ -93,6 +93,9 @@ class Scene:
     """Samples from the speaker playing a sound to its echo at the microphone (the response's own delay after)."""
     noise: Signal
     """The room's noise at its level, played in a loop."""
+    gain: float = 1.0
+    """The microphone's gain, applied to all it hears: set for the loudest sound, as a person or an automatic gain
+    control sets it, so that an echo louder than the player does not clip."""
 
 
 @dataclass(frozen=True)
@@ -292,6 +295,7 @@ class Mixer:
         if len(noise):
             mix += np.take(noise, np.arange(self._written, self._written + BLOCK), mode="wrap")
         mix += self._utterances(frame + lag)
+        mix *= self.scene.gain
         pcm = np.empty((BLOCK, 2), dtype="<i2")
         pcm[:, 0] = np.clip(np.round(mix * 32767), -32768, 32767)
         pcm[:, 1] = (np.arange(self._written, self._written + BLOCK) % COUNT) + 1

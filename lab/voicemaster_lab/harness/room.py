@@ -144,9 +144,11 @@ def scene(
     babble: Sequence[rooms.Spoken],
 ) -> Scene:
     """What the mixer plays in `room`: the echo at `echo_db` above the player at the microphone (None: no echo),
-    `delay_seconds` after the speaker, and the room's noise."""
+    `delay_seconds` after the speaker, and the room's noise; an echo louder than the player turns the microphone
+    down by as much, so that it peaks where the player did (at +10 dB, a tenth of the microphone's blocks clipped)."""
     echo = None
     if echo_db is not None:
         response = echo_response(room.echo)
         echo = response * echo_gain(response, voice, player_power(room) * 10 ** (echo_db / 10))
-    return Scene(echo, round(delay_seconds * RECOGNITION_RATE), noise(room, babble))
+    gain = 10 ** (-max(0.0, echo_db or 0.0) / 20)
+    return Scene(echo, round(delay_seconds * RECOGNITION_RATE), noise(room, babble), gain)

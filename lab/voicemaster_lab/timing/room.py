@@ -41,6 +41,7 @@ from voicemaster.speech.signal import resample, to_float
 from voicemaster.speech.voice.speakers import Speakers
 from voicemaster_lab.corpora import rooms as corpus_rooms
 from voicemaster_lab.corpora.real_speech_sources import RealClip
+from voicemaster_lab.harness import ear_log
 from voicemaster_lab.harness import room as acoustics
 from voicemaster_lab.harness.mixer import Mixer, Recorded, Scene, Signal, Utterance
 from voicemaster_lab.harness.player import LineMatcher, Repertoire, Reply, Spoken, real_clips, reply_to
@@ -111,6 +112,7 @@ def run(
     seed: int = 1,
     config: Path | None = None,
     frontends: Sequence[str] = (SHIPPED,),
+    barge_ins: Sequence[float | None] = (None,),
 ) -> dict[str, Any]:
     missing = missing_tools()
     if missing:
@@ -122,14 +124,16 @@ def run(
     played: list[Game] = []
     not_measured: dict[str, str] = {}
     try:
-        for language, name, echo_db, frontend in itertools.product(languages, room_names, echo_dbs, frontends):
+        for language, name, echo_db, frontend, barge_in in itertools.product(
+            languages, room_names, echo_dbs, frontends, barge_ins
+        ):
             setting = table(pulse, name, language, echo_db, questions=questions, delay_seconds=delay_seconds,
-                            config=config, frontend=frontend)  # fmt: skip
-            where = f"{language}-{name}-{echo_db}-{frontend}"
+                            config=config, frontend=frontend, barge_in_seconds=barge_in)  # fmt: skip
+            where = f"{language}-{name}-{echo_db}-{frontend}-{barge_in}"
             own = [play_game(setting, seed + number, folder / f"{where}-{number}") for number in range(games)]
             played += own
             rows.append({"room": name, "language": language, "echo_db": echo_db, "frontend": frontend,
-                         **room_figures.summary(own)})  # fmt: skip
+                         "barge_in_seconds": _barge_in(barge_in), **room_figures.summary(own)})  # fmt: skip
             if setting.repertoire.missing:
                 not_measured[f"{language} voices"] = "; ".join(sorted(set(setting.repertoire.missing)))
     finally:
@@ -145,6 +149,7 @@ def run(
         "languages": list(languages),
         "echo_db": list(echo_dbs),
         "frontends": list(frontends),
+        "barge_in_seconds": [_barge_in(value) for value in barge_ins],
         "echo_delay_asked_ms": round(delay_seconds * 1000),
         "questions": questions,
         "games": len(played),
@@ -170,6 +175,8 @@ class Table:
     questions: int
     config: Path | None
     frontend: str = SHIPPED
+    barge_in_seconds: float | None = None
+    """The endpointer's `barge_in_seconds` in the game; None: the shipped one."""
 
 
 def table(
@@ -182,6 +189,7 @@ def table(
     delay_seconds: float = 0.08,
     config: Path | None = None,
     frontend: str = SHIPPED,
+    barge_in_seconds: float | None = None,
 ) -> Table:
     """The room `name` on `pulse`'s bus with a player speaking `language`, the game hearing through `frontend` (one
     of `FRONT_ENDS`); raises RoomUnavailable without the recordings of people."""
@@ -193,7 +201,11 @@ def table(
     repertoire.prepare()  # rendered before the game, so that rendering does not load the machine while it decides
     room = acoustics.ROOMS[name]
     scene = acoustics.scene(room, echo_db, delay_seconds, _voice(settings, language), _babble(clips, language))
-    return Table(pulse, room, echo_db, scene, repertoire, questions, config, frontend)
+    return Table(pulse, room, echo_db, scene, repertoire, questions, config, frontend, barge_in_seconds)
+
+
+def _barge_in(value: float | None) -> float:
+    return EndpointSettings().barge_in_seconds if value is None else value
 
 
 def report(figures: dict[str, Any]) -> str:
@@ -354,6 +366,8 @@ def play_game(table: Table, seed: int, folder: Path, *, most_listens: int = MOST
     command = [sys.executable, "-m", "voicemaster_lab.harness.ear_log", str(ear), "--config", str(config), "play"]
     command += ["--lang", language, "--variant", "classic", "--engine", ENGINE, "--seed", str(seed), "--log", str(log)]
     env = {**table.pulse.env, "XDG_DATA_HOME": str(folder / "data")}
+    if table.barge_in_seconds is not None:
+        env[ear_log.ENDPOINT_VARIABLE] = json.dumps({"barge_in_seconds": table.barge_in_seconds})
     mixer = Mixer(table.pulse, table.scene)
     mixer.start()
     started = time.monotonic()

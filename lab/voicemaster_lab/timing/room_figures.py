@@ -163,14 +163,16 @@ def summary(games: Sequence[Game]) -> dict[str, Any]:
 
 
 def report(figures: dict[str, Any]) -> str:
-    """The figures as a table a person reads: one row per room, language and echo."""
+    """The figures as a table a person reads: one row per room, language, echo, front end and `barge_in_seconds`
+    (the seconds of the player's speech over our voice before an utterance begins)."""
     out = [
         f"whole games through rooms on the private PulseAudio bus ({figures['games']} game(s), "
         f"{figures['seconds']:g} s; load average {figures['load_before']} before, {figures['load_after']} after)",
         "  understood / asked again / not heard / taken for something else (answers, commands) of the player's "
         "utterances; without the player: the quizmaster's voice or noise heard as an utterance (asked again, "
         "taken); barge-ins heard of tried, missed, false; utterances cut at the longest; felt latency p50/p95 ms",
-        f"  {'room':12}{'lang':5}{'echo':>6}{'front end':>11}{'utt':>5}{'underst.':>10}{'again':>7}{'n.heard':>8}"
+        f"  {'room':12}{'lang':5}{'echo':>6}{'front end':>11}{'b-in s':>7}{'utt':>5}{'underst.':>10}{'again':>7}"
+        f"{'n.heard':>8}"
         f"{'wrong':>8}{'w/o pl.':>9}{'barge':>7}{'miss':>6}{'false':>6}{'cut':>5}{'latency':>12}{'ended':>7}",
     ]
     for row in figures["rooms"]:
@@ -178,7 +180,8 @@ def report(figures: dict[str, Any]) -> str:
         latency = row["felt_latency"]
         echo = "off" if row["echo_db"] is None else f"{row['echo_db']:+g}"
         out.append(
-            f"  {row['room']:12}{row['language']:5}{echo:>6}{row.get('frontend', ''):>11}{row['utterances']:>5}"
+            f"  {row['room']:12}{row['language']:5}{echo:>6}{row.get('frontend', ''):>11}"
+            f"{row.get('barge_in_seconds', ''):>7}{row['utterances']:>5}"
             f"{'-' if share is None else f'{share:.0%}':>10}{row['asked_again']:>7}{row['not_heard']:>8}"
             f"{row['wrong_answer']:>4}/{row['wrong_command']:<3}"
             f"{row['without_player_asked_again']:>5}/{row['without_player_taken']:<3}"

@@ -12,6 +12,7 @@ import pytest
 from tests.speech.conftest import matches
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SECONDS
+from voicemaster.speech.frontend import CleanedFrame
 from voicemaster.speech.hearing.endpoint import (
     BargedIn,
     Ended,
@@ -250,6 +251,42 @@ def test_a_player_speaking_up_over_the_program_interrupts_it(espeak: Espeak, vad
     assert utterance is not None and detector.state is Endpoint.ENDED
     assert matches(utterance, answer) > 0.95  # the start of the echo is mixed in
     assert utterance.seconds < end - begin + 1.0
+
+
+def _first_barge_in(detector: Endpointer, heard: Audio, left: Callable[[float], float], playing: float) -> float | None:
+    """Pushes `heard` as the echo canceller hands it on (each frame with the share of the microphone it left), the
+    program playing for `playing` seconds; where the quizmaster would stop itself, or None."""
+    samples = heard.samples
+    for start in range(0, len(samples) - FRAME_BYTES + 1, FRAME_BYTES):
+        now = start / 2 / RATE
+        frame = CleanedFrame(samples[start : start + FRAME_BYTES], left(now), settled=True)
+        if isinstance(detector.push(frame, now if now < playing else None), BargedIn):
+            return now
+    return None
+
+
+def test_our_voice_the_canceller_lets_through_for_a_moment_does_not_stop_the_quizmaster(
+    espeak: Espeak, vad: SileroVad
+) -> None:
+    """Live, AEC3 let bursts of a few frames of our voice through (a quarter of a second, left at 0.3-1 of the
+    microphone): speech to the voice detector, and as loud as a player. A player goes on; a burst does not."""
+    question = speak(espeak, QUESTIONS["de"])
+    leaked = joined(silence(1.0), speak(espeak, "Stopp! Antwort B, Berlin."), silence(2.0))
+    begin, end = speech_span(leaked)
+    burst = begin + 0.25
+
+    def left(now: float) -> float:
+        return 0.8 if begin <= now < burst else 0.02
+
+    heard = Audio(
+        leaked.samples[: 2 * round(burst * RATE)] + bytes(len(leaked.samples) - 2 * round(burst * RATE)), RATE
+    )
+    assert _first_barge_in(Endpointer(vad, SETTINGS, 1, program=question), heard, left, question.seconds) is None
+    # The same speech going on, as a player's: the quizmaster stops for it.
+    assert end - begin > SETTINGS.barge_in_seconds + 0.1
+    player = Endpointer(vad, SETTINGS, 1, program=question)
+    stopped = _first_barge_in(player, leaked, lambda _now: 0.8, question.seconds)
+    assert stopped is not None and begin + SETTINGS.barge_in_seconds <= stopped < end
 
 
 def test_a_missing_voice_activity_model_says_what_is_wrong(tmp_path: Path) -> None:

@@ -98,6 +98,11 @@ class EndpointSettings:
     be the player's: at a party, other people's talk is speech to the voice-activity model, and only the player's
     level ends an utterance. 4 dB: at 5 dB of babble the most utterances ended within a second of the player, while
     the car's and the quiet room's stay as they were (`voicemaster bench endpoint`, docs/benchmarks.md)."""
+    barge_in_seconds: float = 0.35
+    """While our voice may be in the microphone, how much speech the echo gate must have taken for the player's
+    before an utterance begins (a barge-in): what the echo canceller lets through of our voice comes in bursts of a
+    few frames, a player speaking over a question goes on. Set from the room bench's recordings replayed through the
+    endpointer, against players heard over a line (`voicemaster bench frontend`; docs/benchmarks.md)."""
     player_residual: float = 0.1
     """With an echo canceller in the front end: the share of a frame's loudness (RMS) the canceller must have left
     for the frame to be the player's while our voice may be in it. Our own voice, cancelled, keeps far less; a player
@@ -146,19 +151,22 @@ class Segmenter:
         self._quiet = 0.0
         self._waited = 0.0
 
-    def process(self, seconds: float, is_speech: bool, *, program_speaking: bool = False) -> Endpoint:
+    def process(
+        self, seconds: float, is_speech: bool, *, program_speaking: bool = False, may_begin: bool = True
+    ) -> Endpoint:
         """Account for `seconds` more audio. While the program speaks, the no-speech timeout does not run: the
-        player is given `timeout` seconds after the question, not during it."""
+        player is given `timeout` seconds after the question, not during it. Without `may_begin`, speech is counted
+        but the utterance does not begin yet."""
         if self.state.finished:
             return self.state
         begin, self.now = self.now, self.now + seconds
         if self.state is Endpoint.WAITING:
-            self._wait(begin, seconds, is_speech, program_speaking)
+            self._wait(begin, seconds, is_speech, program_speaking, may_begin)
         else:
             self._speak(seconds, is_speech)
         return self.state
 
-    def _wait(self, begin: float, seconds: float, is_speech: bool, program_speaking: bool) -> None:
+    def _wait(self, begin: float, seconds: float, is_speech: bool, program_speaking: bool, may_begin: bool) -> None:
         settings = self.settings
         if not program_speaking:
             self._waited += seconds
@@ -167,7 +175,7 @@ class Segmenter:
             self._speech += seconds
             self._quiet = 0.0
             self.end = self.now
-            if self._speech >= settings.speech_seconds - EPSILON:
+            if self._speech >= settings.speech_seconds - EPSILON and may_begin:
                 self.state, self.start = Endpoint.SPEAKING, self.candidate
                 self._check_length()
             return
@@ -332,6 +340,8 @@ class Endpointer:
         self._heard_at: float | None = None
         self._since_program = 0.0
         self._above_echo_at: float | None = None
+        self._over_echo = 0.0
+        """Seconds of frames the echo gate took for the player's since it last lost them for `reset_seconds`."""
         self._audio = bytearray()
         self._room = room
         self._floor: float | None = None
@@ -359,13 +369,20 @@ class Endpointer:
         echo_possible = self._follow_program(program_at)
         above = self._above_floor(frame, echo_possible)  # every frame: its level is smoothed over those before it
         speech = self._vad.probability(frame) >= self._settings.threshold and above
-        if speech and echo_possible and segmenter.state is Endpoint.WAITING:
+        may_begin = True
+        if echo_possible and segmenter.state is Endpoint.WAITING:
             assert self._gate is not None and self._heard_at is not None
-            if self._gate.passes(frame, self._heard_at):
+            if speech and self._gate.passes(frame, self._heard_at):
                 self._above_echo_at = segmenter.now
-            speech = self._above_echo_at is not None and segmenter.now - self._above_echo_at <= SYLLABLE_SECONDS
+                self._over_echo += FRAME_SECONDS
+            elif self._above_echo_at is None or segmenter.now - self._above_echo_at > self._settings.reset_seconds:
+                self._over_echo = 0.0
+            recent = self._above_echo_at is not None and segmenter.now - self._above_echo_at <= SYLLABLE_SECONDS
+            speech = speech and recent
+            cancelled = isinstance(frame, CleanedFrame) and frame.residual is not None
+            may_begin = not cancelled or self._over_echo >= self._settings.barge_in_seconds - EPSILON
         before, end_before = segmenter.state, segmenter.end
-        state = segmenter.process(FRAME_SECONDS, speech, program_speaking=echo_possible)
+        state = segmenter.process(FRAME_SECONDS, speech, program_speaking=echo_possible, may_begin=may_begin)
         if segmenter.end != end_before:  # more speech: what was heard at the last pause is not the whole utterance
             self._paused_audio = None
         if state is Endpoint.WAITING:
