@@ -172,6 +172,8 @@ def test_an_unknown_room_echo_or_front_end_is_refused_on_the_command_line(
     assert "--echo-db" in capsys.readouterr().err
     assert cli.main(["bench", "room", "--frontend", "none,rnnoise"]) == 2  # bench asr's, not the game's
     assert "no front end rnnoise" in capsys.readouterr().err
+    assert cli.main(["bench", "room", "--barge-in-seconds", "0.2,soon"]) == 2
+    assert "--barge-in-seconds takes seconds" in capsys.readouterr().err
 
 
 def test_the_game_hears_through_the_front_end_asked_for_whatever_the_settings_file_says() -> None:
