@@ -101,8 +101,9 @@ class EndpointSettings:
     barge_in_seconds: float = 0.35
     """While our voice may be in the microphone, how much speech the echo gate must have taken for the player's
     before an utterance begins (a barge-in): what the echo canceller lets through of our voice comes in bursts of a
-    few frames, a player speaking over a question goes on. Set from the room bench's recordings replayed through the
-    endpointer, against players heard over a line (`voicemaster bench frontend`; docs/benchmarks.md)."""
+    few frames, a player speaking over a question goes on. Set by `voicemaster bench room --barge-in-seconds`
+    (false barge-ins against barge-ins heard) and `bench frontend` (docs/benchmarks.md). Without an echo canceller
+    the level gate decides alone, as it always has."""
     player_residual: float = 0.1
     """With an echo canceller in the front end: the share of a frame's loudness (RMS) the canceller must have left
     for the frame to be the player's while our voice may be in it. Our own voice, cancelled, keeps far less; a player
