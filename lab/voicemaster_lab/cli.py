@@ -105,9 +105,10 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "--frontend",
         default=None,
         help="asr: acoustic front ends each corpus is heard through, comma-separated: none (the default), webrtc "
-        "(WebRTC echo cancellation and noise suppression), webrtc-aec (the game's default), webrtc-ns, livekit, speex, "
-        "rnnoise; frontend: those compared (default: all); room: the game's own, each measured: none, webrtc-aec "
-        "(the default), webrtc-ns, webrtc",
+        "(WebRTC echo cancellation and noise suppression), webrtc-aec (the game's default), webrtc-aec-residual (the "
+        "same without the barge-in filter), webrtc-ns, livekit, speex, rnnoise; frontend: those compared (default: "
+        "all); room: the game's own, each measured: none, webrtc-aec (the default), webrtc-aec-residual, webrtc-ns, "
+        "webrtc",
     )
     bench.add_argument(
         "--questions",

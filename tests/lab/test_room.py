@@ -177,14 +177,16 @@ def test_an_unknown_room_echo_or_front_end_is_refused_on_the_command_line(
 
 
 def test_the_game_hears_through_the_front_end_asked_for_whatever_the_settings_file_says() -> None:
-    shipped = tomllib.loads(room.with_front_end("", *room.FRONT_ENDS["none"]))
-    assert shipped == {"speech": {"echo_cancel": False, "noise_suppression": False}}
+    shipped = tomllib.loads(room.with_front_end("", room.FRONT_ENDS["none"]))
+    assert shipped == {"speech": {"echo_cancel": False, "noise_suppression": False, "barge_in_filter": True}}
     own = '[speech]\necho_cancel = false\n\n[speech.de]\nengine = "espeak"\n'
-    both = tomllib.loads(room.with_front_end(own, *room.FRONT_ENDS["webrtc"]))
+    both = tomllib.loads(room.with_front_end(own, room.FRONT_ENDS["webrtc"]))
     assert both["speech"]["echo_cancel"] and both["speech"]["noise_suppression"]
     assert both["speech"]["de"] == {"engine": "espeak"}
-    later = tomllib.loads(room.with_front_end("[speech.en]\nrate = 150\n", *room.FRONT_ENDS["webrtc-aec"]))
+    later = tomllib.loads(room.with_front_end("[speech.en]\nrate = 150\n", room.FRONT_ENDS["webrtc-aec"]))
     assert later["speech"]["echo_cancel"] and later["speech"]["en"] == {"rate": 150}
+    residual = tomllib.loads(room.with_front_end("", room.FRONT_ENDS["webrtc-aec-residual"]))
+    assert residual["speech"]["echo_cancel"] and not residual["speech"]["barge_in_filter"]
 
 
 @pytest.fixture

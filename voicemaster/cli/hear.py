@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -133,8 +134,8 @@ def front_end_line(settings: Settings) -> str:
     from voicemaster.speech.frontend import usable_front_end
 
     wanted = settings.front_end
-    front_end, why_not = usable_front_end(echo_cancel=wanted.echo_cancel, noise_suppression=wanted.noise_suppression)
-    parts = {"echo_cancel": wanted.echo_cancel, "noise_suppression": wanted.noise_suppression}
+    parts = asdict(wanted)
+    front_end, why_not = usable_front_end(**parts)
     switches = ", ".join(f"{key} = {str(on).lower()}" for key, on in parts.items())
     if why_not is not None:
         return f"Between microphone and hearing: nothing ({why_not}); [speech] {switches}"

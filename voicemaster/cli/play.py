@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -148,9 +148,7 @@ def demo(args: argparse.Namespace) -> int:
     try:
         recognizer = open_recognizer(args.engine, language)
         # The players are heard through the front end `play` hears through (the stage's microphone hears no echo).
-        front_end, why_not = usable_front_end(
-            echo_cancel=settings.front_end.echo_cancel, noise_suppression=settings.front_end.noise_suppression
-        )
+        front_end, why_not = usable_front_end(**asdict(settings.front_end))
         if why_not is not None:
             print(f"voicemaster: no echo cancellation: {why_not}", file=sys.stderr)
         speaker = None if args.fast else _loudspeaker()

@@ -73,9 +73,13 @@ class FrontEndConfig:
     """Cancel the quizmaster's own voice in the microphone, with what the loudspeaker plays as reference."""
     noise_suppression: bool = False
     """Suppress steady noise (a car's, a fan's) before hearing: off, as Whisper understood less with it."""
+    barge_in_filter: bool = True
+    """With `echo_cancel`: listen for a player talking over the quizmaster in what a linear echo filter of our own
+    leaves, which keeps them whole where the canceller takes them out with our voice; off, the canceller's residual
+    alone judges."""
 
 
-FRONT_END_KEYS = ("echo_cancel", "noise_suppression")
+FRONT_END_KEYS = ("echo_cancel", "noise_suppression", "barge_in_filter")
 """The `[speech]` keys that set the front end; every other key of `[speech]` is a language's voice."""
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from contextlib import nullcontext, suppress
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from voicemaster.config.settings import ASK, Settings
@@ -76,9 +76,7 @@ def play(
         in_use = Watch()
         # The acoustic front end, fed what the speaker plays as the microphone hears it: our own voice is cancelled
         # before hearing listens, and what it leaves of it is never a player's.
-        front_end, why_not = usable_front_end(
-            echo_cancel=config.front_end.echo_cancel, noise_suppression=config.front_end.noise_suppression
-        )
+        front_end, why_not = usable_front_end(**asdict(config.front_end))
         if why_not is not None and notify is not None:
             notify(f"No echo cancellation: {why_not}")
         played = PlayedSound()

@@ -38,8 +38,22 @@ from voicemaster_lab.asr.samples import Sample, _spoken, real_samples
 from voicemaster_lab.corpora import echo
 from voicemaster_lab.harness.laptop import Laptop
 
-RESIDUALS = (0.03, 0.1, 0.2, 0.3)
-"""`player_residual` values the echo gate is also tried at."""
+TRIED = {
+    "player_residual": (0.03, 0.1, 0.2, 0.3),
+    "player_share": (0.15, 0.2, 0.25, 0.3, 0.4, 0.5),
+    "barge_in_linear_seconds": (0.1, 0.15, 0.2, 0.35),
+    "barge_in_seconds": (0.15, 0.25, 0.35),
+}
+"""The echo gate's settings each also tried at these values, the others as shipped."""
+SHIPPED = "shipped"
+VARIANTS = {
+    SHIPPED: DEFAULT_SETTINGS,
+    **{
+        f"{name}={value}": replace(DEFAULT_SETTINGS, **{name: value})
+        for name, values in TRIED.items()
+        for value in values
+    },
+}
 
 
 def run(
@@ -89,11 +103,12 @@ def _measure(
     first: list[float] = []
     later: list[float] = []
     echo_speech: list[float] = []
-    false_onsets = dict.fromkeys(RESIDUALS, 0)
+    echo_share: list[float] = []
+    false_onsets = dict.fromkeys(VARIANTS, 0)
     for scene in alone:
         heard, played = _pair(scene)
         started = time.process_time()
-        cleaned = _through(make(), heard, played)
+        cleaned = _primed(make(), heard, played)
         cpu += time.process_time() - started
         seconds += len(heard) / 2 / RECOGNITION_RATE
         mic, out = _floats(heard), _floats(b"".join(cleaned))
@@ -101,39 +116,58 @@ def _measure(
         first.append(_erle(mic[:second], out[:second]))
         later.append(_erle(mic[second:], out[second:]))
         echo_speech += [frame.residual for frame in cleaned if frame.residual is not None and _speech(vad, frame)]
-        for residual in RESIDUALS:
-            onset = _onset(vad, cleaned, played, replace(DEFAULT_SETTINGS, player_residual=residual))
-            false_onsets[residual] += onset is not None
-    heard_at = {residual: [] for residual in RESIDUALS}  # type: dict[float, list[float]]
+        echo_share += [frame.over_echo.share for frame in cleaned if frame.over_echo is not None]
+        for variant, settings in VARIANTS.items():
+            false_onsets[variant] += _onset(vad, cleaned, played, settings) is not None
+    heard_at: dict[str, list[float]] = {variant: [] for variant in VARIANTS}
     player_speech: list[float] = []
+    player_share: list[float] = []
+    judged = 0
     for _sample, scene in spoken:
         heard, played = _pair(scene)
         started = time.process_time()
-        cleaned = _through(make(), heard, played)
+        cleaned = _primed(make(), heard, played)
         cpu += time.process_time() - started
         seconds += len(heard) / 2 / RECOGNITION_RATE
         begin = round(scene.onset / FRAME_SECONDS)
         player_speech += [
             frame.residual for frame in cleaned[begin:] if frame.residual is not None and _speech(vad, frame)
         ]
-        for residual in RESIDUALS:
-            onset = _onset(vad, cleaned, played, replace(DEFAULT_SETTINGS, player_residual=residual))
+        player_share += [
+            frame.over_echo.share
+            for frame in cleaned[begin:]
+            if frame.over_echo is not None and _speech(vad, frame.over_echo.samples)
+        ]
+        judged += cleaned[begin].over_echo is not None
+        for variant, settings in VARIANTS.items():
+            onset = _onset(vad, cleaned, played, settings)
             if onset is not None and onset >= scene.onset - 0.1:
-                heard_at[residual].append(onset - scene.onset)
+                heard_at[variant].append(onset - scene.onset)
     return {
         "describe": make().name,
         "erle_first_second_db": _quantiles(first),
         "erle_db": _quantiles(later),
-        "echo_taken_for_player": {str(residual): count for residual, count in false_onsets.items()},
-        "player_heard": {str(residual): len(found) for residual, found in heard_at.items()},
+        "echo_taken_for_player": false_onsets,
+        "player_heard": {variant: len(found) for variant, found in heard_at.items()},
         "player_heard_after_ms": {
-            str(residual): _quantiles([1000 * at for at in found]) for residual, found in heard_at.items()
+            variant: _quantiles([1000 * at for at in found]) for variant, found in heard_at.items()
         },
+        "linear_judged_at_onset": judged,
         "residual_db_echo_speech": _quantiles([_db(value) for value in echo_speech]),
         "residual_db_player_speech": _quantiles([_db(value) for value in player_speech]),
+        "share_db_echo": _quantiles([_db(value) for value in echo_share]),
+        "share_db_player_speech": _quantiles([_db(value) for value in player_share]),
         "cpu_ms_per_second": round(1000 * cpu / seconds, 2) if seconds else None,
         "added_latency_ms": _latency(make(), spoken),
     }
+
+
+def _primed(front_end: FrontEnd, heard: bytes, played: bytes) -> list[CleanedFrame]:
+    """The scene through `front_end` after its own first `echo.LEAD_SECONDS` (our voice alone): in a game the
+    canceller runs on from line to line, so it has heard the room before a player talks over a line."""
+    lead = round(echo.LEAD_SECONDS / FRAME_SECONDS) * FRAME_BYTES
+    _through(front_end, heard[:lead], played[:lead])
+    return _through(front_end, heard, played)
 
 
 def _listened(name: str, spoken: Sequence[tuple[Sample, echo.Scene]], vad: SileroVad) -> dict[str, int]:
@@ -250,29 +284,33 @@ def report(figures: dict[str, Any]) -> str:
     ]
     if figures.get("real_missing"):
         lines.append(f"real recordings: not measured: {figures['real_missing']}")
-    in_use = str(DEFAULT_SETTINGS.player_residual)
     for name, found in figures["front_ends"].items():
         if "unavailable" in found:
             lines.append(f"\n{name}: not measured: {found['unavailable']}")
             continue
         first, later = found["erle_first_second_db"], found["erle_db"]
-        heard = found["player_heard_after_ms"][in_use]
+        heard = found["player_heard_after_ms"][SHIPPED]
         lines += [
             f"\n{name}: {found['describe']}",
             f"  ERLE first second p50 {first['p50']} dB (min {first['min']}); after it p50 {later['p50']} dB "
             f"(min {later['min']})",
-            f"  our voice alone taken for a player (player_residual {in_use}): "
-            f"{found['echo_taken_for_player'][in_use]} of {figures['lines']} lines",
-            f"  a player over the line heard: {found['player_heard'][in_use]} of {figures['players']}, "
-            f"p50 {heard['p50']} ms after they began",
-            "  at other player_residual: "
+            f"  our voice alone taken for a player (shipped settings): "
+            f"{found['echo_taken_for_player'][SHIPPED]} of {figures['lines']} lines",
+            f"  a player over the line heard: {found['player_heard'][SHIPPED]} of {figures['players']}, "
+            f"p50 {heard['p50']} ms after they began; judged by the linear filter at the onset: "
+            f"{found['linear_judged_at_onset']}",
+            "  each setting alone at other values (echo taken / players heard): "
             + ", ".join(
-                f"{value}: {found['echo_taken_for_player'][value]} echo / {found['player_heard'][value]} heard"
-                for value in found["echo_taken_for_player"]
+                f"{variant} {found['echo_taken_for_player'][variant]} / {found['player_heard'][variant]}"
+                for variant in found["echo_taken_for_player"]
+                if variant != SHIPPED
             ),
             "  residual left in frames Silero calls speech (dB): "
             f"our voice {_shown(found['residual_db_echo_speech'])}; "
             f"a player's {_shown(found['residual_db_player_speech'])}",
+            "  share the linear filter left unexplained (dB): "
+            f"our voice alone {_shown(found['share_db_echo'])}; "
+            f"a player's speech {_shown(found['share_db_player_speech'])}",
             f"  CPU {found['cpu_ms_per_second']} ms per second of audio; added latency {found['added_latency_ms']} ms",
         ]
         if "listened" in found:

@@ -117,6 +117,7 @@ FRONT_ENDS: dict[str, Callable[[], FrontEnd]] = {
     "none": Passthrough,
     "webrtc": lambda: WebRtc(echo_cancel=True, noise_suppression=True),
     "webrtc-aec": lambda: WebRtc(echo_cancel=True, noise_suppression=False),
+    "webrtc-aec-residual": lambda: WebRtc(echo_cancel=True, noise_suppression=False, barge_in_filter=False),
     "webrtc-ns": lambda: WebRtc(echo_cancel=False, noise_suppression=True),
     "livekit": _livekit,
     "speex": _speex,

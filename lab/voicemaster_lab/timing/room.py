@@ -27,14 +27,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from voicemaster.config.files import LANGUAGES
-from voicemaster.config.settings import Settings, default_paths, load_settings
+from voicemaster.config.settings import FRONT_END_KEYS, FrontEndConfig, Settings, default_paths, load_settings
 from voicemaster.host.lines import load as load_lines
 from voicemaster.speech.hearing.endpoint import EndpointSettings
 from voicemaster.speech.signal import resample, to_float
@@ -74,21 +74,22 @@ OVERLAP_SECONDS = 0.15
 """The quizmaster counts as speaking where the player began if it is audible within this much after."""
 ENGINE = "whisper"
 FRONT_ENDS = {
-    "none": (False, False),
-    "webrtc-aec": (True, False),
-    "webrtc-ns": (False, True),
-    "webrtc": (True, True),
+    "none": FrontEndConfig(echo_cancel=False, noise_suppression=False),
+    "webrtc-aec": FrontEndConfig(echo_cancel=True, noise_suppression=False),
+    "webrtc-aec-residual": FrontEndConfig(echo_cancel=True, noise_suppression=False, barge_in_filter=False),
+    "webrtc-ns": FrontEndConfig(echo_cancel=False, noise_suppression=True),
+    "webrtc": FrontEndConfig(echo_cancel=True, noise_suppression=True),
 }
-"""The game's own front ends (`[speech] echo_cancel`, `noise_suppression`), named as `bench asr --frontend` names
-them."""
+"""The game's own front ends (the `[speech]` switches), named as `bench asr --frontend` names them."""
 SHIPPED = "webrtc-aec"
 """The front end the shipped settings run."""
 
 
-def with_front_end(config: str, echo_cancel: bool, noise_suppression: bool) -> str:
+def with_front_end(config: str, front_end: FrontEndConfig) -> str:
     """A settings file's text with the front end's switches set in its `[speech]` table (added if it has none)."""
-    lines = [line for line in config.splitlines() if not re.match(r"\s*(echo_cancel|noise_suppression)\s*=", line)]
-    switches = [f"echo_cancel = {str(echo_cancel).lower()}", f"noise_suppression = {str(noise_suppression).lower()}"]
+    keys = "|".join(FRONT_END_KEYS)
+    lines = [line for line in config.splitlines() if not re.match(rf"\s*({keys})\s*=", line)]
+    switches = [f"{key} = {str(on).lower()}" for key, on in asdict(front_end).items()]
     at = next((index for index, line in enumerate(lines) if line.strip() == "[speech]"), None)
     if at is None:
         lines += ["", "[speech]", *switches]
@@ -362,7 +363,7 @@ def play_game(table: Table, seed: int, folder: Path, *, most_listens: int = MOST
     # The shipped settings (not the user's config.toml) or --config's, with the front end asked for.
     own = config.read_text(encoding="utf-8") if config is not None else ""
     config = folder / "config.toml"
-    config.write_text(with_front_end(own, *FRONT_ENDS[table.frontend]), encoding="utf-8")
+    config.write_text(with_front_end(own, FRONT_ENDS[table.frontend]), encoding="utf-8")
     command = [sys.executable, "-m", "voicemaster_lab.harness.ear_log", str(ear), "--config", str(config), "play"]
     command += ["--lang", language, "--variant", "classic", "--engine", ENGINE, "--seed", str(seed), "--log", str(log)]
     env = {**table.pulse.env, "XDG_DATA_HOME": str(folder / "data")}

@@ -164,7 +164,10 @@ def test_the_devices_command_lists_inputs_and_outputs_with_the_defaults(
     assert "   0  USB Headset (ALSA), 2 channel(s)" in speakers
     assert "*  1  Car speakers (ALSA), 2 channel(s), 44100 Hz" in speakers
     # What the microphone is heard through, and how to turn it off.
-    assert "Between microphone and hearing: WebRTC echo cancellation; [speech] echo_cancel = true" in speakers
+    assert (
+        "Between microphone and hearing: WebRTC echo cancellation, players over our voice heard by a linear echo "
+        "filter; [speech] echo_cancel = true, noise_suppression = false, barge_in_filter = true"
+    ) in speakers
 
 
 def test_a_missing_portaudio_library_in_the_devices_command_is_one_line(

@@ -15,7 +15,9 @@ from voicemaster.config.voice import Voice
 from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.frontend import Passthrough, open_front_end
-from voicemaster.speech.hearing.pipeline import Hearing, listen_and_recognize
+from voicemaster.speech.frontend.webrtc import WebRtc
+from voicemaster.speech.hearing.endpoint import BargedIn, Endpointer
+from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, Hearing, listen_and_recognize
 from voicemaster.speech.hearing.voice_activity import SileroVad
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.signal import RECOGNITION_RATE, resample
@@ -79,3 +81,58 @@ def test_a_player_who_answers_as_the_line_ends_is_heard_over_its_echo(
     )
     hearing = _listen(laptop, whisper("de"), vad, CONFIRM)
     assert isinstance(hearing.heard, Heard) and hearing.heard.intent is Intent.YES
+
+
+LONG_QUESTION = (
+    "Die Frage für fünfhundert Euro: Welche Stadt ist die Hauptstadt von Frankreich? A: Berlin, B: Paris, C: Rom, "
+    "oder D: Wien."
+)
+
+
+@pytest.fixture(scope="module")
+def long_question() -> Audio:
+    return resample(Speakers({"de": Voice(engine="pico")}).render(LONG_QUESTION, "de"), RECOGNITION_RATE)
+
+
+def _barges_in(laptop: Laptop, vad: SileroVad) -> float | None:
+    """Where the game's endpointer heard a player over the laptop's line (seconds), or None."""
+    endpointer = Endpointer(vad, DEFAULT_SETTINGS, timeout=3600.0, program=laptop.line)
+    for frame in laptop.frames():
+        program_at = endpointer.now if endpointer.now < laptop.line.seconds else None
+        if isinstance(endpointer.push(frame, program_at), BargedIn):
+            return endpointer.now
+    return None
+
+
+PLAYER_AT = 7.0
+"""Seconds into the line where the player talks over it: the canceller has heard the room, as in a game."""
+
+
+def test_players_talking_over_a_question_ten_db_louder_than_them_stop_it(vad: SileroVad, long_question: Audio) -> None:
+    """Every eighth German recording said 7 s into the question: the linear echo filter hears most of them; the
+    canceller's residual alone, which the suppressor takes the player out of, fewer."""
+    players = [Audio.read(clip.path()) for clip in real_speech.load(("de",))[::8]]
+
+    def heard(barge_in_filter: bool) -> int:
+        onsets = [
+            _barges_in(
+                Laptop(
+                    long_question,
+                    player,
+                    PLAYER_AT,
+                    WebRtc(echo_cancel=True, noise_suppression=False, barge_in_filter=barge_in_filter),
+                ),
+                vad,
+            )
+            for player in players
+        ]
+        return sum(onset is not None and onset >= PLAYER_AT for onset in onsets)
+
+    with_filter = heard(barge_in_filter=True)
+    assert with_filter >= 0.6 * len(players)
+    assert with_filter > heard(barge_in_filter=False)
+
+
+def test_a_long_question_alone_never_stops_itself(vad: SileroVad, long_question: Audio) -> None:
+    laptop = Laptop(long_question, None, 0.0, open_front_end(echo_cancel=True, noise_suppression=False))
+    assert _barges_in(laptop, vad) is None

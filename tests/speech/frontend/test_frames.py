@@ -3,6 +3,7 @@ was played and silence after, the settings turn each part off, and `voicemaster 
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -81,6 +82,15 @@ def test_the_settings_turn_each_part_off(tmp_path: Path) -> None:
     assert load_settings([DEFAULT_CONFIG]).front_end.echo_cancel
 
 
+def test_the_barge_in_filter_is_on_by_default_and_a_setting_turns_it_off(tmp_path: Path) -> None:
+    own = tmp_path / "config.toml"
+    own.write_text("[speech]\nbarge_in_filter = false\n")
+    shipped, turned_off = (load_settings(files).front_end for files in ([DEFAULT_CONFIG], [DEFAULT_CONFIG, own]))
+    assert "linear echo filter" in open_front_end(**asdict(shipped)).name
+    without = open_front_end(**asdict(turned_off))
+    assert without.cancels_echo and "linear echo filter" not in without.name
+
+
 def test_a_wrong_front_end_setting_names_its_key_in_speech(tmp_path: Path) -> None:
     own = tmp_path / "config.toml"
     own.write_text('[speech]\necho_cancel = "yes"\n')
@@ -95,4 +105,5 @@ def test_everything_off_is_no_front_end() -> None:
 def test_webrtc_is_what_runs_where_it_is_installed() -> None:
     front_end, why_not = usable_front_end(echo_cancel=True, noise_suppression=True)
     assert why_not is None and front_end.cancels_echo
-    assert front_end.name == "WebRTC echo cancellation and noise suppression"
+    name = "WebRTC echo cancellation and noise suppression, players over our voice heard by a linear echo filter"
+    assert front_end.name == name

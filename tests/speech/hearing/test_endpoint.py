@@ -13,6 +13,7 @@ from tests.speech.conftest import matches
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SECONDS
 from voicemaster.speech.frontend import CleanedFrame
+from voicemaster.speech.frontend.frames import OverEcho
 from voicemaster.speech.hearing.endpoint import (
     BargedIn,
     Ended,
@@ -287,6 +288,32 @@ def test_our_voice_the_canceller_lets_through_for_a_moment_does_not_stop_the_qui
     player = Endpointer(vad, SETTINGS, 1, program=question)
     stopped = _first_barge_in(player, leaked, lambda _now: 0.8, question.seconds)
     assert stopped is not None and begin + SETTINGS.barge_in_seconds <= stopped < end
+
+
+def test_over_our_voice_the_player_is_listened_for_in_what_the_linear_filter_leaves(
+    espeak: Espeak, vad: SileroVad
+) -> None:
+    """The canceller's suppressor took the player out with our voice (its output is near silence), but the linear
+    echo filter left them whole: the quizmaster stops for them. What the filter leaves of our own voice is a small
+    share of the microphone, and never stops it."""
+    question = speak(espeak, QUESTIONS["de"])
+    player = joined(silence(1.0), speak(espeak, "Stopp! Antwort B, Berlin."), silence(2.0))
+    begin, _ = speech_span(player)
+
+    def stopped_at(share: float) -> float | None:
+        detector = Endpointer(vad, SETTINGS, 1, program=question)
+        samples = player.samples
+        for start in range(0, len(samples) - FRAME_BYTES + 1, FRAME_BYTES):
+            now = start / 2 / RATE
+            unexplained = OverEcho(samples[start : start + FRAME_BYTES], share)
+            frame = CleanedFrame(bytes(FRAME_BYTES), 0.02, settled=True, over_echo=unexplained)
+            if isinstance(detector.push(frame, now if now < question.seconds else None), BargedIn):
+                return now
+        return None
+
+    stopped = stopped_at(share=0.6)
+    assert stopped is not None and begin + SETTINGS.barge_in_linear_seconds <= stopped < begin + 0.5
+    assert stopped_at(share=0.1) is None
 
 
 def test_a_missing_voice_activity_model_says_what_is_wrong(tmp_path: Path) -> None:

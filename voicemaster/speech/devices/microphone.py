@@ -174,17 +174,16 @@ class Microphone:
             kept = list(self._frames)[-pre_roll:] if pre_roll else []
             self._frames.clear()
         pending = bytearray()
-        residual: float | None = None
-        settled = True
+        judged = CleanedFrame(b"", None)
         blocks = iter(kept)
         while True:
             while len(pending) >= FRAME_BYTES:
                 frame = bytes(pending[:FRAME_BYTES])
-                yield frame if self._front_end is None else CleanedFrame(frame, residual, settled=settled)
+                yield frame if self._front_end is None else judged.judged_as(frame)
                 del pending[:FRAME_BYTES]
             block = next(blocks, None) or self._next_block()
             if isinstance(block, CleanedFrame):  # blocks are frames (`blocksize`): a frame is judged by its own
-                residual, settled = block.residual, block.settled
+                judged = block
             pending += block
 
     def _next_block(self) -> bytes:

@@ -17,9 +17,15 @@ import numpy.typing as npt
 from voicemaster.speech.signal import RECOGNITION_RATE
 
 Samples = npt.NDArray[np.int16]
+Floats = npt.NDArray[np.float64]
 
 CHUNK_SAMPLES = 160
 """10 ms at 16 kHz: the step WebRTC's audio processing works in."""
+TRUST_DB = 10.0
+"""How much of our voice a linear echo filter must take out (over the last seconds it played, `TRUST_SECONDS`) for
+what it leaves to judge a frame: below it (still learning, or the devices' delay moved) the canceller's residual
+judges alone."""
+TRUST_SECONDS = 2.0
 SETTLE_SECONDS = 2.0
 """How much of our own voice an echo canceller must have heard before what it leaves is trusted: WebRTC's found the
 room's delay and cut the echo by 20 dB or more within about half a second of the first line, not at its first
@@ -30,6 +36,17 @@ class FrontEndUnavailable(RuntimeError):
     """The front end asked for cannot run here; the message says what to install."""
 
 
+@dataclass(frozen=True)
+class OverEcho:
+    """What of a microphone frame our echo does not explain, by a linear echo filter (`linear.py`): a player talking
+    over our voice, kept whole where the echo canceller's suppressor takes them out with our voice."""
+
+    samples: bytes
+    """16-bit PCM: the frame's bins where the microphone rises clearly over the predicted echo."""
+    share: float
+    """Its loudness over the microphone's (RMS ratio, 0-1): near 0 where only our voice was heard."""
+
+
 class CleanedFrame(bytes):
     """A microphone frame after the front end (16-bit mono PCM), with what the echo canceller saw in it."""
 
@@ -38,12 +55,22 @@ class CleanedFrame(bytes):
     out an echo, near 1 where what was heard was not ours. None when no echo canceller ran."""
     settled: bool
     """Whether the canceller had heard enough of our voice (`SETTLE_SECONDS`) for the residual to say anything."""
+    over_echo: OverEcho | None
+    """What the linear echo filter could not explain as our voice; None when none ran or it does not yet cancel our
+    voice (`TRUST_DB`), so that the residual alone judges the frame."""
 
-    def __new__(cls, samples: bytes, residual: float | None, *, settled: bool = True) -> CleanedFrame:
+    def __new__(
+        cls, samples: bytes, residual: float | None, *, settled: bool = True, over_echo: OverEcho | None = None
+    ) -> CleanedFrame:
         made = super().__new__(cls, samples)
         made.residual = residual
         made.settled = settled
+        made.over_echo = over_echo
         return made
+
+    def judged_as(self, samples: bytes) -> CleanedFrame:
+        """`samples` (the same sound, framed anew) with this frame's judgement."""
+        return CleanedFrame(samples, self.residual, settled=self.settled, over_echo=self.over_echo)
 
 
 class FrontEnd(Protocol):
@@ -77,21 +104,39 @@ Step = Callable[[Samples, Samples], Samples]
 """One 10 ms step of a processor: microphone and reference samples in, cleaned samples out."""
 
 
+class EchoJudge(Protocol):
+    """Predicts our echo in the microphone to tell a player over our voice from it (`linear.LinearEcho`)."""
+
+    def predict(self, heard: Samples, played: Samples) -> Floats:
+        """Our echo in `heard` (one 10 ms step) as predicted from `played`, the reference in step with it."""
+        ...
+
+    def over_echo(self, heard: Floats, echo: Floats) -> OverEcho:
+        """What of `heard` (one frame) the predicted `echo` does not explain."""
+        ...
+
+
 class Chunked:
     """A processor of 10 ms steps as a `FrontEnd` for frames of any length: what does not fill a step waits for the
-    next frame, so the output runs one step (10 ms) behind the input, and so does the residual's comparison."""
+    next frame, so the output runs one step (10 ms) behind the input, and so does the residual's comparison.
+    With a `judge`, each frame also carries what of it our echo does not explain, once the judge cancels our voice by
+    `TRUST_DB`."""
 
-    def __init__(self, name: str, step: Step, *, cancels_echo: bool) -> None:
+    def __init__(self, name: str, step: Step, *, cancels_echo: bool, judge: EchoJudge | None = None) -> None:
         self.name = name
         self.cancels_echo = cancels_echo
         self._step = step
+        self._judge = judge
         self._waiting = np.zeros(0, dtype=np.int16)
         self._waiting_reference = np.zeros(0, dtype=np.int16)
         self._out = np.zeros(CHUNK_SAMPLES, dtype=np.int16)
         self._heard = np.zeros(CHUNK_SAMPLES, dtype=np.int16)
         """The microphone's samples, delayed as the output is, to measure the residual against."""
+        self._echo = np.zeros(CHUNK_SAMPLES)
+        """The judge's predicted echo, delayed as the output is."""
         self._sounding = 0
         """Samples of reference that held sound, up to `SETTLE_SECONDS`' worth."""
+        self._loud = _Trust()
 
     def process(self, frame: bytes, reference: bytes) -> CleanedFrame:
         if len(frame) != len(reference):
@@ -103,10 +148,11 @@ class Chunked:
         if played.any():
             self._sounding = min(self._sounding + len(played), round(SETTLE_SECONDS * RECOGNITION_RATE))
         ready = len(self._waiting) // CHUNK_SAMPLES * CHUNK_SAMPLES
-        cleaned = [
-            self._step(self._waiting[at : at + CHUNK_SAMPLES], self._waiting_reference[at : at + CHUNK_SAMPLES])
+        steps = [
+            (self._waiting[at : at + CHUNK_SAMPLES], self._waiting_reference[at : at + CHUNK_SAMPLES])
             for at in range(0, ready, CHUNK_SAMPLES)
         ]
+        cleaned = [self._step(microphone, speaker) for microphone, speaker in steps]
         self._waiting, self._waiting_reference = self._waiting[ready:], self._waiting_reference[ready:]
         self._out = np.concatenate([self._out, *cleaned])
         self._heard = np.concatenate([self._heard, heard])
@@ -115,7 +161,30 @@ class Chunked:
         before, self._heard = self._heard[:count], self._heard[count:]
         residual = _loudness(out) / max(_loudness(before), 1.0) if self.cancels_echo else None
         settled = self._sounding >= round(SETTLE_SECONDS * RECOGNITION_RATE)
-        return CleanedFrame(out.astype("<i2").tobytes(), residual, settled=settled)
+        over_echo = None
+        if self._judge is not None:
+            judge = self._judge
+            self._echo = np.concatenate([self._echo, *(judge.predict(*pair) for pair in steps)])
+            echo, self._echo = self._echo[:count], self._echo[count:]
+            microphone = before.astype(np.float64)
+            if self._loud.trusts(microphone, echo, sounding=bool(played.any())) and settled:
+                over_echo = judge.over_echo(microphone, echo)
+        return CleanedFrame(out.astype("<i2").tobytes(), residual, settled=settled, over_echo=over_echo)
+
+
+class _Trust:
+    """How much of our voice a judge takes out, over the last `TRUST_SECONDS` of frames while our voice sounded."""
+
+    def __init__(self) -> None:
+        self._heard = 0.0
+        self._left = 0.0
+
+    def trusts(self, heard: Floats, echo: Floats, *, sounding: bool) -> bool:
+        if sounding:
+            weight = min(1.0, len(heard) / (TRUST_SECONDS * RECOGNITION_RATE))
+            self._heard += weight * (float(np.sum(heard**2)) - self._heard)
+            self._left += weight * (float(np.sum((heard - echo) ** 2)) - self._left)
+        return self._heard > 10 ** (TRUST_DB / 10) * self._left
 
 
 def _loudness(samples: Samples) -> float:
@@ -128,19 +197,25 @@ def clean(front_end: FrontEnd, pairs: Iterable[tuple[bytes, bytes]]) -> Iterator
         yield front_end.process(frame, reference)
 
 
-def usable_front_end(*, echo_cancel: bool, noise_suppression: bool) -> tuple[FrontEnd, str | None]:
+def usable_front_end(
+    *, echo_cancel: bool, noise_suppression: bool, barge_in_filter: bool = True
+) -> tuple[FrontEnd, str | None]:
     """The front end the settings ask for, or none and why (WebRTC's audio processing is not installed): a game
     is still played without it, the echo judged by its level alone."""
     try:
-        return open_front_end(echo_cancel=echo_cancel, noise_suppression=noise_suppression), None
+        chosen = open_front_end(
+            echo_cancel=echo_cancel, noise_suppression=noise_suppression, barge_in_filter=barge_in_filter
+        )
+        return chosen, None
     except FrontEndUnavailable as error:
         return Passthrough(), str(error)
 
 
-def open_front_end(*, echo_cancel: bool, noise_suppression: bool) -> FrontEnd:
-    """The front end the settings ask for; `FrontEndUnavailable` when WebRTC's audio processing is not installed."""
+def open_front_end(*, echo_cancel: bool, noise_suppression: bool, barge_in_filter: bool = True) -> FrontEnd:
+    """The front end the settings ask for (the `[speech]` switches of the same names); `FrontEndUnavailable` when
+    WebRTC's audio processing is not installed."""
     if not (echo_cancel or noise_suppression):
         return Passthrough()
     from voicemaster.speech.frontend.webrtc import WebRtc
 
-    return WebRtc(echo_cancel=echo_cancel, noise_suppression=noise_suppression)
+    return WebRtc(echo_cancel=echo_cancel, noise_suppression=noise_suppression, barge_in_filter=barge_in_filter)

@@ -108,6 +108,14 @@ class EndpointSettings:
     """With an echo canceller in the front end: the share of a frame's loudness (RMS) the canceller must have left
     for the frame to be the player's while our voice may be in it. Our own voice, cancelled, keeps far less; a player
     speaking over it keeps more (`voicemaster bench frontend`, docs/benchmarks.md)."""
+    player_share: float = 0.3
+    """Where the front end's linear echo filter judges a frame (`CleanedFrame.over_echo`), which then decides instead
+    of the residual: the share of the frame's loudness our predicted echo must leave unexplained for the frame to be
+    the player's (`voicemaster bench frontend`)."""
+    barge_in_linear_seconds: float = 0.15
+    """`barge_in_seconds` where the linear echo filter judges: it lets fewer bursts of our voice through than the
+    canceller's residual, so a shorter run of the player's speech begins an utterance (`bench frontend`, `bench
+    room`)."""
 
     def __post_init__(self) -> None:
         durations = (
@@ -117,9 +125,15 @@ class EndpointSettings:
             self.early_silence_seconds,
             self.max_seconds,
         )
-        rolls = (self.pre_roll_seconds, self.post_roll_seconds, self.echo_tail_seconds)
+        rolls = (
+            self.pre_roll_seconds,
+            self.post_roll_seconds,
+            self.echo_tail_seconds,
+            self.barge_in_seconds,
+            self.barge_in_linear_seconds,
+        )
         if min(durations) <= 0 or min(rolls) < 0:
-            raise ValueError("endpoint durations must be positive (rolls and the echo tail may be 0)")
+            raise ValueError("endpoint durations must be positive (rolls, the echo tail and barge-in runs may be 0)")
         if self.early_silence_seconds > self.silence_seconds:
             raise ValueError("the early pause must not be longer than the pause that ends an utterance")
         if not 0 < self.threshold < 1:
@@ -130,6 +144,8 @@ class EndpointSettings:
             raise ValueError("the margin over the room's floor must be 0 dB or more")
         if not 0 <= self.player_residual <= 1:
             raise ValueError("the player's residual must lie between 0 and 1")
+        if not 0 <= self.player_share <= 1:
+            raise ValueError("the player's share must lie between 0 and 1")
 
 
 class Segmenter:
@@ -248,6 +264,8 @@ class EchoGate:
 
     def passes(self, frame: bytes, at: float) -> bool:
         """Whether `frame`, heard `at` seconds into what we play (or within the echo tail after it), is the player's."""
+        if isinstance(frame, CleanedFrame) and frame.over_echo is not None:
+            return frame.over_echo.share >= self._settings.player_share
         if isinstance(frame, CleanedFrame) and frame.residual is not None:
             # A canceller still learning the room leaves our first syllables: nothing is a player's until it has.
             return frame.settled and frame.residual >= self._settings.player_residual
@@ -341,7 +359,7 @@ class Endpointer:
         self._heard_at: float | None = None
         self._since_program = 0.0
         self._above_echo_at: float | None = None
-        self._over_echo = 0.0
+        self._passed_seconds = 0.0
         """Seconds of frames the echo gate took for the player's since it last lost them for `reset_seconds`."""
         self._audio = bytearray()
         self._room = room
@@ -369,19 +387,24 @@ class Endpointer:
         self._audio += frame
         echo_possible = self._follow_program(program_at)
         above = self._above_floor(frame, echo_possible)  # every frame: its level is smoothed over those before it
-        speech = self._vad.probability(frame) >= self._settings.threshold and above
+        judged = frame.over_echo if echo_possible and isinstance(frame, CleanedFrame) else None
+        # Over our voice, the player is listened for in what our echo does not explain, not in the canceller's output
+        # (which takes the player out with our voice).
+        heard = judged.samples if judged is not None else frame
+        speech = self._vad.probability(heard) >= self._settings.threshold and above
         may_begin = True
         if echo_possible and segmenter.state is Endpoint.WAITING:
             assert self._gate is not None and self._heard_at is not None
             if speech and self._gate.passes(frame, self._heard_at):
                 self._above_echo_at = segmenter.now
-                self._over_echo += FRAME_SECONDS
+                self._passed_seconds += FRAME_SECONDS
             elif self._above_echo_at is None or segmenter.now - self._above_echo_at > self._settings.reset_seconds:
-                self._over_echo = 0.0
+                self._passed_seconds = 0.0
             recent = self._above_echo_at is not None and segmenter.now - self._above_echo_at <= SYLLABLE_SECONDS
             speech = speech and recent
             cancelled = isinstance(frame, CleanedFrame) and frame.residual is not None
-            may_begin = not cancelled or self._over_echo >= self._settings.barge_in_seconds - EPSILON
+            needed = self._settings.barge_in_linear_seconds if judged else self._settings.barge_in_seconds
+            may_begin = not cancelled or self._passed_seconds >= needed - EPSILON
         before, end_before = segmenter.state, segmenter.end
         state = segmenter.process(FRAME_SECONDS, speech, program_speaking=echo_possible, may_begin=may_begin)
         if segmenter.end != end_before:  # more speech: what was heard at the last pause is not the whole utterance
