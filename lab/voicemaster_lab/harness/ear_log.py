@@ -5,7 +5,9 @@ The game's own log says what was heard, not how the utterance ended: whether the
 or waited while noise went on until the longest utterance cut it. So this wraps the one function `play`'s ear
 listens through (`play.live.listen_and_recognize`), unchanged, and writes one line a listening: how it ended
 (`speech.hearing.endpoint.Endpoint`), where speech ended and listening stopped in its audio, whether a reading ended
-it early, where a barge-in stopped the line, and what was heard. Nothing of the product imports this.
+it early, where a barge-in stopped the line, and what was heard; and, since the listening before, how many
+microphone frames the front end cleaned while our voice played (`sounding`) and how many of those the barge-in
+filter judged (`judged`: it cancelled our voice well enough to be trusted). Nothing of the product imports this.
 `ENDPOINT_VARIABLE` (JSON) replaces fields of the endpointer's settings, for a bench to measure other values.
 """
 
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from voicemaster.play import live
+from voicemaster.speech.frontend import CleanedFrame, FrontEnd
 from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, Hearing
 
 ENDPOINT_VARIABLE = "VOICEMASTER_LAB_ENDPOINT"
@@ -30,6 +33,26 @@ def run(ear: Path, argv: Sequence[str]) -> int:
     from voicemaster.cli.app import main
 
     hear = live.listen_and_recognize  # type: ignore[attr-defined]
+    usable = live.usable_front_end  # type: ignore[attr-defined]
+    counts = {"sounding": 0, "judged": 0}
+
+    class Counted:
+        """The game's front end, counting the frames cleaned while our voice played and those the filter judged."""
+
+        def __init__(self, inner: FrontEnd) -> None:
+            self._inner = inner
+            self.name, self.cancels_echo = inner.name, inner.cancels_echo
+
+        def process(self, frame: bytes, reference: bytes) -> CleanedFrame:
+            cleaned = self._inner.process(frame, reference)
+            if any(reference):
+                counts["sounding"] += 1
+                counts["judged"] += cleaned.over_echo is not None
+            return cleaned
+
+    def counted_front_end(**switches: bool) -> tuple[FrontEnd, str | None]:
+        front_end, why_not = usable(**switches)
+        return Counted(front_end), why_not
 
     changed = json.loads(os.environ.get(ENDPOINT_VARIABLE) or "{}")
 
@@ -46,12 +69,15 @@ def run(ear: Path, argv: Sequence[str]) -> int:
             "early": hearing.early,
             "barged_in_at": hearing.barged_in_at,
             "intent": None if heard is None else heard.intent.value,
+            **counts,
         }
+        counts.update(sounding=0, judged=0)
         with ear.open("a", encoding="utf-8") as out:
             out.write(json.dumps(line) + "\n")
         return hearing
 
     live.listen_and_recognize = listened  # type: ignore[attr-defined]
+    live.usable_front_end = counted_front_end  # type: ignore[attr-defined]
     return main(list(argv))
 
 

@@ -471,6 +471,8 @@ def _played(
         dropouts=recorded.dropouts(),
         cut=sum(ending["state"] == "cut" for ending in endings),
         stopped=stopped,
+        sounding_frames=sum(ending.get("sounding", 0) for ending in endings),
+        judged_frames=sum(ending.get("judged", 0) for ending in endings),
     )
 
 

@@ -109,6 +109,10 @@ class Game:
     """Why the bench stopped the game, if it did."""
     frontend: str = "webrtc-aec"
     """What the game heard through (`timing.room.FRONT_ENDS`)."""
+    sounding_frames: int = 0
+    """Microphone frames cleaned while our voice played (`harness.ear_log`)."""
+    judged_frames: int = 0
+    """Of those, the frames the barge-in filter judged (it cancelled our voice well enough to be trusted)."""
 
 
 def locked_without_yes(events: Sequence[dict[str, Any]], player_said_yes: Iterable[int]) -> int:
@@ -158,6 +162,8 @@ def summary(games: Sequence[Game]) -> dict[str, Any]:
         "echo_delay_ms": round(statistics.median(delays) * 1000) if delays else None,
         "echo_delay_spread_ms": round((max(delays) - min(delays)) * 1000) if delays else None,
         "dropout_seconds": round(sum(game.dropouts for game in games), 2),
+        "sounding_frames": sum(game.sounding_frames for game in games),
+        "filter_judged_frames": sum(game.judged_frames for game in games),
         "seconds": round(sum(game.seconds for game in games), 1),
     }
 

@@ -14,6 +14,7 @@ from voicemaster.speech.devices.loudspeaker import Speaker
 from voicemaster.speech.devices.microphone import Microphone
 from voicemaster.speech.frontend import CleanedFrame, PlayedSound, open_front_end
 from voicemaster.speech.hearing.endpoint import rms
+from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS
 from voicemaster.speech.voice.synthesis import Espeak
 
 pytestmark = pytest.mark.audio
@@ -37,6 +38,9 @@ def test_our_own_voice_through_the_loopback_is_cancelled_in_step(pulse: Pulse, e
     assert len(settled) > 10  # the canceller had the reference in step long enough to learn the loop
     residuals = [frame.residual for frame in settled if frame.residual is not None]
     assert statistics.median(residuals) < 0.1  # our voice left at a tenth of its loudness or less
+    # The barge-in filter learnt the loop too: what it leaves of our voice is far below a player's share.
+    shares = [frame.over_echo.share for frame in settled if frame.over_echo is not None]
+    assert shares and statistics.median(shares) < DEFAULT_SETTINGS.player_share / 3
 
 
 @pytest.mark.slow  # in real time beside nothing else: with demo games on the other core the canceller lags
