@@ -22,10 +22,14 @@ Floats = npt.NDArray[np.float64]
 CHUNK_SAMPLES = 160
 """10 ms at 16 kHz: the step WebRTC's audio processing works in."""
 TRUST_DB = 10.0
-"""How much of our voice a linear echo filter must take out (over the last seconds it played, `TRUST_SECONDS`) for
-what it leaves to judge a frame: below it (still learning, or the devices' delay moved) the canceller's residual
-judges alone."""
+"""How much of our voice a linear echo filter must take out of the line playing (over its last `TRUST_SECONDS`, and
+its first `EARN_SECONDS` at least) for what it leaves to judge a frame: below it (still learning the room, or this
+line reached the microphone after another delay than the last) the canceller's residual judges alone."""
 TRUST_SECONDS = 2.0
+EARN_SECONDS = 0.5
+LINE_GAP_SECONDS = 0.1
+"""Silence in the reference this long ends a line: the next may come through the sound server after another delay
+(each stream its own), so the filter earns trust on it anew."""
 SETTLE_SECONDS = 2.0
 """How much of our own voice an echo canceller must have heard before what it leaves is trusted: WebRTC's found the
 room's delay and cut the echo by 20 dB or more within about half a second of the first line, not at its first
@@ -173,18 +177,30 @@ class Chunked:
 
 
 class _Trust:
-    """How much of our voice a judge takes out, over the last `TRUST_SECONDS` of frames while our voice sounded."""
+    """Whether a judge takes `TRUST_DB` of our voice out of the line playing: over its last `TRUST_SECONDS`, once it
+    has played `EARN_SECONDS`."""
 
     def __init__(self) -> None:
         self._heard = 0.0
         self._left = 0.0
+        self._line = 0.0
+        """Seconds of the line playing so far."""
+        self._quiet = 0.0
 
     def trusts(self, heard: Floats, echo: Floats, *, sounding: bool) -> bool:
+        seconds = len(heard) / RECOGNITION_RATE
         if sounding:
-            weight = min(1.0, len(heard) / (TRUST_SECONDS * RECOGNITION_RATE))
+            self._quiet = 0.0
+            self._line += seconds
+            weight = max(seconds / TRUST_SECONDS, seconds / self._line)  # the mean until the window is full
             self._heard += weight * (float(np.sum(heard**2)) - self._heard)
             self._left += weight * (float(np.sum((heard - echo) ** 2)) - self._left)
-        return self._heard > 10 ** (TRUST_DB / 10) * self._left
+        else:
+            self._quiet += seconds
+            if self._quiet >= LINE_GAP_SECONDS:
+                self._heard = self._left = self._line = 0.0
+        earned = self._line >= EARN_SECONDS - 1e-9
+        return earned and self._heard > 10 ** (TRUST_DB / 10) * self._left
 
 
 def _loudness(samples: Samples) -> float:
