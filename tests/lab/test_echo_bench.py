@@ -72,7 +72,8 @@ def test_an_unknown_front_end_is_refused_with_the_choices(capsys: pytest.Capture
 def test_bench_frontend_tells_a_canceller_that_keeps_our_voice_out_from_none(tmp_path: Path) -> None:
     figures = frontend_figures.run(tmp_path / "corpus", ["none", "webrtc-aec"], languages=("de",), players=2)
     none, webrtc = figures["front_ends"]["none"], figures["front_ends"]["webrtc-aec"]
-    assert none["echo_taken_for_player"]["0.1"] == 4  # every German line's echo, without a canceller
-    assert webrtc["echo_taken_for_player"]["0.1"] == 0
+    assert none["echo_taken_for_player"]["shipped"] == 4  # every German line's echo, without a canceller
+    assert webrtc["echo_taken_for_player"]["shipped"] == 0
+    assert webrtc["echo_taken_for_player"]["player_share=0.4"] == 0
     assert webrtc["erle_db"]["min"] > 20
     assert "ERLE" in frontend_figures.report(figures)
