@@ -74,9 +74,9 @@ class FrontEndConfig:
     noise_suppression: bool = False
     """Suppress steady noise (a car's, a fan's) before hearing: off, as Whisper understood less with it."""
     barge_in_filter: bool = True
-    """With `echo_cancel`: listen for a player talking over the quizmaster in what a linear echo filter of our own
-    leaves, which keeps them whole where the canceller takes them out with our voice; off, the canceller's residual
-    alone judges."""
+    """With `echo_cancel`: listen for a player talking over the quizmaster in the bins where the microphone rises over
+    our echo as predicted from what the loudspeaker plays, which keeps them whole where the canceller takes them out
+    with our voice; off, the canceller's residual alone judges."""
 
 
 FRONT_END_KEYS = ("echo_cancel", "noise_suppression", "barge_in_filter")

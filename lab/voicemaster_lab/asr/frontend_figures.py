@@ -41,7 +41,7 @@ from voicemaster_lab.harness.laptop import Laptop
 TRIED = {
     "player_residual": (0.03, 0.1, 0.2, 0.3),
     "player_share": (0.15, 0.2, 0.25, 0.3, 0.4, 0.5),
-    "barge_in_linear_seconds": (0.1, 0.15, 0.2, 0.35),
+    "barge_in_filter_seconds": (0.1, 0.15, 0.2, 0.35),
     "barge_in_seconds": (0.15, 0.25, 0.35),
 }
 """The echo gate's settings each also tried at these values, the others as shipped."""

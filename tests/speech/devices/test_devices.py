@@ -165,7 +165,7 @@ def test_the_devices_command_lists_inputs_and_outputs_with_the_defaults(
     assert "*  1  Car speakers (ALSA), 2 channel(s), 44100 Hz" in speakers
     # What the microphone is heard through, and how to turn it off.
     assert (
-        "Between microphone and hearing: WebRTC echo cancellation, players over our voice heard by a linear echo "
+        "Between microphone and hearing: WebRTC echo cancellation, players over our voice heard by a barge-in "
         "filter; [speech] echo_cancel = true, noise_suppression = false, barge_in_filter = true"
     ) in speakers
 

@@ -109,7 +109,7 @@ PLAYER_AT = 7.0
 
 
 def test_players_talking_over_a_question_ten_db_louder_than_them_stop_it(vad: SileroVad, long_question: Audio) -> None:
-    """Every eighth German recording said 7 s into the question: the linear echo filter hears most of them; the
+    """Every eighth German recording said 7 s into the question: the barge-in filter hears most of them; the
     canceller's residual alone, which the suppressor takes the player out of, fewer."""
     players = [Audio.read(clip.path()) for clip in real_speech.load(("de",))[::8]]
 

@@ -86,9 +86,9 @@ def test_the_barge_in_filter_is_on_by_default_and_a_setting_turns_it_off(tmp_pat
     own = tmp_path / "config.toml"
     own.write_text("[speech]\nbarge_in_filter = false\n")
     shipped, turned_off = (load_settings(files).front_end for files in ([DEFAULT_CONFIG], [DEFAULT_CONFIG, own]))
-    assert "linear echo filter" in open_front_end(**asdict(shipped)).name
+    assert "barge-in filter" in open_front_end(**asdict(shipped)).name
     without = open_front_end(**asdict(turned_off))
-    assert without.cancels_echo and "linear echo filter" not in without.name
+    assert without.cancels_echo and "barge-in filter" not in without.name
 
 
 def test_a_wrong_front_end_setting_names_its_key_in_speech(tmp_path: Path) -> None:
@@ -105,5 +105,5 @@ def test_everything_off_is_no_front_end() -> None:
 def test_webrtc_is_what_runs_where_it_is_installed() -> None:
     front_end, why_not = usable_front_end(echo_cancel=True, noise_suppression=True)
     assert why_not is None and front_end.cancels_echo
-    name = "WebRTC echo cancellation and noise suppression, players over our voice heard by a linear echo filter"
+    name = "WebRTC echo cancellation and noise suppression, players over our voice heard by a barge-in filter"
     assert front_end.name == name

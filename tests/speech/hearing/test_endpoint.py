@@ -312,7 +312,7 @@ def test_over_our_voice_the_player_is_listened_for_in_what_the_linear_filter_lea
         return None
 
     stopped = stopped_at(share=0.6)
-    assert stopped is not None and begin + SETTINGS.barge_in_linear_seconds <= stopped < begin + 0.5
+    assert stopped is not None and begin + SETTINGS.barge_in_filter_seconds <= stopped < begin + 0.5
     assert stopped_at(share=0.1) is None
 
 

@@ -21,15 +21,6 @@ Floats = npt.NDArray[np.float64]
 
 CHUNK_SAMPLES = 160
 """10 ms at 16 kHz: the step WebRTC's audio processing works in."""
-TRUST_DB = 10.0
-"""How much of our voice a linear echo filter must take out of the line playing (over its last `TRUST_SECONDS`, and
-its first `EARN_SECONDS` at least) for what it leaves to judge a frame: below it (still learning the room, or this
-line reached the microphone after another delay than the last) the canceller's residual judges alone."""
-TRUST_SECONDS = 2.0
-EARN_SECONDS = 0.5
-LINE_GAP_SECONDS = 0.1
-"""Silence in the reference this long ends a line: the next may come through the sound server after another delay
-(each stream its own), so the filter earns trust on it anew."""
 SETTLE_SECONDS = 2.0
 """How much of our own voice an echo canceller must have heard before what it leaves is trusted: WebRTC's found the
 room's delay and cut the echo by 20 dB or more within about half a second of the first line, not at its first
@@ -42,11 +33,11 @@ class FrontEndUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class OverEcho:
-    """What of a microphone frame our echo does not explain, by a linear echo filter (`linear.py`): a player talking
+    """What of a microphone frame our echo does not explain, by the barge-in filter (`barge_in.py`): a player talking
     over our voice, kept whole where the echo canceller's suppressor takes them out with our voice."""
 
     samples: bytes
-    """16-bit PCM: the frame's bins where the microphone rises clearly over the predicted echo."""
+    """16-bit PCM: the frame's bins where the microphone rises clearly over our echo as predicted."""
     share: float
     """Its loudness over the microphone's (RMS ratio, 0-1): near 0 where only our voice was heard."""
 
@@ -60,8 +51,8 @@ class CleanedFrame(bytes):
     settled: bool
     """Whether the canceller had heard enough of our voice (`SETTLE_SECONDS`) for the residual to say anything."""
     over_echo: OverEcho | None
-    """What the linear echo filter could not explain as our voice; None when none ran or it does not yet cancel our
-    voice (`TRUST_DB`), so that the residual alone judges the frame."""
+    """What the barge-in filter found our echo does not explain; None when none ran or it cannot tell yet (the delay
+    not found, the coupling not learnt, the canceller not settled), so that the residual alone judges the frame."""
 
     def __new__(
         cls, samples: bytes, residual: float | None, *, settled: bool = True, over_echo: OverEcho | None = None
@@ -109,22 +100,18 @@ Step = Callable[[Samples, Samples], Samples]
 
 
 class EchoJudge(Protocol):
-    """Predicts our echo in the microphone to tell a player over our voice from it (`linear.LinearEcho`)."""
+    """Tells a player talking over our voice from our voice (`barge_in.BargeInFilter`)."""
 
-    def predict(self, heard: Samples, played: Samples) -> Floats:
-        """Our echo in `heard` (one 10 ms step) as predicted from `played`, the reference in step with it."""
-        ...
-
-    def over_echo(self, heard: Floats, echo: Floats) -> OverEcho:
-        """What of `heard` (one frame) the predicted `echo` does not explain."""
+    def judge(self, heard: Floats, played: Floats) -> OverEcho | None:
+        """What of `heard` (one frame) our echo does not explain, given `played` in step with it; None while the
+        judge cannot tell yet."""
         ...
 
 
 class Chunked:
     """A processor of 10 ms steps as a `FrontEnd` for frames of any length: what does not fill a step waits for the
     next frame, so the output runs one step (10 ms) behind the input, and so does the residual's comparison.
-    With a `judge`, each frame also carries what of it our echo does not explain, once the judge cancels our voice by
-    `TRUST_DB`."""
+    With a `judge`, each frame also carries what of it our echo does not explain, once the canceller has settled."""
 
     def __init__(self, name: str, step: Step, *, cancels_echo: bool, judge: EchoJudge | None = None) -> None:
         self.name = name
@@ -136,11 +123,10 @@ class Chunked:
         self._out = np.zeros(CHUNK_SAMPLES, dtype=np.int16)
         self._heard = np.zeros(CHUNK_SAMPLES, dtype=np.int16)
         """The microphone's samples, delayed as the output is, to measure the residual against."""
-        self._echo = np.zeros(CHUNK_SAMPLES)
-        """The judge's predicted echo, delayed as the output is."""
+        self._played = np.zeros(CHUNK_SAMPLES, dtype=np.int16)
+        """The reference, delayed as the output is, for the judge."""
         self._sounding = 0
         """Samples of reference that held sound, up to `SETTLE_SECONDS`' worth."""
-        self._loud = _Trust()
 
     def process(self, frame: bytes, reference: bytes) -> CleanedFrame:
         if len(frame) != len(reference):
@@ -152,11 +138,10 @@ class Chunked:
         if played.any():
             self._sounding = min(self._sounding + len(played), round(SETTLE_SECONDS * RECOGNITION_RATE))
         ready = len(self._waiting) // CHUNK_SAMPLES * CHUNK_SAMPLES
-        steps = [
-            (self._waiting[at : at + CHUNK_SAMPLES], self._waiting_reference[at : at + CHUNK_SAMPLES])
+        cleaned = [
+            self._step(self._waiting[at : at + CHUNK_SAMPLES], self._waiting_reference[at : at + CHUNK_SAMPLES])
             for at in range(0, ready, CHUNK_SAMPLES)
         ]
-        cleaned = [self._step(microphone, speaker) for microphone, speaker in steps]
         self._waiting, self._waiting_reference = self._waiting[ready:], self._waiting_reference[ready:]
         self._out = np.concatenate([self._out, *cleaned])
         self._heard = np.concatenate([self._heard, heard])
@@ -167,40 +152,11 @@ class Chunked:
         settled = self._sounding >= round(SETTLE_SECONDS * RECOGNITION_RATE)
         over_echo = None
         if self._judge is not None:
-            judge = self._judge
-            self._echo = np.concatenate([self._echo, *(judge.predict(*pair) for pair in steps)])
-            echo, self._echo = self._echo[:count], self._echo[count:]
-            microphone = before.astype(np.float64)
-            if self._loud.trusts(microphone, echo, sounding=bool(played.any())) and settled:
-                over_echo = judge.over_echo(microphone, echo)
+            self._played = np.concatenate([self._played, played])
+            delayed, self._played = self._played[:count], self._played[count:]
+            judged = self._judge.judge(before.astype(np.float64), delayed.astype(np.float64))
+            over_echo = judged if settled else None
         return CleanedFrame(out.astype("<i2").tobytes(), residual, settled=settled, over_echo=over_echo)
-
-
-class _Trust:
-    """Whether a judge takes `TRUST_DB` of our voice out of the line playing: over its last `TRUST_SECONDS`, once it
-    has played `EARN_SECONDS`."""
-
-    def __init__(self) -> None:
-        self._heard = 0.0
-        self._left = 0.0
-        self._line = 0.0
-        """Seconds of the line playing so far."""
-        self._quiet = 0.0
-
-    def trusts(self, heard: Floats, echo: Floats, *, sounding: bool) -> bool:
-        seconds = len(heard) / RECOGNITION_RATE
-        if sounding:
-            self._quiet = 0.0
-            self._line += seconds
-            weight = max(seconds / TRUST_SECONDS, seconds / self._line)  # the mean until the window is full
-            self._heard += weight * (float(np.sum(heard**2)) - self._heard)
-            self._left += weight * (float(np.sum((heard - echo) ** 2)) - self._left)
-        else:
-            self._quiet += seconds
-            if self._quiet >= LINE_GAP_SECONDS:
-                self._heard = self._left = self._line = 0.0
-        earned = self._line >= EARN_SECONDS - 1e-9
-        return earned and self._heard > 10 ** (TRUST_DB / 10) * self._left
 
 
 def _loudness(samples: Samples) -> float:

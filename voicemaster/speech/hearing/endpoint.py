@@ -109,13 +109,12 @@ class EndpointSettings:
     for the frame to be the player's while our voice may be in it. Our own voice, cancelled, keeps far less; a player
     speaking over it keeps more (`voicemaster bench frontend`, docs/benchmarks.md)."""
     player_share: float = 0.3
-    """Where the front end's linear echo filter judges a frame (`CleanedFrame.over_echo`), which then decides instead
-    of the residual: the share of the frame's loudness our predicted echo must leave unexplained for the frame to be
-    the player's (`voicemaster bench frontend`)."""
-    barge_in_linear_seconds: float = 0.15
-    """`barge_in_seconds` where the linear echo filter judges: it lets fewer bursts of our voice through than the
-    canceller's residual, so a shorter run of the player's speech begins an utterance (`bench frontend`, `bench
-    room`)."""
+    """Where the front end's barge-in filter judges a frame (`CleanedFrame.over_echo`), which then decides instead
+    of the residual: the share of the frame's loudness our echo as predicted must leave unexplained for the frame to
+    be the player's (`voicemaster bench frontend`)."""
+    barge_in_filter_seconds: float = 0.15
+    """`barge_in_seconds` where the barge-in filter judges: it lets fewer bursts of our voice through than the
+    canceller's residual, so a shorter run of the player's speech begins an utterance (`bench frontend`)."""
 
     def __post_init__(self) -> None:
         durations = (
@@ -130,7 +129,7 @@ class EndpointSettings:
             self.post_roll_seconds,
             self.echo_tail_seconds,
             self.barge_in_seconds,
-            self.barge_in_linear_seconds,
+            self.barge_in_filter_seconds,
         )
         if min(durations) <= 0 or min(rolls) < 0:
             raise ValueError("endpoint durations must be positive (rolls, the echo tail and barge-in runs may be 0)")
@@ -403,7 +402,7 @@ class Endpointer:
             recent = self._above_echo_at is not None and segmenter.now - self._above_echo_at <= SYLLABLE_SECONDS
             speech = speech and recent
             cancelled = isinstance(frame, CleanedFrame) and frame.residual is not None
-            needed = self._settings.barge_in_linear_seconds if judged else self._settings.barge_in_seconds
+            needed = self._settings.barge_in_filter_seconds if judged else self._settings.barge_in_seconds
             may_begin = not cancelled or self._passed_seconds >= needed - EPSILON
         before, end_before = segmenter.state, segmenter.end
         state = segmenter.process(FRAME_SECONDS, speech, program_speaking=echo_possible, may_begin=may_begin)
