@@ -290,12 +290,12 @@ def test_our_voice_the_canceller_lets_through_for_a_moment_does_not_stop_the_qui
     assert stopped is not None and begin + SETTINGS.barge_in_seconds <= stopped < end
 
 
-def test_over_our_voice_the_player_is_listened_for_in_what_the_linear_filter_leaves(
+def test_over_our_voice_the_player_is_listened_for_in_what_the_barge_in_filter_keeps(
     espeak: Espeak, vad: SileroVad
 ) -> None:
-    """The canceller's suppressor took the player out with our voice (its output is near silence), but the linear
-    echo filter left them whole: the quizmaster stops for them. What the filter leaves of our own voice is a small
-    share of the microphone, and never stops it."""
+    """The canceller's suppressor took the player out with our voice (its output is near silence), but the barge-in
+    filter kept them whole: the quizmaster stops for them. What the filter keeps of our own voice is a small share of
+    the microphone, and never stops it."""
     question = speak(espeak, QUESTIONS["de"])
     player = joined(silence(1.0), speak(espeak, "Stopp! Antwort B, Berlin."), silence(2.0))
     begin, _ = speech_span(player)
