@@ -7,7 +7,7 @@ listens through (`play.live.listen_and_recognize`), unchanged, and writes one li
 (`speech.hearing.endpoint.Endpoint`), where speech ended and listening stopped in its audio, whether a reading ended
 it early, where a barge-in stopped the line, and what was heard; and, since the listening before, how many
 microphone frames the front end cleaned while our voice played (`sounding`) and how many of those the barge-in
-filter judged (`judged`: it cancelled our voice well enough to be trusted). Nothing of the product imports this.
+filter judged (`judged`: it had found the echo's delay and learnt the coupling). Nothing of the product imports this.
 `ENDPOINT_VARIABLE` (JSON) replaces fields of the endpointer's settings, for a bench to measure other values.
 """
 

@@ -112,7 +112,7 @@ class Game:
     sounding_frames: int = 0
     """Microphone frames cleaned while our voice played (`harness.ear_log`)."""
     judged_frames: int = 0
-    """Of those, the frames the barge-in filter judged (it cancelled our voice well enough to be trusted)."""
+    """Of those, the frames the barge-in filter judged (it had found the echo's delay and learnt the coupling)."""
 
 
 def locked_without_yes(events: Sequence[dict[str, Any]], player_said_yes: Iterable[int]) -> int:

@@ -39,6 +39,9 @@ COUPLING_FRAMES = 150
 COUPLING_LEAST = 32
 COUPLING_EVERY = 8
 """The coupling is worked out again every this many frames learnt from (a quarter of a second)."""
+SOUNDING_POWER = 1e3
+"""Our voice counts as sounding near a frame when the reference's power spectrum around the delay sums to this times
+the frame's length squared (an RMS of about 70 of 32 767): only then is the coupling learnt."""
 LEARN_BELOW = 0.1
 """The coupling learns only from frames that leave less than this share unexplained."""
 OVER_ECHO_DB = 6.0
@@ -60,8 +63,8 @@ class BargeInFilter:
         """What of `heard` our echo does not explain; None until the delay is found and the coupling learnt."""
         window = np.hanning(len(heard))
         delay = self._delay.update(heard, played)
-        self._played = [*self._played[-(_frames(LONGEST_DELAY_SECONDS, len(heard)) + FRAMES_AFTER + 1) :]]
-        self._played.append(np.abs(np.fft.rfft(played * window)) ** 2)
+        kept = round(LONGEST_DELAY_SECONDS * RECOGNITION_RATE / len(heard)) + FRAMES_AFTER + 1
+        self._played = [*self._played[-kept:], np.abs(np.fft.rfft(played * window)) ** 2]
         if delay is None:
             return None
         behind = round(delay / len(heard))
@@ -74,7 +77,8 @@ class BargeInFilter:
         power = np.abs(np.fft.rfft(heard * window)) ** 2
         found = self._over(heard, power, echo_shape) if self._coupling is not None else None
         # Learnt from frames of our voice that hold nobody else: a player talking on would be learnt as the room.
-        if float(np.sum(echo_shape)) > 1e3 * len(heard) ** 2 and (found is None or found.share < LEARN_BELOW):
+        sounding = float(np.sum(echo_shape)) > SOUNDING_POWER * len(heard) ** 2
+        if sounding and (found is None or found.share < LEARN_BELOW):
             self._ratios = [*self._ratios[-(COUPLING_FRAMES - 1) :], power / (echo_shape + 1.0)]
             self._learnt += 1
             if len(self._ratios) >= COUPLING_LEAST and self._learnt % COUPLING_EVERY == 0:
@@ -130,7 +134,3 @@ class _Delay:
 
 def _agree() -> int:
     return round(AGREE_SECONDS * RECOGNITION_RATE)
-
-
-def _frames(seconds: float, frame: int) -> int:
-    return round(seconds * RECOGNITION_RATE / frame)
