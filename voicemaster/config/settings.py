@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +79,7 @@ class FrontEndConfig:
     with our voice; off, the canceller's residual alone judges."""
 
 
-FRONT_END_KEYS = ("echo_cancel", "noise_suppression", "barge_in_filter")
+FRONT_END_KEYS = tuple(switch.name for switch in fields(FrontEndConfig))
 """The `[speech]` keys that set the front end; every other key of `[speech]` is a language's voice."""
 
 

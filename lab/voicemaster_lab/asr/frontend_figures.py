@@ -152,7 +152,7 @@ def _measure(
         "player_heard_after_ms": {
             variant: _quantiles([1000 * at for at in found]) for variant, found in heard_at.items()
         },
-        "linear_judged_at_onset": judged,
+        "filter_judged_at_onset": judged,
         "residual_db_echo_speech": _quantiles([_db(value) for value in echo_speech]),
         "residual_db_player_speech": _quantiles([_db(value) for value in player_speech]),
         "share_db_echo": _quantiles([_db(value) for value in echo_share]),
@@ -297,8 +297,8 @@ def report(figures: dict[str, Any]) -> str:
             f"  our voice alone taken for a player (shipped settings): "
             f"{found['echo_taken_for_player'][SHIPPED]} of {figures['lines']} lines",
             f"  a player over the line heard: {found['player_heard'][SHIPPED]} of {figures['players']}, "
-            f"p50 {heard['p50']} ms after they began; judged by the linear filter at the onset: "
-            f"{found['linear_judged_at_onset']}",
+            f"p50 {heard['p50']} ms after they began; judged by the barge-in filter at the onset: "
+            f"{found['filter_judged_at_onset']}",
             "  each setting alone at other values (echo taken / players heard): "
             + ", ".join(
                 f"{variant} {found['echo_taken_for_player'][variant]} / {found['player_heard'][variant]}"
@@ -308,7 +308,7 @@ def report(figures: dict[str, Any]) -> str:
             "  residual left in frames Silero calls speech (dB): "
             f"our voice {_shown(found['residual_db_echo_speech'])}; "
             f"a player's {_shown(found['residual_db_player_speech'])}",
-            "  share the linear filter left unexplained (dB): "
+            "  share the barge-in filter left unexplained (dB): "
             f"our voice alone {_shown(found['share_db_echo'])}; "
             f"a player's speech {_shown(found['share_db_player_speech'])}",
             f"  CPU {found['cpu_ms_per_second']} ms per second of audio; added latency {found['added_latency_ms']} ms",

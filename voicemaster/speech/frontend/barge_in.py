@@ -14,6 +14,7 @@ delay moves (docs/benchmarks.md).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -26,8 +27,8 @@ LONGEST_DELAY_SECONDS = 0.4
 DELAY_WINDOW_SECONDS = 0.75
 """How much of the microphone the delay is found over, every `DELAY_EVERY_SECONDS`."""
 DELAY_EVERY_SECONDS = 0.25
-AGREE_SECONDS = 0.01
-"""Two looks in a row at the delay must agree this closely for it to be taken."""
+AGREE_SAMPLES = round(0.01 * RECOGNITION_RATE)
+"""Two looks in a row at the delay must agree this closely (10 ms) for it to be taken."""
 CLEAR_PEAK = 0.2
 """The normalised correlation the delay's peak must reach: our voice clearly in the microphone."""
 FRAMES_BEFORE, FRAMES_AFTER = 2, 3
@@ -61,7 +62,7 @@ class BargeInFilter:
 
     def judge(self, heard: Floats, played: Floats) -> OverEcho | None:
         """What of `heard` our echo does not explain; None until the delay is found and the coupling learnt."""
-        window = np.hanning(len(heard))
+        window = _window(len(heard))
         delay = self._delay.update(heard, played)
         kept = round(LONGEST_DELAY_SECONDS * RECOGNITION_RATE / len(heard)) + FRAMES_AFTER + 1
         self._played = [*self._played[-kept:], np.abs(np.fft.rfft(played * window)) ** 2]
@@ -113,7 +114,7 @@ class _Delay:
         if self._since >= DELAY_EVERY_SECONDS * RECOGNITION_RATE:
             self._since = 0
             looked = self._look()
-            if looked is not None and self._last is not None and abs(looked - self._last) <= _agree():
+            if looked is not None and self._last is not None and abs(looked - self._last) <= AGREE_SAMPLES:
                 self.found = looked
             self._last = looked
         return self.found
@@ -132,5 +133,7 @@ class _Delay:
         return best if energy and abs(float(lags[best])) / energy >= CLEAR_PEAK else None
 
 
-def _agree() -> int:
-    return round(AGREE_SECONDS * RECOGNITION_RATE)
+@functools.cache
+def _window(length: int) -> Floats:
+    """The Hann window every frame's spectrum is taken through (made once per frame length: this runs per block)."""
+    return np.hanning(length)

@@ -402,7 +402,7 @@ class Endpointer:
             recent = self._above_echo_at is not None and segmenter.now - self._above_echo_at <= SYLLABLE_SECONDS
             speech = speech and recent
             cancelled = isinstance(frame, CleanedFrame) and frame.residual is not None
-            needed = self._settings.barge_in_filter_seconds if judged else self._settings.barge_in_seconds
+            needed = self._settings.barge_in_filter_seconds if judged is not None else self._settings.barge_in_seconds
             may_begin = not cancelled or self._passed_seconds >= needed - EPSILON
         before, end_before = segmenter.state, segmenter.end
         state = segmenter.process(FRAME_SECONDS, speech, program_speaking=echo_possible, may_begin=may_begin)
