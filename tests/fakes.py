@@ -15,11 +15,14 @@ class UnderstandsNothing:
 
     def __init__(self) -> None:
         self.asked = 0
+        self.contexts: list[Context] = []
+        """The context of each reading asked for, in order."""
 
     def prepare(self, context: Context) -> None:
         del context
 
     def recognize(self, audio: Audio, context: Context) -> Heard:
-        del audio, context
+        del audio
         self.asked += 1
+        self.contexts.append(context)
         return Heard(Intent.UNKNOWN, None, "", 0.0)

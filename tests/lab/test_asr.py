@@ -38,6 +38,14 @@ def test_bench_asr_reports_each_corpus_and_the_curve_its_margins_were_set_from(t
     point = next(point for point in real["undecided_curve"] if point["undecided"] == MARGINS.undecided)
     assert point["understood"] == round(real["accuracy"]["share"] * real["accuracy"]["n"])
     assert (point["wrong"], point["false_accepts"]) == (real["wrong"], real["false_accepts"])
+    # Made again as said after our line, the decisions are the bench's own; over our voice, none is taken that was not.
+    after, over = real["over_our_voice"]["after"], real["over_our_voice"]["over"]
+    assert (after["understood"], after["wrong"], after["false_accepts"]) == (
+        point["understood"],
+        real["wrong"],
+        real["false_accepts"],
+    )
+    assert over["understood"] <= after["understood"] and over["wrong"] <= after["wrong"]
     assert set(real["by_source"]) == {"klettres de"}  # German is KLettres' alone
     cell = real["by_source"]["klettres de"]
     assert cell["all"]["utterances"] == real["utterances"] and {"letter", "word", "yes"} <= set(cell)

@@ -41,11 +41,14 @@ def test_a_player_speaking_over_the_line_stops_it_there() -> None:
     stage = Stage(FileSink(rate=RATE))
     line = stage.play(tone(6.0, 4000))
     began = stage.speak(tone(1.0, 16000), over=2.0, quiet_seconds=0.0)
-    hearing = listen_and_recognize(stage, UnderstandsNothing(), ANSWER, 3, line, vad=LoudIsSpeech(), clock=stage.now)
+    recognizer = UnderstandsNothing()
+    hearing = listen_and_recognize(stage, recognizer, ANSWER, 3, line, vad=LoudIsSpeech(), clock=stage.now)
     stage.settle()
 
     assert began == 2.0
     assert hearing.barged_in_at is not None and 2.0 <= hearing.barged_in_at < 2.2 and line.done()
+    # Begun over our voice, the utterance is read as such: its decision is stricter.
+    assert recognizer.contexts and all(context.over_our_voice for context in recognizer.contexts)
     # The session: the line up to where it stopped, the player over it from 2 s, then the player's pause.
     assert 3.0 < stage.sink.seconds < 6.0
     session = np.frombuffer(stage.sink.session.samples, dtype="<i2")
@@ -56,10 +59,12 @@ def test_a_player_who_waits_answers_after_the_line() -> None:
     stage = Stage(FileSink(rate=RATE))
     line = stage.play(tone(2.0, 4000))
     began = stage.speak(tone(0.5, 8000), over=None, quiet_seconds=0.0)
-    hearing = listen_and_recognize(stage, UnderstandsNothing(), ANSWER, 3, line, vad=LoudIsSpeech(), clock=stage.now)
+    recognizer = UnderstandsNothing()
+    hearing = listen_and_recognize(stage, recognizer, ANSWER, 3, line, vad=LoudIsSpeech(), clock=stage.now)
     stage.settle()
 
     assert began == 2.0 + LEAD_SECONDS and hearing.barged_in_at is None and hearing.audio is not None
+    assert recognizer.contexts and not any(context.over_our_voice for context in recognizer.contexts)
     assert stage.sink.seconds > 3.0
 
 

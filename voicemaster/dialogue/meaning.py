@@ -34,6 +34,9 @@ class Context:
     """A clear yes may end listening at the first short pause, like any other clear reading: the quizmaster listens
     on for a take-back ("Ja ... nein, warte!") before anything follows from it. Elsewhere a yes waits out the whole
     pause."""
+    over_our_voice: bool = False
+    """The utterance began while the quizmaster still spoke (a barge-in): the echo canceller took the start of it for
+    double talk and suppressed it, so what the recognizer reads lost words, and a decision on it is stricter."""
 
 
 class Intent(StrEnum):

@@ -238,6 +238,7 @@ def _measure(setup: EngineSetup, corpora: dict[str, list[Sample]]) -> dict[str, 
             "not_installed": missing,
             "margins": margin_curve(outcomes, weighed),
             "undecided_curve": undecided_curve(weighed),
+            "over_our_voice": over_our_voice(weighed),
             "narrowband": sum(item.evidence.narrowband for item in weighed),
             "crowded": sum(item.evidence.crowded for item in weighed),
             "narrowband_curve": narrowband.curve(weighed),
@@ -290,6 +291,21 @@ def margin_curve(outcomes: Sequence[tuple[Sample, Heard]], weighed: Sequence[Wei
                 }
             )
     return curve
+
+
+def over_our_voice(weighed: Sequence[Weighed]) -> dict[str, dict[str, int]]:
+    """Understood, wrong meanings and false accepts of every grammar decision of a corpus made again as if each
+    utterance had begun after the quizmaster's line ("after") and over it ("over": only the decoder's words decide,
+    `Context.over_our_voice`): the data that rule was chosen from, on the `echo` corpus."""
+    free = options.free_readings(weighed)
+    found = {}
+    for name, over in (("after", False), ("over", True)):
+        marked = [replace(item, evidence=replace(item.evidence, over_our_voice=over)) for item in weighed]
+        again = list(zip([item.sample for item in marked], decided_again(marked, free, MARGINS), strict=True))
+        counted = tally(again)
+        understood = sum(right(sample, heard) for sample, heard in again if sample.intent != "unknown")
+        found[name] = {"understood": understood, "wrong": counted["wrong"], "false_accepts": counted["false_accepts"]}
+    return found
 
 
 UNDECIDED_MARGINS = (1.0, 3.0, 4.0, 5.0, 6.0)

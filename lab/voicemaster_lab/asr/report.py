@@ -40,6 +40,14 @@ def report(figures: dict[str, Any]) -> str:
                     lines += _report_sources(result[corpus], mistakes=False, title=label)
                 if result[corpus].get("undecided_curve") and result[corpus]["utterances"]:
                     lines += options.undecided_report(result[corpus]["undecided_curve"])
+                if result[corpus].get("over_our_voice") and result[corpus]["utterances"]:
+                    lines.append(
+                        "    decided again, after our line / over our voice (understood / wrong / false accepts): "
+                        + " / ".join(
+                            "{understood} {wrong} {false_accepts}".format(**result[corpus]["over_our_voice"][when])
+                            for when in ("after", "over")
+                        )
+                    )
                 if result[corpus].get("crowded"):
                     lines.append(f"    crowded decisions (said over other people's talk): {result[corpus]['crowded']}")
                 if result[corpus].get("narrowband_curve"):

@@ -44,9 +44,8 @@ class Speculation:
 class Ahead:
     """The readings under way for one listening, each for the utterance up to one end of speech."""
 
-    def __init__(self, recognizer: Recognizer, context: Context) -> None:
+    def __init__(self, recognizer: Recognizer) -> None:
         self._recognizer = recognizer
-        self._context = context
         self._workers = ThreadPoolExecutor(WORKERS, thread_name_prefix="reading-ahead")
         self._pending: tuple[float, Audio, Future[Heard]] | None = None
         self._read_for: float | None = None
@@ -55,18 +54,18 @@ class Ahead:
         self._thrown_ms = 0.0
         self._lock = threading.Lock()
 
-    def pause(self, speech_end: float, utterance: Callable[[], Audio | None]) -> None:
+    def pause(self, speech_end: float, utterance: Callable[[], Audio | None], context: Context) -> None:
         """A short pause after speech that ended at `speech_end`: a reading of the utterance so far (the pause's
-        own audio) starts, unless one for this end is under way."""
+        own audio) in `context` starts, unless one for this end is under way."""
         if self._read_for == speech_end:
             return
         self.keep_only(speech_end)
         audio = utterance()
         if audio is not None:
-            self._start(speech_end, audio)
+            self._start(speech_end, audio, context)
 
-    def _start(self, speech_end: float, audio: Audio) -> None:
-        future = self._workers.submit(self._recognizer.recognize, audio, self._context)
+    def _start(self, speech_end: float, audio: Audio, context: Context) -> None:
+        future = self._workers.submit(self._recognizer.recognize, audio, context)
         self._pending = (speech_end, audio, future)
         self._read_for = speech_end
         self._started += 1

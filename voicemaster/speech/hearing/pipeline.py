@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from voicemaster.dialogue.meaning import Context, Heard, Intent
 from voicemaster.speech.audio import Audio
@@ -113,15 +113,17 @@ def listen_and_recognize(
     cued_at: float | None = None
     cue_due = cue is not None
     """Speech came since the last cue."""
-    reader = Ahead(recognizer, context) if ahead else None
+    reader = Ahead(recognizer) if ahead else None
     for frame in source.frames(during, before=settings.pre_roll_seconds):
         event = endpointer.push(frame, _program_at(during))
         if cue is not None and cue_due and isinstance(event, Paused | Ended) and event.audio is not None:
             cued_at, cue_due = _cued(cue, during, endpointer.now, cued_at)
         if reader is not None and endpointer.state in (Endpoint.SPEAKING, Endpoint.PAUSED):
-            _read_ahead(reader, endpointer, readings)
-        if isinstance(event, BargedIn) and during is not None and not during.done():
-            barged_in_at = _stopped_at(during)
+            _read_ahead(reader, endpointer, readings, context)
+        if isinstance(event, BargedIn):
+            context = replace(context, over_our_voice=True)  # what it is read as from here on
+            if during is not None and not during.done():
+                barged_in_at = _stopped_at(during)
         elif isinstance(event, Paused) and reader is None:
             started = clock()
             readings.append((segmenter.end, recognizer.recognize(event.audio, context), event.audio))
@@ -164,13 +166,13 @@ Reading = tuple[float | None, Heard, Audio]
 """A reading made: the end of speech of the utterance it read, what it heard, and the audio it read."""
 
 
-def _read_ahead(reader: Ahead, endpointer: Endpointer, readings: list[Reading]) -> None:
+def _read_ahead(reader: Ahead, endpointer: Endpointer, readings: list[Reading], context: Context) -> None:
     """A reading started at a short pause, readings of an utterance that has gone on thrown away, and a reading
     made meanwhile taken in."""
     end = endpointer.segmenter.end
     if end is not None and endpointer.now > end + EPSILON:
         if endpointer.state is Endpoint.PAUSED:
-            reader.pause(end, endpointer.utterance)  # the pause's own audio: its decision, to the bit
+            reader.pause(end, endpointer.utterance, context)  # the pause's own audio: its decision, to the bit
     else:
         reader.keep_only(end)
     if not readings or readings[-1][0] != end:

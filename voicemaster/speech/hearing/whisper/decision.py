@@ -16,6 +16,9 @@ Where the free reading's words name nothing, its letters still testify:
   A-D: as near A as D) needs `Margins.undecided`.
 - A phrase of many more syllables than the free reading ("Wolfgang Amadeus Mozart" for a two-syllable "Mozart") is
   not what was said.
+- Said over the quizmaster's voice (`Context.over_our_voice`), the audio lost what the echo canceller suppressed, and
+  the scores pick a phrase from what is left ("Antwort B" read "und zu machen." and scored as the option Zwiebeln):
+  there, as over other people's talk, only the decoder's own words decide.
 
 The margins are set from measured data: `voicemaster bench asr` prints the curve they were chosen from.
 """
@@ -127,6 +130,8 @@ class Evidence:
     """Whether the audio came through a telephone's band (`speech.hearing.band`): `margins_for` its language."""
     crowded: bool = False
     """Whether it was said over other people's talk (`speech.hearing.crowd`): only the decoder's words decide."""
+    over_our_voice: bool = False
+    """Whether it began over the quizmaster's voice (`Context.over_our_voice`): only the decoder's words decide."""
 
     @property
     def meaning_margin(self) -> float:
@@ -154,6 +159,7 @@ def weigh(
     hear: HearPhrases | None = None,
     narrowband: bool = False,
     crowded: bool = False,
+    over_our_voice: bool = False,
 ) -> Evidence:
     """The evidence of the phrase scores; with the free reading's words and the language's phrases, also how its
     spelling testifies (without them, it does not)."""
@@ -169,7 +175,9 @@ def weigh(
     )
     said = len(spoken(reading.text).replace(" ", "")) if reading is not None else 0
     if not best:
-        return Evidence(None, "", -math.inf, -math.inf, free, {}, no_speech, distances, 0, said, narrowband, crowded)
+        return Evidence(
+            None, "", -math.inf, -math.inf, free, {}, no_speech, distances, 0, said, narrowband, crowded, over_our_voice
+        )
     ranked = sorted(best.items(), key=lambda item: -item[1][0])
     (meaning, (score, index)), rival = ranked[0], (ranked[1][1][0] if len(ranked) > 1 else -math.inf)
     shares = {key: value for key, (value, _) in best.items()}
@@ -187,6 +195,7 @@ def weigh(
         said,
         narrowband,
         crowded,
+        over_our_voice,
     )
 
 
@@ -234,7 +243,9 @@ def _clear(evidence: Evidence, free_reading: Understanding, text: str, margins: 
         return False
     if free_reading.intent != Intent.UNKNOWN:  # the decoder's own words name a meaning: the same one, or doubt
         return (free_reading.intent, free_reading.value) == evidence.meaning
-    if evidence.crowded:  # over other people's talk the scores pick from their words too (`speech.hearing.crowd`)
+    if evidence.crowded or evidence.over_our_voice:
+        # Over other people's talk the scores pick from their words too (`speech.hearing.crowd`); over our voice
+        # from what the echo canceller left of the player's.
         return False
     # Its words name nothing: the scores alone decide, more strictly for what acts at once.
     intent = evidence.meaning[0] if evidence.meaning else ""

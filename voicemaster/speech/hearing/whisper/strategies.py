@@ -136,6 +136,7 @@ class ByGrammar:
             hear=listened.phrases,
             narrowband=listened.narrowband,
             crowded=listened.crowded,
+            over_our_voice=context.over_our_voice,
         )
         return found, reading
 
