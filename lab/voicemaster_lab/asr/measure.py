@@ -23,7 +23,7 @@ from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.intents import Understanding, understand
 from voicemaster.speech.hearing.phrases import load as load_phrases
 from voicemaster.speech.hearing.recognition import Recognizer, RecognizerUnavailable
-from voicemaster.speech.hearing.whisper.decision import MARGINS, Evidence
+from voicemaster.speech.hearing.whisper.decision import MARGINS, NEAR, Evidence
 from voicemaster.speech.hearing.whisper.strategies import Tuning
 from voicemaster_lab.asr import narrowband, options, whisper_variants
 from voicemaster_lab.asr.frontends import cleaned_samples
@@ -295,17 +295,34 @@ def margin_curve(outcomes: Sequence[tuple[Sample, Heard]], weighed: Sequence[Wei
 
 def over_our_voice(weighed: Sequence[Weighed]) -> dict[str, dict[str, int]]:
     """Understood, wrong meanings and false accepts of every grammar decision of a corpus made again as if each
-    utterance had begun after the quizmaster's line ("after") and over it ("over": only the decoder's words decide,
-    `Context.over_our_voice`): the data that rule was chosen from, on the `echo` corpus."""
+    utterance had begun after the quizmaster's line ("after"), and over it: by the decoder's words alone ("over",
+    `Context.over_our_voice`), or by the scores with the doubted margin where the free reading is not spelled like the
+    pick ("over_doubted", the design not taken). The data the rule was chosen from, on the `echo` corpus."""
     free = options.free_readings(weighed)
+    after = [replace(item, evidence=replace(item.evidence, over_our_voice=False)) for item in weighed]
+    over = [replace(item, evidence=replace(item.evidence, over_our_voice=True)) for item in weighed]
+    doubted = replace(MARGINS, meaning=MARGINS.doubted)
+    made = {
+        "after": decided_again(after, free, MARGINS),
+        "over": decided_again(over, free, MARGINS),
+        "over_doubted": [
+            plain if reading.intent != "unknown" or _spelled_like(item.evidence) else strict
+            for item, reading, plain, strict in zip(
+                after, free, decided_again(after, free, MARGINS), decided_again(after, free, doubted), strict=True
+            )
+        ],
+    }
     found = {}
-    for name, over in (("after", False), ("over", True)):
-        marked = [replace(item, evidence=replace(item.evidence, over_our_voice=over)) for item in weighed]
-        again = list(zip([item.sample for item in marked], decided_again(marked, free, MARGINS), strict=True))
+    for name, heard in made.items():
+        again = list(zip([item.sample for item in weighed], heard, strict=True))
         counted = tally(again)
-        understood = sum(right(sample, heard) for sample, heard in again if sample.intent != "unknown")
+        understood = sum(right(sample, meant) for sample, meant in again if sample.intent != "unknown")
         found[name] = {"understood": understood, "wrong": counted["wrong"], "false_accepts": counted["false_accepts"]}
     return found
+
+
+def _spelled_like(evidence: Evidence) -> bool:
+    return evidence.meaning is not None and evidence.distances.get(evidence.meaning, 1.0) <= NEAR
 
 
 UNDECIDED_MARGINS = (1.0, 3.0, 4.0, 5.0, 6.0)
