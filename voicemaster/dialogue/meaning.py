@@ -36,7 +36,8 @@ class Context:
     pause."""
     over_our_voice: bool = False
     """The utterance began while the quizmaster still spoke (a barge-in): the echo canceller took the start of it for
-    double talk and suppressed it, so what the recognizer reads lost words, and a decision on it is stricter."""
+    double talk and suppressed it, so what Whisper reads lost words: only its own words decide, not its phrase scores
+    (`speech.hearing.whisper.decision`)."""
 
 
 class Intent(StrEnum):
