@@ -7,7 +7,7 @@ and receives `Heard`; the speech layer turns audio into `Heard`. Both import thi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 
@@ -38,6 +38,12 @@ class Context:
     """The utterance began while the quizmaster still spoke (a barge-in): the echo canceller took the start of it for
     double talk and suppressed it, so what Whisper reads lost words: only its own words decide, not its phrase scores
     (`speech.hearing.whisper.decision`)."""
+
+    @property
+    def asked(self) -> Context:
+        """What the quizmaster asked, without how the utterance is heard (`yes_at_once`, `over_our_voice`): what may
+        be said depends on this alone, so what is worked out from it is kept once for both."""
+        return replace(self, yes_at_once=False, over_our_voice=False)
 
 
 class Intent(StrEnum):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from voicemaster.dialogue.meaning import Context, ContextName
 from voicemaster.paths import PHRASES_DIR
 from voicemaster.speech.hearing import phrases
 from voicemaster.speech.hearing.intents import understand
+from voicemaster.speech.hearing.phrases import grammar
 
 GERMAN = phrases.load("de")
 ANSWER = Context(ContextName.ANSWER, "de", ("Berlin", "Paris", "Rom", "Wien"))
@@ -236,3 +238,10 @@ def test_a_broken_phrase_file_names_the_file_and_the_key(tmp_path: Path) -> None
     (tmp_path / "de" / "hear.toml").write_text(text.replace('"ich nehme {letter}",', '"ich nehme",'), encoding="utf-8")
     with pytest.raises(ConfigError, match=r"hear\.toml: answer\.letter\[\d+\]: 'ich nehme' lacks \{letter\}"):
         phrases.load("de", tmp_path)
+
+
+def test_a_context_heard_otherwise_keeps_the_grammar_worked_out_for_the_question() -> None:
+    # Worked out while the question is read (`Recognizer.prepare`), not again for an answer said over our voice.
+    barged_in = replace(ANSWER, over_our_voice=True)
+    assert grammar(barged_in, GERMAN) is grammar(ANSWER, GERMAN)
+    assert understand("Ich nehme Paris.", barged_in, GERMAN) == understand("Ich nehme Paris.", ANSWER, GERMAN)

@@ -81,7 +81,7 @@ def understand_reading(reading: Reading, context: Context, phrases: HearPhrases)
 
 
 def _phrase(said: Normalized, query: Normalized, context: Context, phrases: HearPhrases) -> Understanding:
-    choices, texts = _compared(context, phrases)
+    choices, texts = _compared(context.asked, phrases)
     # Said exactly: phrases never share a text, and "ich nehme B" is one letter away from "ich nehme C". A phrase
     # may end in a filler word ("wie bitte"), so the words as said are tried too. In the grammar's order.
     exact = [choices[place] for place in sorted({*_places(texts, said), *_places(texts, query)})]
@@ -187,7 +187,7 @@ def _readings(tokens: tuple[str, ...], context: Context, phrases: HearPhrases) -
     after: list[set[tuple[Named, int]]] = [set() for _ in tokens] + [{(frozenset(), 0)}]
     for index in reversed(range(len(tokens))):
         negated_before = index > 0 and tokens[index - 1] in phrases.words.negation
-        for span, intent, value in _spans(context, phrases):
+        for span, intent, value in _spans(context.asked, phrases):
             if tokens[index : index + len(span)] == span:
                 negated = negated_before or _negated_after(tokens, index + len(span), intent, phrases)
                 weak = len(span) == 1 and span[0] in _carriers(phrases)

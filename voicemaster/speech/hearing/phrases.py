@@ -163,7 +163,7 @@ without bound, they grew a long run by 2.5 MB a game: `bench faults`); a turn ne
 
 def grammar(context: Context, phrases: HearPhrases) -> tuple[Phrase, ...]:
     """Every whole phrase that counts in this context, normalized, with its intent and value."""
-    return _grammar(context, phrases)
+    return _grammar(context.asked, phrases)
 
 
 @lru_cache(maxsize=CONTEXTS_KEPT)
