@@ -312,13 +312,15 @@ def over_our_voice(weighed: Sequence[Weighed]) -> dict[str, dict[str, int]]:
             )
         ],
     }
-    found = {}
-    for name, heard in made.items():
-        again = list(zip([item.sample for item in weighed], heard, strict=True))
-        counted = tally(again)
-        understood = sum(right(sample, meant) for sample, meant in again if sample.intent != "unknown")
-        found[name] = {"understood": understood, "wrong": counted["wrong"], "false_accepts": counted["false_accepts"]}
-    return found
+    return {name: _counted(weighed, heard) for name, heard in made.items()}
+
+
+def _counted(weighed: Sequence[Weighed], heard: Sequence[Heard]) -> dict[str, int]:
+    """Commands understood, wrong meanings and false accepts, had each decision been `heard`."""
+    again = list(zip([item.sample for item in weighed], heard, strict=True))
+    counted = tally(again)
+    understood = sum(right(sample, meant) for sample, meant in again if sample.intent != "unknown")
+    return {"understood": understood, "wrong": counted["wrong"], "false_accepts": counted["false_accepts"]}
 
 
 def _spelled_like(evidence: Evidence) -> bool:
@@ -335,15 +337,5 @@ def undecided_curve(weighed: Sequence[Weighed]) -> list[dict[str, Any]]:
     points = []
     for undecided in UNDECIDED_MARGINS:
         margins = replace(MARGINS, undecided=undecided)
-        again = list(zip([item.sample for item in weighed], decided_again(weighed, free, margins), strict=True))
-        counted = tally(again)
-        understood = sum(right(sample, heard) for sample, heard in again if sample.intent != "unknown")
-        points.append(
-            {
-                "undecided": undecided,
-                "understood": understood,
-                "wrong": counted["wrong"],
-                "false_accepts": counted["false_accepts"],
-            }
-        )
+        points.append({"undecided": undecided, **_counted(weighed, decided_again(weighed, free, margins))})
     return points
