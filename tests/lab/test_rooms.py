@@ -43,6 +43,8 @@ def test_a_room_is_the_same_on_every_run_and_made_once(tmp_path: Path) -> None:
     made.write_bytes(b"cached")  # a clip made before is read, not made again
     assert rooms.made(CAR_5, player, pool, tmp_path / "corpus").read_bytes() == b"cached"
     assert rooms.through(CAR_5, player, pool).samples != rooms.through(CAR_0, player, pool).samples
+    (quiet,) = rooms.ROOMS["quiet"]  # the baseline: the recording as it was made
+    assert rooms.made(quiet, player, pool, tmp_path / "corpus") == player.path
 
 
 def test_road_noise_is_low_and_at_the_stated_snr(tmp_path: Path) -> None:
@@ -83,7 +85,7 @@ def test_the_living_room_reverberates_about_half_a_second() -> None:
 
 
 def test_rooms_on_the_command_line_name_every_room_and_keep_a_manifest_whole() -> None:
-    assert corpora_named("real,rooms,car") == ["real", "car", "living-room", "far", "party"]
+    assert corpora_named("real,rooms,car") == ["real", "quiet", "car", "living-room", "far", "party"]
     assert corpora_named("manifest:/a,b.jsonl") == ["manifest:/a", "b.jsonl"]  # a comma ends a path
     assert corpora_named("options,manifest:/my/own.jsonl") == ["options", "manifest:/my/own.jsonl"]
 

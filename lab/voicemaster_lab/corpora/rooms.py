@@ -1,6 +1,7 @@
 """The rooms people play in, as corpora: each recording of a person passed through a car, a living room, a far
 corner or a party, so that `bench asr` measures the ear where the game is played, not in a studio.
 
+- `quiet`: the recording as it was made, the baseline the other rooms are read against.
 - `car`: road noise (low-frequency shaped noise with an engine's harmonics) at a stated SNR to the player's speech.
 - `living-room`: an image-source room (pyroomacoustics) with a reverberation time of about half a second, the player
   two to three metres from the microphone.
@@ -44,6 +45,7 @@ class Condition:
 
 
 ROOMS: dict[str, tuple[Condition, ...]] = {
+    "quiet": (Condition("quiet", "quiet"),),
     "car": (Condition("car", "car 5 dB", 5.0), Condition("car", "car 0 dB", 0.0)),
     "living-room": (Condition("living-room", "living room RT60 0.5 s"),),
     "far": (Condition("far", "far 2 m"),),
@@ -78,7 +80,10 @@ class Spoken:
 
 
 def made(condition: Condition, spoken: Spoken, babble: Sequence[Spoken], folder: Path) -> Path:
-    """The clip as heard in the room, made once into `folder` and read from there after."""
+    """The clip as heard in the room, made once into `folder` and read from there after; the quiet room's is the
+    recording itself."""
+    if condition.room == "quiet":
+        return spoken.path
     target = (
         folder
         / f"rooms-{RECIPE}"
