@@ -8,8 +8,9 @@ import numpy as np
 
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SAMPLES, FRAME_SECONDS
+from voicemaster.speech.frontend.frames import CleanedFrame, OverEcho
 from voicemaster.speech.frontend.room_level import RoomLevel
-from voicemaster.speech.hearing.endpoint import Endpoint, Endpointer, EndpointSettings
+from voicemaster.speech.hearing.endpoint import BargedIn, Endpoint, Endpointer, EndpointSettings
 from voicemaster.speech.hearing.voice_activity import SileroVad
 from voicemaster.speech.signal import RECOGNITION_RATE, resample
 from voicemaster_lab.corpora import real_speech, rooms
@@ -74,3 +75,44 @@ def test_the_room_is_learnt_while_waiting_never_from_our_voice_nor_from_the_play
     assert endpointer.state is not Endpoint.WAITING
     after = room.floor()
     assert after is not None and after < floor * 10**0.1  # within 1 dB: the quiet before the onset only
+
+
+def _over_our_voice(samples: np.ndarray) -> list[CleanedFrame]:
+    """`samples` as the barge-in filter leaves them of microphone frames while our line plays (its echo taken out)."""
+    pcm = np.clip(np.round(samples), -32768, 32767).astype("<i2").tobytes()
+    cancelled = bytes(FRAME_BYTES)  # the canceller's own output: our voice and what was under it, suppressed
+    return [
+        CleanedFrame(cancelled, 0.0, over_echo=OverEcho(pcm[at : at + FRAME_BYTES], 1.0))
+        for at in range(0, len(pcm) - FRAME_BYTES + 1, FRAME_BYTES)
+    ]
+
+
+def _barged_in(endpointer: Endpointer, frames: list[CleanedFrame], start: float) -> float | None:
+    """Pushes `frames` while our line plays, from `start` seconds into it: where our line was stopped, if it was."""
+    for index, frame in enumerate(frames):
+        at = start + index * FRAME_SECONDS
+        if isinstance(endpointer.push(frame, program_at=at), BargedIn):
+            return at
+    return None
+
+
+def test_at_a_party_the_others_talk_over_our_line_is_the_room_and_the_player_over_it_stops_it() -> None:
+    """What the barge-in filter leaves of the microphone while we play is the room's talk at a party: it stopped the
+    quizmaster at every line. It is learnt as the room over our voice, and a player who speaks up over it is heard."""
+    clip = CLIPS[1]
+    others = [spoken for spoken in POOL if spoken.speaker != clip.speaker]
+    said = rooms.trimmed(rooms.samples_of(clip.path())) * 32767
+    talk = rooms.party_babble(round(6.0 * RECOGNITION_RATE), others, np.random.default_rng(5))
+    talk *= np.sqrt(rooms.speech_power(said) / np.mean(talk**2)) * 10 ** (-5.0 / 20)  # 5 dB below the player
+    line = Audio(bytes(2 * 10 * RECOGNITION_RATE), RECOGNITION_RATE)
+    unknown = Endpointer(SileroVad(), EndpointSettings(), 30.0, program=line, room=None)
+    assert _barged_in(unknown, _over_our_voice(talk), 0.0) is not None  # the room not followed: stopped for talk
+    room = RoomLevel()
+    endpointer = Endpointer(SileroVad(), EndpointSettings(), 30.0, program=line, room=room)
+    assert _barged_in(endpointer, _over_our_voice(talk), 0.0) is None, "stopped for the room's talk"
+    assert room.floor(over_our_voice=True) is not None and room.floor() is None  # learnt over our voice only
+    player = np.zeros(len(talk))
+    player[: len(said)] = said[: len(talk)]
+    talk_seconds = len(talk) // FRAME_SAMPLES * FRAME_SECONDS
+    spoke = _barged_in(endpointer, _over_our_voice(talk + player), talk_seconds)
+    assert spoke is not None and spoke - talk_seconds < 1.0  # the player's own words stop it

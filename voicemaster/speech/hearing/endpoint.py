@@ -334,9 +334,10 @@ class Endpointer:
     the frame brings `BargedIn` and the caller should stop the program. Once the player has begun, the echo is no
     longer weighed: by then the program has been stopped.
     Given `room` (the room's speech-band level, `RoomLevel`), it feeds the room what it hears while nobody has
-    begun and our voice cannot be in the microphone, and a frame is speech only if it also rises `floor_margin_db`
-    above the room's floor (as it stood at the onset): other people's talk does not begin an utterance, nor keep one
-    from ending.
+    begun and our voice is not in it (not in the microphone, or taken out by the barge-in filter), and a frame is
+    speech only if it also rises `floor_margin_db` above the room's floor (as it stood at the onset; over our voice,
+    the floor of what the filter leaves): other people's talk does not begin an utterance, nor stop our line, nor
+    keep an utterance from ending.
     """
 
     def __init__(
@@ -362,8 +363,10 @@ class Endpointer:
         """Seconds of frames the echo gate took for the player's since it last lost them for `reset_seconds`."""
         self._audio = bytearray()
         self._room = room
-        self._floor: float | None = None
-        self._level = Smoothed()
+        self._floors: tuple[float | None, float | None] = (None, None)
+        """The room's floors alone and over our voice, as they stood when the player began."""
+        self._levels = (Smoothed(), Smoothed())
+        """The speech-band level of what is heard: the frames, and what the barge-in filter left of them."""
         self._dropped = 0
         """Samples dropped from the front while waiting: only what the pre-roll may need is kept."""
 
@@ -385,11 +388,11 @@ class Endpointer:
             return self.ended()
         self._audio += frame
         echo_possible = self._follow_program(program_at)
-        above = self._above_floor(frame, echo_possible)  # every frame: its level is smoothed over those before it
         judged = frame.over_echo if echo_possible and isinstance(frame, CleanedFrame) else None
         # Over our voice, the player is listened for in what our echo does not explain, not in the canceller's output
         # (which takes the player out with our voice).
         heard = judged.samples if judged is not None else frame
+        above = self._above_floor(heard, over_our_voice=judged is not None, echo_possible=echo_possible)
         speech = self._vad.probability(heard) >= self._settings.threshold and above
         may_begin = True
         if echo_possible and segmenter.state is Endpoint.WAITING:
@@ -419,17 +422,22 @@ class Endpointer:
             return Resumed()
         return BargedIn() if program_at is not None else None
 
-    def _above_floor(self, frame: bytes, echo_possible: bool) -> bool:
-        """Whether the frame rises above the room's floor (always, when the room is not known); while nobody has
-        begun and our voice cannot be in it, the frame is the room's own."""
+    def _above_floor(self, heard: bytes, *, over_our_voice: bool, echo_possible: bool) -> bool:
+        """Whether what is heard rises above the room's floor: over our voice, what the barge-in filter left against
+        the room's floor over our voice. A room not known yet is risen above by anything, but over our voice by
+        nothing: a player must be heard in the first listening, and may say it again after the line. While nobody has
+        begun, what is heard is the room's own, unless our voice may be in it unjudged."""
         if self._room is None:
             return True
-        level = self._level.level(frame)
+        level = self._levels[over_our_voice].level(heard)  # every frame: smoothed over those before it
         if self.segmenter.state is Endpoint.WAITING:
-            if not echo_possible:
-                self._room.hear(frame)
-            self._floor = self._room.floor()
-        return self._floor is None or level > self._floor * 10 ** (self._settings.floor_margin_db / 10)
+            if over_our_voice or not echo_possible:
+                self._room.hear(heard, over_our_voice=over_our_voice)
+            self._floors = (self._room.floor(), self._room.floor(over_our_voice=True))
+        floor = self._floors[over_our_voice]
+        if floor is None:
+            return not over_our_voice
+        return level > floor * 10 ** (self._settings.floor_margin_db / 10)
 
     def _pause(self) -> Paused:
         utterance = self.utterance()
