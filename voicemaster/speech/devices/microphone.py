@@ -13,7 +13,9 @@ Given a front end (`speech.frontend`), each block is cleaned as it arrives, with
 meanwhile (`played`, the echo canceller's reference), and the frames delivered are the front end's cleaned ones
 (`CleanedFrame`). Cleaned on arrival, not as they are read: the canceller hears every block in order, listened to
 or not, so that a listening opened partway into a line (for a barge-in) finds it already following the line's echo,
-rather than meeting an echo of sound it was never handed.
+rather than meeting an echo of sound it was never handed. What no listening read, out of our voice's reach (while
+the game decided), is the room's own: the room's level (`RoomLevel`) learns it as the next listening opens. A
+player answering as our line ends leaves a listening no quiet of the room's to learn from.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from voicemaster.speech.devices.interfaces import (
 )
 from voicemaster.speech.devices.portaudio import NO_DEVICE_HINT, sounddevice, unavailable
 from voicemaster.speech.frontend import CleanedFrame, FrontEnd, PlayedSound
-from voicemaster.speech.frontend.room_level import RoomLevel
+from voicemaster.speech.frontend.room_level import AFTER_PLAYING_SECONDS, RoomLevel
 from voicemaster.speech.signal import RECOGNITION_RATE
 
 STUCK_LOOKS = 10
@@ -76,8 +78,11 @@ class Microphone:
         self._last_arrival: float | None = None
         self._stream: Any = None
         # Between two listenings nobody reads: keep a few seconds, enough for any pre-roll, and no more.
-        self._frames: collections.deque[bytes] = collections.deque(maxlen=round(10 / FRAME_SECONDS))
-        """Blocks heard (cleaned, given a front end)."""
+        self._frames: collections.deque[tuple[bytes, bool]] = collections.deque(maxlen=round(10 / FRAME_SECONDS))
+        """Blocks heard (cleaned, given a front end), each with whether it was the room's alone: heard
+        `AFTER_PLAYING_SECONDS` after the loudspeaker last played (known only with what it played)."""
+        self._quiet_seconds = 0.0
+        """How long the loudspeaker has played nothing, as far as `played` tells."""
         self._arrived = threading.Condition()
         self._ended = False
         self.room = RoomLevel()
@@ -154,11 +159,13 @@ class Microphone:
             self.stalled = max(self.stalled, now - self._last_arrival)
         self._last_arrival = now
         heard = bytes(data)
+        played = self._played.take(len(heard)) if self._played is not None else bytes(len(heard))
         if self._front_end is not None:  # cheap enough for the audio thread (`bench frontend` measures it)
-            played = self._played.take(len(heard)) if self._played is not None else bytes(len(heard))
             heard = self._front_end.process(heard, played)
+        self._quiet_seconds = self._quiet_seconds + len(heard) / 2 / RECOGNITION_RATE if not any(played) else 0.0
+        alone = self._played is not None and self._quiet_seconds >= AFTER_PLAYING_SECONDS
         with self._arrived:
-            self._frames.append(heard)
+            self._frames.append((heard, alone))
             self._arrived.notify()
 
     def _end(self) -> None:
@@ -171,11 +178,15 @@ class Microphone:
         """The pre-roll kept from before, then frames as they arrive, cut to exactly one frame each."""
         pre_roll = round(before / FRAME_SECONDS)
         with self._arrived:
-            kept = list(self._frames)[-pre_roll:] if pre_roll else []
+            heard = list(self._frames)
             self._frames.clear()
+        unread, kept = (heard[:-pre_roll], heard[-pre_roll:]) if pre_roll else (heard, [])
+        for block, alone in unread:
+            if alone:
+                self.room.hear(block)
         pending = bytearray()
         judged = CleanedFrame(b"", None)
-        blocks = iter(kept)
+        blocks = (block for block, _ in kept)
         while True:
             while len(pending) >= FRAME_BYTES:
                 frame = bytes(pending[:FRAME_BYTES])
@@ -195,7 +206,7 @@ class Microphone:
                 if not self._frames and not self._ended:
                     self._arrived.wait(STALL_SECONDS)
                 if self._frames:
-                    return self._frames.popleft()
+                    return self._frames.popleft()[0]
                 ended = self._ended
             # The stream ended, or gave no sound for a second where it should every 32 ms: an unplug (a device can
             # vanish leaving the stream hanging), or a stall. Its presence tells; without it, the time does.

@@ -3,17 +3,14 @@ above at a party.
 
 The voice-activity model hears other people's talk as speech: at a party it never stops, so an utterance would never
 end. What tells the player from them is level: the player speaks close to the microphone, louder than the room's
-talk. `RoomLevel` follows the room on what the endpointer hears while it waits for a player (never a player's
-utterance, never our own voice), and `floor()` is its typical level in the speech band (300-4000 Hz, where road
-noise has little and talk has most); a frame counts as the player's only when it rises
-`EndpointSettings.floor_margin_db` above it (`speech.hearing.endpoint`). In a quiet room or a car the floor lies far
-below any player's voice and changes nothing (`voicemaster bench endpoint`, docs/benchmarks.md).
-
-While our voice plays, a player is listened for in what the barge-in filter finds our echo does not explain
-(`speech.frontend.barge_in`): at a party that is the other people's talk, which stopped the quizmaster at every
-line. So the room over our voice has a floor of its own, learnt from that same signal: the filter takes the bins our
-echo fills out of the room's talk too, so it is fainter than the room heard alone, and one floor would be wrong for
-one of the two.
+talk. `RoomLevel` follows the room on what the endpointer hears while it waits for a player, and on what the
+microphone heard between two listenings (`Microphone`: while the game decides, before its next line); never a
+player's utterance, never while our own voice may be in the microphone. `floor()` is its typical level in the speech
+band (300-4000 Hz, where road noise has little and talk has most); a frame counts as the player's only when it rises
+`EndpointSettings.floor_margin_db` above it (`speech.hearing.endpoint`), and so does what the barge-in filter leaves
+of a frame while our voice plays: at a party, the others' talk stopped the quizmaster at every line. In a quiet room
+or a car the floor lies far below any player's voice and changes nothing (`voicemaster bench endpoint`,
+docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -33,6 +30,9 @@ FLOOR_SECONDS = 3.0
 """How far back the floor looks: long enough that a player's short answer barely moves its median."""
 LEAST_SECONDS = 1.0
 """Heard alone for less than this (the first listening of a game), the room is not known yet."""
+AFTER_PLAYING_SECONDS = 0.5
+"""Our own voice may still reach the microphone this long after the loudspeaker fell silent (the sound server's
+latency, the room's reverberation): `EndpointSettings.echo_tail_seconds`, for blocks no listening reads."""
 
 
 def band_power(frame: bytes) -> float:
@@ -61,25 +61,11 @@ class Smoothed:
 
 
 class RoomLevel:
-    """The room's speech-band floors, kept from one listening to the next: as heard alone, and over our voice as the
-    barge-in filter leaves it. The endpointer feeds them what it hears while it waits for a player (`Endpointer`):
-    never a player's utterance, never our voice, so each floor is the room's own."""
+    """The room's speech-band floor, kept from one listening to the next. The endpointer feeds it what it hears
+    while it waits for a player and our own voice cannot be in the microphone (`Endpointer`), and the microphone what
+    no listening read, out of our voice's reach (`Microphone`): never a player's utterance, never our voice, so the
+    floor is the room's own. Both feed it on the listener's thread."""
 
-    def __init__(self) -> None:
-        self._alone = _Floor()
-        self._over_our_voice = _Floor()
-
-    def hear(self, frame: bytes, *, over_our_voice: bool = False) -> None:
-        """One frame of the room alone; `over_our_voice`: what the barge-in filter left of a frame while we played."""
-        (self._over_our_voice if over_our_voice else self._alone).hear(frame)
-
-    def floor(self, *, over_our_voice: bool = False) -> float | None:
-        """The median speech-band level of the last `FLOOR_SECONDS` of the room heard (alone, or over our voice);
-        None until it has been heard so for `LEAST_SECONDS`."""
-        return (self._over_our_voice if over_our_voice else self._alone).floor()
-
-
-class _Floor:
     def __init__(self) -> None:
         self._smoothed = Smoothed()
         self._levels: collections.deque[tuple[float, float]] = collections.deque()
@@ -87,12 +73,15 @@ class _Floor:
         self._seconds = 0.0
 
     def hear(self, frame: bytes) -> None:
+        """One frame of the room alone."""
         self._levels.append((self._smoothed.level(frame), len(frame) / 2 / RECOGNITION_RATE))
         self._seconds += self._levels[-1][1]
         while self._seconds - self._levels[0][1] >= FLOOR_SECONDS:
             self._seconds -= self._levels.popleft()[1]
 
     def floor(self) -> float | None:
+        """The median speech-band level of the last `FLOOR_SECONDS` of the room heard alone; None until it has been
+        heard for `LEAST_SECONDS`."""
         if self._seconds < LEAST_SECONDS:
             return None
         return float(np.median([level for level, _ in self._levels]))

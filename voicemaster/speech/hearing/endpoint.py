@@ -98,6 +98,10 @@ class EndpointSettings:
     be the player's: at a party, other people's talk is speech to the voice-activity model, and only the player's
     level ends an utterance. 4 dB: at 5 dB of babble the most utterances ended within a second of the player, while
     the car's and the quiet room's stay as they were (`voicemaster bench endpoint`, docs/benchmarks.md)."""
+    barge_in_floor_margin_db: float = 8.0
+    """`floor_margin_db` over our voice: how far what the barge-in filter leaves of a frame must rise over the room's
+    floor to stop our line. Stopping a question for the others' talk at a party is worse than a player saying it
+    again once the line ends (`voicemaster bench endpoint`, docs/benchmarks.md)."""
     barge_in_seconds: float = 0.35
     """While our voice may be in the microphone, how much speech the echo gate must have taken for the player's
     before an utterance begins (a barge-in): what the echo canceller lets through of our voice comes in bursts of a
@@ -139,7 +143,7 @@ class EndpointSettings:
             raise ValueError("the voice-activity threshold must lie between 0 and 1")
         if self.echo_coupling < 0 or self.barge_in_margin < 1:
             raise ValueError("echo coupling must be 0 or more, the barge-in margin 1 or more")
-        if self.floor_margin_db < 0:
+        if min(self.floor_margin_db, self.barge_in_floor_margin_db) < 0:
             raise ValueError("the margin over the room's floor must be 0 dB or more")
         if not 0 <= self.player_residual <= 1:
             raise ValueError("the player's residual must lie between 0 and 1")
@@ -334,10 +338,9 @@ class Endpointer:
     the frame brings `BargedIn` and the caller should stop the program. Once the player has begun, the echo is no
     longer weighed: by then the program has been stopped.
     Given `room` (the room's speech-band level, `RoomLevel`), it feeds the room what it hears while nobody has
-    begun and our voice is not in it (not in the microphone, or taken out by the barge-in filter), and a frame is
-    speech only if it also rises `floor_margin_db` above the room's floor (as it stood at the onset; over our voice,
-    the floor of what the filter leaves): other people's talk does not begin an utterance, nor stop our line, nor
-    keep an utterance from ending.
+    begun and our voice cannot be in the microphone, and a frame is speech only if it also rises `floor_margin_db`
+    above the room's floor (as it stood at the onset; over our voice, what the barge-in filter left of it): other
+    people's talk does not begin an utterance, nor stop our line, nor keep an utterance from ending.
     """
 
     def __init__(
@@ -363,10 +366,9 @@ class Endpointer:
         """Seconds of frames the echo gate took for the player's since it last lost them for `reset_seconds`."""
         self._audio = bytearray()
         self._room = room
-        self._floors: tuple[float | None, float | None] = (None, None)
-        """The room's floors alone and over our voice, as they stood when the player began."""
+        self._floor: float | None = None
         self._levels = (Smoothed(), Smoothed())
-        """The speech-band level of what is heard: the frames, and what the barge-in filter left of them."""
+        """The speech-band level of the frames, and of what the barge-in filter left of them over our voice."""
         self._dropped = 0
         """Samples dropped from the front while waiting: only what the pre-roll may need is kept."""
 
@@ -392,7 +394,7 @@ class Endpointer:
         # Over our voice, the player is listened for in what our echo does not explain, not in the canceller's output
         # (which takes the player out with our voice).
         heard = judged.samples if judged is not None else frame
-        above = self._above_floor(heard, over_our_voice=judged is not None, echo_possible=echo_possible)
+        above = self._above_floor(heard, echo_possible, over_our_voice=judged is not None)
         speech = self._vad.probability(heard) >= self._settings.threshold and above
         may_begin = True
         if echo_possible and segmenter.state is Endpoint.WAITING:
@@ -422,22 +424,22 @@ class Endpointer:
             return Resumed()
         return BargedIn() if program_at is not None else None
 
-    def _above_floor(self, heard: bytes, *, over_our_voice: bool, echo_possible: bool) -> bool:
-        """Whether what is heard rises above the room's floor: over our voice, what the barge-in filter left against
-        the room's floor over our voice. A room not known yet is risen above by anything, but over our voice by
-        nothing: a player must be heard in the first listening, and may say it again after the line. While nobody has
-        begun, what is heard is the room's own, unless our voice may be in it unjudged."""
+    def _above_floor(self, heard: bytes, echo_possible: bool, *, over_our_voice: bool) -> bool:
+        """Whether what is heard (over our voice, what the barge-in filter left of the frame) rises above the room's
+        floor. A room not known yet is risen above by anything, but over our voice by nothing: a player must be
+        heard in the first listening, and may say it again once the line ends. While nobody has begun and our voice
+        cannot be in it, the frame is the room's own."""
         if self._room is None:
             return True
         level = self._levels[over_our_voice].level(heard)  # every frame: smoothed over those before it
         if self.segmenter.state is Endpoint.WAITING:
-            if over_our_voice or not echo_possible:
-                self._room.hear(heard, over_our_voice=over_our_voice)
-            self._floors = (self._room.floor(), self._room.floor(over_our_voice=True))
-        floor = self._floors[over_our_voice]
-        if floor is None:
+            if not echo_possible:
+                self._room.hear(heard)
+            self._floor = self._room.floor()
+        if self._floor is None:
             return not over_our_voice
-        return level > floor * 10 ** (self._settings.floor_margin_db / 10)
+        margin = self._settings.barge_in_floor_margin_db if over_our_voice else self._settings.floor_margin_db
+        return level > self._floor * 10 ** (margin / 10)
 
     def _pause(self) -> Paused:
         utterance = self.utterance()
