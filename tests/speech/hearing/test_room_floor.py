@@ -8,7 +8,9 @@ import numpy as np
 
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SAMPLES, FRAME_SECONDS
+from voicemaster.speech.devices.microphone import Microphone
 from voicemaster.speech.frontend.frames import CleanedFrame, OverEcho
+from voicemaster.speech.frontend.played import PlayedSound
 from voicemaster.speech.frontend.room_level import RoomLevel
 from voicemaster.speech.hearing.endpoint import BargedIn, Endpoint, Endpointer, EndpointSettings
 from voicemaster.speech.hearing.voice_activity import SileroVad
@@ -124,3 +126,28 @@ def test_at_a_party_the_others_talk_over_our_line_does_not_stop_it_and_the_playe
 
 def _padded(samples: np.ndarray, length: int) -> np.ndarray:
     return np.concatenate([samples, np.zeros(max(0, length - len(samples)))])[:length]
+
+
+def test_what_no_listening_read_out_of_our_voices_reach_is_learnt_as_the_room() -> None:
+    """Between two listenings (the game deciding, before its next line) the microphone hears the room alone: at a
+    party, where a player answers as our line ends, that is the only quiet of the room's there is to learn from."""
+    played = PlayedSound()
+    microphone = Microphone(played=played)
+    frames = iter(range(10_000))
+    for _ in range(round(1.0 / FRAME_SECONDS)):  # our line, loud in the microphone
+        played.add(_frame(8000.0, next(frames)))
+        microphone._arrive(_frame(8000.0, next(frames)), FRAME_SAMPLES, None, None)
+    for _ in range(round(2.0 / FRAME_SECONDS)):  # then the room alone
+        microphone._arrive(_frame(300.0, next(frames)), FRAME_SAMPLES, None, None)
+    next(microphone._live_frames(FRAME_SECONDS))  # the next listening opens, the last frame its pre-roll
+    alone = RoomLevel()
+    for _ in range(round(2.0 / FRAME_SECONDS)):
+        alone.hear(_frame(300.0, next(frames)))
+    floor, expected = microphone.room.floor(), alone.floor()
+    assert floor is not None and expected is not None
+    assert expected / 2 < floor < 2 * expected  # within 3 dB of the room alone: neither our line nor its echo tail
+    unknown = Microphone()  # nothing says what the loudspeaker played: nothing is taken for the room
+    for _ in range(round(2.0 / FRAME_SECONDS)):
+        unknown._arrive(_frame(300.0, next(frames)), FRAME_SAMPLES, None, None)
+    next(unknown._live_frames(FRAME_SECONDS))
+    assert unknown.room.floor() is None
