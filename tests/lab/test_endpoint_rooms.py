@@ -1,5 +1,6 @@
-"""`voicemaster bench endpoint` shows, per room and margin over the room's floor, where people's utterances end: the
-data `EndpointSettings.floor_margin_db` was set from."""
+"""`voicemaster bench endpoint` shows, per room and margin over the room's floor, where people's utterances end, and
+over our voice whether the room stops our line and a player is heard: the data `EndpointSettings.floor_margin_db`
+and `barge_in_floor_margin_db` were set from."""
 
 from __future__ import annotations
 
@@ -30,4 +31,13 @@ def test_the_bench_reports_every_room_at_every_margin_and_the_party_never_ends_w
     assert all(row["never_ended"] == row["clips"] for row in party)
     quiet = [row for row in rows if row["room"] == "quiet"]
     assert all(row["within_1s"] == row["clips"] for row in quiet)
-    assert "party 5 dB" in endpoint_rooms.report(json.loads(done.stdout))
+    over = json.loads(done.stdout)["over_our_voice"]
+    assert [(row["room"], row["margin_db"]) for row in over] == [
+        (f"{room} {snr_db:g} dB", margin)
+        for room, snr_db in endpoint_rooms.BARGE_IN_CONDITIONS
+        for margin in endpoint_rooms.BARGE_IN_MARGINS
+    ]
+    for row in over:
+        assert row["stopped_for_the_room"] + row["player_heard_within_1s"] <= row["clips"] > 0
+    text = endpoint_rooms.report(json.loads(done.stdout))
+    assert "party 5 dB" in text and "Over our voice" in text

@@ -11,6 +11,11 @@ scene goes through the game's endpointer and voice-activity model, frame by fram
 - `cut_short`: ended, but without all the player said (talk begun before them, or an end inside their words);
 - `never_ended`: still going at the end of the scene (babble taken for speech that never pauses);
 - `not_heard`: the player was never taken to have begun.
+
+Over our voice (`over_our_voice`), the data `EndpointSettings.barge_in_floor_margin_db` is set from: the room heard
+alone, then `OVER_LINE_SECONDS` of its noise while our line plays, then the player speaking up over both. What the
+barge-in filter leaves of each frame is taken to be the whole microphone (the filter taking none of the room out, the
+worst case); counted per margin: lines stopped for the room before the player began, players heard within a second.
 """
 
 from __future__ import annotations
@@ -22,9 +27,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices.interfaces import FRAME_BYTES
+from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SECONDS
+from voicemaster.speech.frontend.frames import CleanedFrame, OverEcho
 from voicemaster.speech.frontend.room_level import RoomLevel
-from voicemaster.speech.hearing.endpoint import Endpoint, Endpointer, EndpointSettings
+from voicemaster.speech.hearing.endpoint import BargedIn, Endpoint, Endpointer, EndpointSettings
 from voicemaster.speech.hearing.voice_activity import SileroVad, VoiceActivity
 from voicemaster.speech.signal import RECOGNITION_RATE, from_float
 from voicemaster_lab.corpora import real_speech, rooms
@@ -40,6 +46,9 @@ CONDITIONS: tuple[tuple[str, float | None], ...] = (
 """Each room and the player's speech over its noise in dB; the quiet room has only its hush."""
 MARGINS: tuple[float | None, ...] = (None, 3.0, 4.0, 5.0, 6.0)
 """None: without the room's floor, as the game listened before it."""
+BARGE_IN_CONDITIONS: tuple[tuple[str, float | None], ...] = (("car", 5.0), ("party", 5.0), ("party", 0.0))
+BARGE_IN_MARGINS = (4.0, 6.0, 8.0, 10.0)
+OVER_LINE_SECONDS = 6.0
 LEAD_SECONDS = 1.5
 TAIL_SECONDS = 3.0
 ROOM_SECONDS = 3.0
@@ -153,7 +162,56 @@ def run(languages: Sequence[str], limit: int | None = 90, vad: VoiceActivity | N
                     "stop_after_player_p50_ms": round(1000 * float(np.median(spread))) if spread else None,
                 }
             )
-    return {"benchmark": "endpoint", "languages": list(languages), "rows": rows}
+    barge_ins = [
+        _over_our_voice(
+            room, snr_db, margin, [over_line(clip, others, room, snr_db) for clip, others, _ in references], vad
+        )
+        for room, snr_db in BARGE_IN_CONDITIONS
+        for margin in BARGE_IN_MARGINS
+    ]
+    return {"benchmark": "endpoint", "languages": list(languages), "rows": rows, "over_our_voice": barge_ins}
+
+
+def over_line(clip: RealClip, others: Sequence[rooms.Spoken], room: str, snr_db: float | None) -> Scene:
+    """`clip` said over our line in `room` after `OVER_LINE_SECONDS` of its noise (`scene`'s, seeded alike)."""
+    draw = np.random.default_rng(zlib.crc32(f"over|{room}|{snr_db}|{clip.file}".encode()))
+    speech = rooms.trimmed(rooms.samples_of(clip.path()))
+    before, lead = (round(seconds * RECOGNITION_RATE) for seconds in (ROOM_SECONDS, OVER_LINE_SECONDS))
+    total = before + lead + len(speech)
+    make = rooms.party_babble(total, others, draw) if room == "party" else rooms.road_noise(total, draw)
+    noise = rooms.at_snr(speech, make, snr_db or 0.0)
+    said = noise[before:].copy()
+    said[lead:] += speech
+    peak = max(float(np.max(np.abs(noise))), float(np.max(np.abs(said))), 1e-9)
+    scale = 0.9 / peak if peak > 0.99 else 1.0
+    return Scene(from_float(said * scale, RECOGNITION_RATE), from_float(noise[:before] * scale, RECOGNITION_RATE))
+
+
+def _over_our_voice(
+    room: str, snr_db: float | None, margin: float, scenes: Sequence[Scene], vad: VoiceActivity
+) -> dict[str, object]:
+    stopped = heard = 0
+    line = Audio(bytes(2 * RECOGNITION_RATE * round(OVER_LINE_SECONDS + 10)), RECOGNITION_RATE)
+    settings = replace(SETTINGS, barge_in_floor_margin_db=margin)
+    for over in scenes:
+        level = RoomLevel()
+        for frame in _frames(over.room):
+            level.hear(frame)
+        endpointer = Endpointer(vad, settings, timeout=60.0, program=line, room=level)
+        for index, frame in enumerate(_frames(over.audio)):
+            at = index * FRAME_SECONDS
+            judged = CleanedFrame(bytes(len(frame)), 0.0, over_echo=OverEcho(frame, 1.0))
+            if isinstance(endpointer.push(judged, program_at=at), BargedIn):
+                stopped += at < OVER_LINE_SECONDS
+                heard += OVER_LINE_SECONDS <= at <= OVER_LINE_SECONDS + WITHIN_SECONDS
+                break
+    return {
+        "room": f"{room} {snr_db:g} dB",
+        "margin_db": margin,
+        "clips": len(scenes),
+        "stopped_for_the_room": stopped,
+        "player_heard_within_1s": heard,
+    }
 
 
 OUTCOMES = ("within_1s", "whole", "cut_short", "never_ended", "not_heard")
@@ -176,6 +234,18 @@ def report(figures: dict[str, object]) -> str:
         stop = "-" if row["stop_after_player_p50_ms"] is None else f"{row['stop_after_player_p50_ms']} ms"
         counts = " ".join(f"{row[key]:>11}" for key in OUTCOMES)
         lines.append(f"{row['room']:<12} {margin:>6} {row['clips']:>5} {counts}  {stop}")
+    over = figures["over_our_voice"]
+    assert isinstance(over, list)
+    lines.append(
+        f"Over our voice: our line stopped for the room's noise ({OVER_LINE_SECONDS:g} s of it) and players speaking "
+        "up over it heard within a second, per margin over the room's floor"
+    )
+    lines.append(f"{'room':<12} {'margin':>6} {'clips':>5} {'stopped':>8} {'heard':>6}")
+    for row in over:
+        lines.append(
+            f"{row['room']:<12} {row['margin_db']:>3g} dB {row['clips']:>5} {row['stopped_for_the_room']:>8} "
+            f"{row['player_heard_within_1s']:>6}"
+        )
     return "\n".join(lines)
 
 
