@@ -72,11 +72,19 @@ class Heard:
     stopped: float
 
 
-def scene(clip: RealClip, others: Sequence[rooms.Spoken], room: str, snr_db: float | None) -> Scene:
-    """`clip` said into `room`, reproducibly (seeded by the clip and the room)."""
+def scene(
+    clip: RealClip,
+    others: Sequence[rooms.Spoken],
+    room: str,
+    snr_db: float | None,
+    *,
+    lead_seconds: float = LEAD_SECONDS,
+    tail_seconds: float = TAIL_SECONDS,
+) -> Scene:
+    """`clip` said into `room` after `lead_seconds` of it, reproducibly (seeded by the clip and the room)."""
     draw = np.random.default_rng(zlib.crc32(f"{room}|{snr_db}|{clip.file}".encode()))
     speech = rooms.trimmed(rooms.samples_of(clip.path()))
-    lead, tail, before = (round(seconds * RECOGNITION_RATE) for seconds in (LEAD_SECONDS, TAIL_SECONDS, ROOM_SECONDS))
+    lead, tail, before = (round(seconds * RECOGNITION_RATE) for seconds in (lead_seconds, tail_seconds, ROOM_SECONDS))
     total = before + lead + len(speech) + tail
     if room == "party":
         noise = rooms.at_snr(speech, rooms.party_babble(total, others, draw), snr_db or 0.0)
@@ -162,29 +170,19 @@ def run(languages: Sequence[str], limit: int | None = 90, vad: VoiceActivity | N
                     "stop_after_player_p50_ms": round(1000 * float(np.median(spread))) if spread else None,
                 }
             )
+    over_lines = {
+        condition: [
+            scene(clip, others, *condition, lead_seconds=OVER_LINE_SECONDS, tail_seconds=0.0)
+            for clip, others, _ in references
+        ]
+        for condition in BARGE_IN_CONDITIONS
+    }
     barge_ins = [
-        _over_our_voice(
-            room, snr_db, margin, [over_line(clip, others, room, snr_db) for clip, others, _ in references], vad
-        )
-        for room, snr_db in BARGE_IN_CONDITIONS
+        _over_our_voice(*condition, margin, over_lines[condition], vad)
+        for condition in BARGE_IN_CONDITIONS
         for margin in BARGE_IN_MARGINS
     ]
     return {"benchmark": "endpoint", "languages": list(languages), "rows": rows, "over_our_voice": barge_ins}
-
-
-def over_line(clip: RealClip, others: Sequence[rooms.Spoken], room: str, snr_db: float | None) -> Scene:
-    """`clip` said over our line in `room` after `OVER_LINE_SECONDS` of its noise (`scene`'s, seeded alike)."""
-    draw = np.random.default_rng(zlib.crc32(f"over|{room}|{snr_db}|{clip.file}".encode()))
-    speech = rooms.trimmed(rooms.samples_of(clip.path()))
-    before, lead = (round(seconds * RECOGNITION_RATE) for seconds in (ROOM_SECONDS, OVER_LINE_SECONDS))
-    total = before + lead + len(speech)
-    make = rooms.party_babble(total, others, draw) if room == "party" else rooms.road_noise(total, draw)
-    noise = rooms.at_snr(speech, make, snr_db or 0.0)
-    said = noise[before:].copy()
-    said[lead:] += speech
-    peak = max(float(np.max(np.abs(noise))), float(np.max(np.abs(said))), 1e-9)
-    scale = 0.9 / peak if peak > 0.99 else 1.0
-    return Scene(from_float(said * scale, RECOGNITION_RATE), from_float(noise[:before] * scale, RECOGNITION_RATE))
 
 
 def _over_our_voice(
