@@ -196,13 +196,10 @@ def _over_our_voice(
         for frame in _frames(over.room):
             level.hear(frame)
         endpointer = Endpointer(vad, settings, timeout=60.0, program=line, room=level)
-        for index, frame in enumerate(_frames(over.audio)):
-            at = index * FRAME_SECONDS
-            judged = CleanedFrame(bytes(len(frame)), 0.0, over_echo=OverEcho(frame, 1.0))
-            if isinstance(endpointer.push(judged, program_at=at), BargedIn):
-                stopped += at < OVER_LINE_SECONDS
-                heard += OVER_LINE_SECONDS <= at <= OVER_LINE_SECONDS + WITHIN_SECONDS
-                break
+        at = barged_in_at(endpointer, over_our_voice(over.audio))
+        if at is not None:
+            stopped += at < OVER_LINE_SECONDS
+            heard += OVER_LINE_SECONDS <= at <= OVER_LINE_SECONDS + WITHIN_SECONDS
     return {
         "room": f"{room} {snr_db:g} dB",
         "margin_db": margin,
@@ -210,6 +207,21 @@ def _over_our_voice(
         "stopped_for_the_room": stopped,
         "player_heard_within_1s": heard,
     }
+
+
+def over_our_voice(audio: Audio) -> list[CleanedFrame]:
+    """`audio` as the barge-in filter would leave it of microphone frames while our line plays, taking none of it out
+    (the worst case); the canceller's own output, our voice and what was under it, suppressed to silence."""
+    return [CleanedFrame(bytes(len(frame)), 0.0, over_echo=OverEcho(frame, 1.0)) for frame in _frames(audio)]
+
+
+def barged_in_at(endpointer: Endpointer, frames: Sequence[CleanedFrame], start: float = 0.0) -> float | None:
+    """Pushes `frames` while our line plays, from `start` seconds into it: where the line was stopped, if it was."""
+    for index, frame in enumerate(frames):
+        at = start + index * FRAME_SECONDS
+        if isinstance(endpointer.push(frame, program_at=at), BargedIn):
+            return at
+    return None
 
 
 OUTCOMES = ("within_1s", "whole", "cut_short", "never_ended", "not_heard")

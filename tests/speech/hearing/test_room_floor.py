@@ -9,14 +9,15 @@ import numpy as np
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SAMPLES, FRAME_SECONDS
 from voicemaster.speech.devices.microphone import Microphone
-from voicemaster.speech.frontend.frames import CleanedFrame, OverEcho
+from voicemaster.speech.frontend.frames import CleanedFrame
 from voicemaster.speech.frontend.played import PlayedSound
 from voicemaster.speech.frontend.room_level import RoomLevel
-from voicemaster.speech.hearing.endpoint import BargedIn, Endpoint, Endpointer, EndpointSettings
+from voicemaster.speech.hearing.endpoint import Endpoint, Endpointer, EndpointSettings
 from voicemaster.speech.hearing.voice_activity import SileroVad
 from voicemaster.speech.signal import RECOGNITION_RATE, resample
 from voicemaster_lab.corpora import real_speech, rooms
 from voicemaster_lab.timing import endpoint_rooms
+from voicemaster_lab.timing.endpoint_rooms import barged_in_at
 
 CLIPS = real_speech.load(("de", "en", "fr"))[::40]
 POOL = [rooms.Spoken(clip.path(), clip.file, clip.speaker) for clip in real_speech.load()]
@@ -80,22 +81,8 @@ def test_the_room_is_learnt_while_waiting_never_from_our_voice_nor_from_the_play
 
 
 def _over_our_voice(samples: np.ndarray) -> list[CleanedFrame]:
-    """`samples` as the barge-in filter leaves them of microphone frames while our line plays (its echo taken out)."""
     pcm = np.clip(np.round(samples), -32768, 32767).astype("<i2").tobytes()
-    cancelled = bytes(FRAME_BYTES)  # the canceller's own output: our voice and what was under it, suppressed
-    return [
-        CleanedFrame(cancelled, 0.0, over_echo=OverEcho(pcm[at : at + FRAME_BYTES], 1.0))
-        for at in range(0, len(pcm) - FRAME_BYTES + 1, FRAME_BYTES)
-    ]
-
-
-def _barged_in(endpointer: Endpointer, frames: list[CleanedFrame], start: float) -> float | None:
-    """Pushes `frames` while our line plays, from `start` seconds into it: where our line was stopped, if it was."""
-    for index, frame in enumerate(frames):
-        at = start + index * FRAME_SECONDS
-        if isinstance(endpointer.push(frame, program_at=at), BargedIn):
-            return at
-    return None
+    return endpoint_rooms.over_our_voice(Audio(pcm, RECOGNITION_RATE))
 
 
 def test_at_a_party_the_others_talk_over_our_line_does_not_stop_it_and_the_player_over_it_does() -> None:
@@ -110,17 +97,17 @@ def test_at_a_party_the_others_talk_over_our_line_does_not_stop_it_and_the_playe
     before, over = talk[: 2 * RECOGNITION_RATE], talk[2 * RECOGNITION_RATE :]
     line = Audio(bytes(2 * 10 * RECOGNITION_RATE), RECOGNITION_RATE)
     unknown = Endpointer(SileroVad(), EndpointSettings(), 30.0, program=line, room=None)
-    assert _barged_in(unknown, _over_our_voice(over), 0.0) is not None  # no room followed (the demo's studio)
+    assert barged_in_at(unknown, _over_our_voice(over)) is not None  # no room followed (the demo's studio)
     room = RoomLevel()
     not_yet = Endpointer(SileroVad(), EndpointSettings(), 30.0, program=line, room=room)
-    assert _barged_in(not_yet, _over_our_voice(over + _padded(said, len(over))), 0.0) is None  # the room not known
+    assert barged_in_at(not_yet, _over_our_voice(over + _padded(said, len(over)))) is None  # the room not known
     pcm = np.round(before).astype("<i2").tobytes()
     for at in range(0, len(pcm) - FRAME_BYTES + 1, FRAME_BYTES):  # the room heard alone, while the game decided
         room.hear(pcm[at : at + FRAME_BYTES])
     endpointer = Endpointer(SileroVad(), EndpointSettings(), 30.0, program=line, room=room)
-    assert _barged_in(endpointer, _over_our_voice(over), 0.0) is None, "stopped for the room's talk"
+    assert barged_in_at(endpointer, _over_our_voice(over)) is None, "stopped for the room's talk"
     seconds = len(over) // FRAME_SAMPLES * FRAME_SECONDS
-    spoke = _barged_in(endpointer, _over_our_voice(over + _padded(said, len(over))), seconds)
+    spoke = barged_in_at(endpointer, _over_our_voice(over + _padded(said, len(over))), seconds)
     assert spoke is not None and spoke - seconds < 1.0  # the player's own words stop it
 
 
