@@ -27,7 +27,7 @@ MOST_UTTERANCES = 600
 """Twice what the longest demo game has needed: a quizmaster and players that keep missing each other stop here."""
 SPEAKS_OVER = 0.25
 """How often a player who is asked for an answer does not wait for the quizmaster to finish."""
-STAGE_SETTINGS = replace(DEFAULT_SETTINGS, echo_coupling=0.0)
+STAGE_SETTINGS = replace(DEFAULT_SETTINGS, barge_in=replace(DEFAULT_SETTINGS.barge_in, echo_coupling=0.0))
 """The endpointer's settings for the stage's room: its microphone hears the players and none of the quizmaster's
 voice, so no echo need be gated out and a player who speaks over a line stops it at their first syllable."""
 

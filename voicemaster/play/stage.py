@@ -26,6 +26,7 @@ from voicemaster.play.paced import Paced
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import FRAME_BYTES, AudioOut, Playback
+from voicemaster.speech.frame import Frame
 from voicemaster.speech.frontend import FrontEnd
 from voicemaster.speech.signal import RECOGNITION_RATE, resample
 
@@ -131,7 +132,7 @@ class Stage:
         self._queued = _silence(gap) + resample(voice, RECOGNITION_RATE).samples + _silence(TRAIL_SECONDS)
         return self.now() + len(_silence(gap)) / 2 / RECOGNITION_RATE
 
-    def frames(self, during: Playback | None = None, *, before: float = 0.0) -> Iterator[bytes]:
+    def frames(self, during: Playback | None = None, *, before: float = 0.0) -> Iterator[Frame]:
         del during, before  # the line that plays is the stage's own; the queued voice has its own lead
         stream, self._queued = self._queued, b""
         if not self._heard:
@@ -146,7 +147,7 @@ class Stage:
                 if self._playing is not None and self._playing.stopped_at is None:
                     heard_until = self._heard_from + len(self._heard) / 2 / RECOGNITION_RATE
                     self._playing.elapsed = min(self._playing.audio.seconds, max(self._playing.elapsed, heard_until))
-                yield frame if self.front_end is None else self.front_end.process(frame, played)
+                yield Frame(frame) if self.front_end is None else self.front_end.process(frame, played)
         finally:
             # What the player goes on saying after listening stopped is heard at the next listening, unless
             # something else is queued for it (`speak`): a take-back said over the lock line is such a rest.

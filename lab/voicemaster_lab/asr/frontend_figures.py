@@ -8,7 +8,7 @@ On the echo scenes of `corpora.echo` (a laptop, its speaker 10 dB louder at the 
 - **player heard**: scenes of a real person speaking over the line where the endpointer began an utterance, and how
   long after the player began;
 - the residual the canceller left in frames Silero calls speech, our own voice's against the player's: the data
-  `EndpointSettings.player_residual` is set from;
+  `BargeInSettings.player_residual` is set from;
 - **CPU** per second of audio (one thread) and **added latency** (the lag of the output behind the input, by
   cross-correlation, on a player with nothing playing).
 """
@@ -27,10 +27,13 @@ from voicemaster.config.files import LANGUAGES
 from voicemaster.dialogue.meaning import Context, Intent
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SECONDS
-from voicemaster.speech.frontend import CleanedFrame, FrontEnd, FrontEndUnavailable
-from voicemaster.speech.hearing.endpoint import Endpoint, Endpointer, EndpointSettings
+from voicemaster.speech.frame import Frame, OverEcho
+from voicemaster.speech.frontend import FrontEnd, FrontEndUnavailable
+from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
+from voicemaster.speech.hearing.endpointer import Endpointer
 from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, listen_and_recognize
 from voicemaster.speech.hearing.recognition import Recognizer
+from voicemaster.speech.hearing.segmenter import Endpoint
 from voicemaster.speech.hearing.voice_activity import SileroVad
 from voicemaster.speech.signal import RECOGNITION_RATE
 from voicemaster_lab.asr.frontends import FRONT_ENDS
@@ -41,18 +44,21 @@ from voicemaster_lab.harness.laptop import Laptop
 TRIED = {
     "player_residual": (0.03, 0.1, 0.2, 0.3),
     "player_share": (0.15, 0.2, 0.25, 0.3, 0.4, 0.5),
-    "barge_in_filter_seconds": (0.1, 0.15, 0.2, 0.35),
-    "barge_in_seconds": (0.15, 0.25, 0.35),
+    "filter_seconds": (0.1, 0.15, 0.2, 0.35),
+    "residual_seconds": (0.15, 0.25, 0.35),
 }
-"""The echo gate's settings each also tried at these values, the others as shipped."""
+"""Barge-in's settings (`BargeInSettings`) each also tried at these values, the others as shipped."""
 SHIPPED = "shipped"
+
+
+def _varied(name: str, value: float) -> EndpointSettings:
+    changes: dict[str, Any] = {name: value}
+    return replace(DEFAULT_SETTINGS, barge_in=replace(DEFAULT_SETTINGS.barge_in, **changes))
+
+
 VARIANTS = {
     SHIPPED: DEFAULT_SETTINGS,
-    **{
-        f"{name}={value}": replace(DEFAULT_SETTINGS, **{name: value})
-        for name, values in TRIED.items()
-        for value in values
-    },
+    **{f"{name}={value}": _varied(name, value) for name, values in TRIED.items() for value in values},
 }
 
 
@@ -111,12 +117,14 @@ def _measure(
         cleaned = _primed(make(), heard, played)
         cpu += time.process_time() - started
         seconds += len(heard) / 2 / RECOGNITION_RATE
-        mic, out = _floats(heard), _floats(b"".join(cleaned))
+        mic, out = _floats(heard), _floats(b"".join(frame.samples for frame in cleaned))
         second = RECOGNITION_RATE
         first.append(_erle(mic[:second], out[:second]))
         later.append(_erle(mic[second:], out[second:]))
-        echo_speech += [frame.residual for frame in cleaned if frame.residual is not None and _speech(vad, frame)]
-        echo_share += [frame.over_echo.share for frame in cleaned if frame.over_echo is not None]
+        echo_speech += [
+            frame.echo.residual for frame in cleaned if frame.echo is not None and _speech(vad, frame.samples)
+        ]
+        echo_share += [judged.share for judged in map(_over_echo, cleaned) if judged is not None]
         for variant, settings in VARIANTS.items():
             false_onsets[variant] += _onset(vad, cleaned, played, settings) is not None
     heard_at: dict[str, list[float]] = {variant: [] for variant in VARIANTS}
@@ -131,14 +139,14 @@ def _measure(
         seconds += len(heard) / 2 / RECOGNITION_RATE
         begin = round(scene.onset / FRAME_SECONDS)
         player_speech += [
-            frame.residual for frame in cleaned[begin:] if frame.residual is not None and _speech(vad, frame)
+            frame.echo.residual for frame in cleaned[begin:] if frame.echo is not None and _speech(vad, frame.samples)
         ]
         player_share += [
-            frame.over_echo.share
-            for frame in cleaned[begin:]
-            if frame.over_echo is not None and _speech(vad, frame.over_echo.samples)
+            judged.share
+            for judged in map(_over_echo, cleaned[begin:])
+            if judged is not None and _speech(vad, judged.samples)
         ]
-        judged += cleaned[begin].over_echo is not None
+        judged += _over_echo(cleaned[begin]) is not None
         for variant, settings in VARIANTS.items():
             onset = _onset(vad, cleaned, played, settings)
             if onset is not None and onset >= scene.onset - 0.1:
@@ -162,7 +170,7 @@ def _measure(
     }
 
 
-def _primed(front_end: FrontEnd, heard: bytes, played: bytes) -> list[CleanedFrame]:
+def _primed(front_end: FrontEnd, heard: bytes, played: bytes) -> list[Frame]:
     """The scene through `front_end` after its own first `echo.LEAD_SECONDS` (our voice alone): in a game the
     canceller runs on from line to line, so it has heard the room before a player talks over a line."""
     lead = round(echo.LEAD_SECONDS / FRAME_SECONDS) * FRAME_BYTES
@@ -210,14 +218,14 @@ def _pair(scene: echo.Scene) -> tuple[bytes, bytes]:
     return heard, played + bytes(len(heard) - len(played))
 
 
-def _through(front_end: FrontEnd, heard: bytes, played: bytes) -> list[CleanedFrame]:
+def _through(front_end: FrontEnd, heard: bytes, played: bytes) -> list[Frame]:
     return [
         front_end.process(heard[at : at + FRAME_BYTES], played[at : at + FRAME_BYTES])
         for at in range(0, len(heard), FRAME_BYTES)
     ]
 
 
-def _onset(vad: SileroVad, frames: Sequence[CleanedFrame], played: bytes, settings: EndpointSettings) -> float | None:
+def _onset(vad: SileroVad, frames: Sequence[Frame], played: bytes, settings: EndpointSettings) -> float | None:
     """Where the endpointer began an utterance, in seconds, with `played` as the program; None if it never did."""
     sounding = np.flatnonzero(np.frombuffer(played, dtype="<i2"))
     program = Audio(played[: 2 * (int(sounding[-1]) + 1) if len(sounding) else 2], RECOGNITION_RATE)
@@ -229,6 +237,10 @@ def _onset(vad: SileroVad, frames: Sequence[CleanedFrame], played: bytes, settin
             start = endpointer.segmenter.start
             return start if start is not None else at
     return None
+
+
+def _over_echo(frame: Frame) -> OverEcho | None:
+    return frame.echo.over_echo if frame.echo is not None else None
 
 
 def _speech(vad: SileroVad, frame: bytes) -> bool:
@@ -243,7 +255,7 @@ def _latency(front_end: FrontEnd, spoken: Sequence[tuple[Sample, echo.Scene]]) -
     if voice.rate != RECOGNITION_RATE:
         return None
     samples = voice.samples + bytes(-len(voice.samples) % FRAME_BYTES)
-    out = b"".join(_through(front_end, samples, bytes(len(samples))))
+    out = b"".join(frame.samples for frame in _through(front_end, samples, bytes(len(samples))))
     a, b = _floats(samples), _floats(out)
     lags = np.arange(0, 2 * 480)
     scores = [float(np.dot(a[: len(a) - lag], b[lag:])) for lag in lags]

@@ -23,7 +23,7 @@ import numpy as np
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import FRAME_BYTES
 from voicemaster.speech.frontend import FrontEnd, FrontEndUnavailable, Passthrough
-from voicemaster.speech.frontend.frames import CHUNK_SAMPLES, Chunked, Samples
+from voicemaster.speech.frontend.chunked import CHUNK_SAMPLES, Chunked, Samples
 from voicemaster.speech.frontend.webrtc import WebRtc
 from voicemaster.speech.signal import RECOGNITION_RATE, resample
 from voicemaster_lab.asr.samples import Sample
@@ -154,7 +154,7 @@ def cleaned(path: Path, front_end: FrontEnd) -> Audio:
     heard += bytes(-len(heard) % size)
     played = played[: len(heard)] + bytes(max(0, len(heard) - len(played)))
     out = b"".join(
-        front_end.process(heard[at : at + size], played[at : at + size]) for at in range(0, len(heard), size)
+        front_end.process(heard[at : at + size], played[at : at + size]).samples for at in range(0, len(heard), size)
     )
     if reference_path.is_file():
         out = out[2 * round((echo.LEAD_SECONDS - PRE_ROLL_SECONDS) * RECOGNITION_RATE) :]

@@ -8,7 +8,7 @@ listens through (`play.live.listen_and_recognize`), unchanged, and writes one li
 it early, where a barge-in stopped the line, and what was heard; and, since the listening before, how many
 microphone frames the front end cleaned while our voice played (`sounding`) and how many of those the barge-in
 filter judged (`judged`: it had found the echo's delay and learnt the coupling). Nothing of the product imports this.
-`ENDPOINT_VARIABLE` (JSON) replaces fields of the endpointer's settings, for a bench to measure other values.
+`ENDPOINT_VARIABLE` (JSON) replaces fields of barge-in's settings, for a bench to measure other values.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from voicemaster.play import live
-from voicemaster.speech.frontend import CleanedFrame, FrontEnd
+from voicemaster.speech.frame import Frame
+from voicemaster.speech.frontend import FrontEnd
 from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, Hearing
 
 ENDPOINT_VARIABLE = "VOICEMASTER_LAB_ENDPOINT"
@@ -43,22 +44,25 @@ def run(ear: Path, argv: Sequence[str]) -> int:
             self._inner = inner
             self.name, self.cancels_echo = inner.name, inner.cancels_echo
 
-        def process(self, frame: bytes, reference: bytes) -> CleanedFrame:
+        def process(self, frame: bytes, reference: bytes) -> Frame:
             cleaned = self._inner.process(frame, reference)
             if any(reference):
                 counts["sounding"] += 1
-                counts["judged"] += cleaned.over_echo is not None
+                counts["judged"] += cleaned.echo is not None and cleaned.echo.over_echo is not None
             return cleaned
 
-    def counted_front_end(**switches: bool) -> tuple[FrontEnd, str | None]:
-        front_end, why_not = usable(**switches)
+    def counted_front_end(*, echo_cancel: bool, noise_suppression: bool, barge_in_filter: bool = True) -> Any:
+        front_end, why_not = usable(
+            echo_cancel=echo_cancel, noise_suppression=noise_suppression, barge_in_filter=barge_in_filter
+        )
         return Counted(front_end), why_not
 
     changed = json.loads(os.environ.get(ENDPOINT_VARIABLE) or "{}")
 
     def listened(*args: Any, **kwargs: Any) -> Hearing:
         if changed:
-            kwargs["settings"] = replace(kwargs.get("settings", DEFAULT_SETTINGS), **changed)
+            settings = kwargs.get("settings", DEFAULT_SETTINGS)
+            kwargs["settings"] = replace(settings, barge_in=replace(settings.barge_in, **changed))
         hearing = hear(*args, **kwargs)
         timeline, heard = hearing.timeline, hearing.heard
         line = {
@@ -77,7 +81,7 @@ def run(ear: Path, argv: Sequence[str]) -> int:
         return hearing
 
     live.listen_and_recognize = listened  # type: ignore[attr-defined]
-    live.usable_front_end = counted_front_end  # type: ignore[attr-defined]
+    live.usable_front_end = counted_front_end  # type: ignore[attr-defined,assignment]
     return main(list(argv))
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from voicemaster.play.stage import StagePlayback
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import FRAME_BYTES, Playback
+from voicemaster.speech.frame import Frame
 from voicemaster.speech.frontend import FrontEnd
 from voicemaster.speech.signal import RECOGNITION_RATE, from_float, resample, to_float
 from voicemaster_lab.corpora import echo
@@ -36,7 +37,7 @@ class Laptop:
     def __post_init__(self) -> None:
         self.playing = StagePlayback(self.line)
 
-    def frames(self, during: Playback | None = None, *, before: float = 0.0) -> Iterator[bytes]:
+    def frames(self, during: Playback | None = None, *, before: float = 0.0) -> Iterator[Frame]:
         del during, before
         line = to_float(resample(self.line, RECOGNITION_RATE)).astype(np.float64)
         length = len(line) + 4 * RECOGNITION_RATE

@@ -12,7 +12,7 @@ scene goes through the game's endpointer and voice-activity model, frame by fram
 - `never_ended`: still going at the end of the scene (babble taken for speech that never pauses);
 - `not_heard`: the player was never taken to have begun.
 
-Over our voice (`over_our_voice`), the data `EndpointSettings.barge_in_floor_margin_db` is set from: the room heard
+Over our voice (`over_our_voice`), the data `BargeInSettings.floor_margin_db` is set from: the room heard
 alone, then `OVER_LINE_SECONDS` of its noise while our line plays, then the player speaking up over both. What the
 barge-in filter leaves of each frame is taken to be the whole microphone (the filter taking none of the room out, the
 worst case); counted per margin: lines stopped for the room before the player began, players heard within a second.
@@ -28,9 +28,11 @@ import numpy as np
 
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SECONDS
-from voicemaster.speech.frontend.frames import CleanedFrame, OverEcho
+from voicemaster.speech.frame import EchoJudgement, Frame, OverEcho
 from voicemaster.speech.frontend.room_level import RoomLevel
-from voicemaster.speech.hearing.endpoint import BargedIn, Endpoint, Endpointer, EndpointSettings
+from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
+from voicemaster.speech.hearing.endpointer import BargedIn, Endpointer
+from voicemaster.speech.hearing.segmenter import Endpoint
 from voicemaster.speech.hearing.voice_activity import SileroVad, VoiceActivity
 from voicemaster.speech.signal import RECOGNITION_RATE, from_float
 from voicemaster_lab.corpora import real_speech, rooms
@@ -107,7 +109,7 @@ def listen(heard: Scene, vad: VoiceActivity, margin: float | None) -> Heard:
     settings = SETTINGS if margin is None else replace(SETTINGS, floor_margin_db=margin)
     endpointer = Endpointer(vad, settings, timeout=10.0, room=room if margin is not None else None)
     for frame in _frames(heard.audio):
-        endpointer.push(frame)
+        endpointer.push(Frame(frame))
         if endpointer.state.finished:
             break
     segmenter = endpointer.segmenter
@@ -190,7 +192,7 @@ def _over_our_voice(
 ) -> dict[str, object]:
     stopped = heard = 0
     line = Audio(bytes(2 * RECOGNITION_RATE * round(OVER_LINE_SECONDS + 10)), RECOGNITION_RATE)
-    settings = replace(SETTINGS, barge_in_floor_margin_db=margin)
+    settings = replace(SETTINGS, barge_in=replace(SETTINGS.barge_in, floor_margin_db=margin))
     for over in scenes:
         level = RoomLevel()
         for frame in _frames(over.room):
@@ -209,13 +211,13 @@ def _over_our_voice(
     }
 
 
-def over_our_voice(audio: Audio) -> list[CleanedFrame]:
+def over_our_voice(audio: Audio) -> list[Frame]:
     """`audio` as the barge-in filter would leave it of microphone frames while our line plays, taking none of it out
     (the worst case); the canceller's own output, our voice and what was under it, suppressed to silence."""
-    return [CleanedFrame(bytes(len(frame)), 0.0, over_echo=OverEcho(frame, 1.0)) for frame in _frames(audio)]
+    return [Frame(bytes(len(frame)), EchoJudgement(0.0, over_echo=OverEcho(frame, 1.0))) for frame in _frames(audio)]
 
 
-def barged_in_at(endpointer: Endpointer, frames: Sequence[CleanedFrame], start: float = 0.0) -> float | None:
+def barged_in_at(endpointer: Endpointer, frames: Sequence[Frame], start: float = 0.0) -> float | None:
     """Pushes `frames` while our line plays, from `start` seconds into it: where the line was stopped, if it was."""
     for index, frame in enumerate(frames):
         at = start + index * FRAME_SECONDS

@@ -38,7 +38,7 @@ from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.host import lines
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSource
-from voicemaster.speech.hearing.endpoint import EndpointSettings
+from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
 from voicemaster.speech.hearing.pipeline import listen_and_recognize
 from voicemaster.speech.hearing.recognition import Recognizer, RecognizerUnavailable
 from voicemaster.speech.hearing.voice_activity import SileroVad, VoiceActivity

@@ -36,7 +36,7 @@ import numpy as np
 from voicemaster.config.files import LANGUAGES
 from voicemaster.config.settings import FRONT_END_KEYS, FrontEndConfig, Settings, default_paths, load_settings
 from voicemaster.host.lines import load as load_lines
-from voicemaster.speech.hearing.endpoint import EndpointSettings
+from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
 from voicemaster.speech.signal import resample, to_float
 from voicemaster.speech.voice.speakers import Speakers
 from voicemaster_lab.corpora import rooms as corpus_rooms
@@ -206,7 +206,7 @@ def table(
 
 
 def _barge_in(value: float | None) -> float:
-    return EndpointSettings().barge_in_seconds if value is None else value
+    return EndpointSettings().barge_in.residual_seconds if value is None else value
 
 
 def report(figures: dict[str, Any]) -> str:
@@ -368,7 +368,7 @@ def play_game(table: Table, seed: int, folder: Path, *, most_listens: int = MOST
     command += ["--lang", language, "--variant", "classic", "--engine", ENGINE, "--seed", str(seed), "--log", str(log)]
     env = {**table.pulse.env, "XDG_DATA_HOME": str(folder / "data")}
     if table.barge_in_seconds is not None:
-        env[ear_log.ENDPOINT_VARIABLE] = json.dumps({"barge_in_seconds": table.barge_in_seconds})
+        env[ear_log.ENDPOINT_VARIABLE] = json.dumps({"residual_seconds": table.barge_in_seconds})
     mixer = Mixer(table.pulse, table.scene)
     mixer.start()
     started = time.monotonic()

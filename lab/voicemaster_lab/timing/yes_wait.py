@@ -31,7 +31,7 @@ from voicemaster.dialogue.meaning import Context, ContextName, Intent
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSource
 from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SECONDS
-from voicemaster.speech.hearing.endpoint import EndpointSettings
+from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
 from voicemaster.speech.hearing.pipeline import listen_and_recognize
 from voicemaster.speech.hearing.recognition import Recognizer
 from voicemaster.speech.hearing.voice_activity import SileroVad

@@ -31,7 +31,7 @@ from voicemaster.speech.devices.capture import Watch, speaker_present
 from voicemaster.speech.devices.interfaces import AudioUnavailable, MicrophoneLost, MicrophoneUnavailable
 from voicemaster.speech.devices.loudspeaker import Speaker
 from voicemaster.speech.devices.microphone import PRESENCE_SECONDS, Microphone
-from voicemaster.speech.hearing.endpoint import EndpointSettings
+from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.signal import resample
 from voicemaster.speech.voice.pico import Pico

@@ -13,8 +13,9 @@ import numpy as np
 
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import FRAME_SAMPLES
-from voicemaster.speech.frontend.barge_in import BargeInFilter
-from voicemaster.speech.frontend.frames import OverEcho, Samples
+from voicemaster.speech.frame import OverEcho
+from voicemaster.speech.frontend.barge_in_filter import BargeInFilter
+from voicemaster.speech.frontend.chunked import Samples
 from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS
 from voicemaster.speech.signal import RECOGNITION_RATE, resample, to_float
 from voicemaster_lab.corpora import echo, real_speech
@@ -76,7 +77,7 @@ def test_our_echo_alone_leaves_little_and_a_player_over_it_much() -> None:
     echo_shares = [judged.share for index in loud if (judged := alone[index]) is not None]
     player_shares = [judged.share for index in speaking if (judged := over[index]) is not None]
     assert len(echo_shares) > 0.9 * len(loud) and len(player_shares) > 0.9 * len(speaking)  # it judged them
-    passing = DEFAULT_SETTINGS.player_share
+    passing = DEFAULT_SETTINGS.barge_in.player_share
     assert np.mean(np.array(echo_shares) >= passing) < 0.05  # our voice: a frame in twenty at most
     assert np.mean(np.array(player_shares) >= passing) > 0.3  # the player: what the endpointer adds up
 
@@ -100,7 +101,7 @@ def test_a_line_that_comes_after_another_delay_is_still_not_taken_for_a_player()
     second_line = (len(heard) + len(gap)) // FRAME_SAMPLES
     shares = [frame.share for frame in judged[second_line:] if frame is not None]
     assert len(shares) > 0.5 * (len(judged) - second_line)
-    assert np.mean(np.array(shares) >= DEFAULT_SETTINGS.player_share) < 0.05
+    assert np.mean(np.array(shares) >= DEFAULT_SETTINGS.barge_in.player_share) < 0.05
 
 
 def _loudness(samples: np.ndarray) -> float:

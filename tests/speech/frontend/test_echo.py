@@ -16,7 +16,7 @@ from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.frontend import Passthrough, open_front_end
 from voicemaster.speech.frontend.webrtc import WebRtc
-from voicemaster.speech.hearing.endpoint import BargedIn, Endpointer
+from voicemaster.speech.hearing.endpointer import BargedIn, Endpointer
 from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, Hearing, listen_and_recognize
 from voicemaster.speech.hearing.voice_activity import SileroVad
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer

@@ -15,13 +15,12 @@ from voicemaster.paths import DEFAULT_CONFIG
 from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SAMPLES
 from voicemaster.speech.frontend import (
     CHUNK_SAMPLES,
-    CleanedFrame,
     Passthrough,
     PlayedSound,
     open_front_end,
     usable_front_end,
 )
-from voicemaster.speech.frontend.frames import Chunked, Samples
+from voicemaster.speech.frontend.chunked import Chunked, Samples
 from voicemaster.speech.frontend.played import MOST_SECONDS
 from voicemaster.speech.signal import RECOGNITION_RATE
 
@@ -38,13 +37,14 @@ def test_a_processor_of_10_ms_steps_takes_32_ms_frames_one_step_behind() -> None
     chunked = Chunked("halves", halved, cancels_echo=True)
     heard = _ramp(10 * FRAME_SAMPLES)
     out = b"".join(
-        chunked.process(heard[at : at + FRAME_BYTES], bytes(FRAME_BYTES)) for at in range(0, len(heard), FRAME_BYTES)
+        chunked.process(heard[at : at + FRAME_BYTES], bytes(FRAME_BYTES)).samples
+        for at in range(0, len(heard), FRAME_BYTES)
     )
     assert len(out) == len(heard)
     expected = np.frombuffer(heard, dtype="<i2")[:-CHUNK_SAMPLES] // 2
     assert np.array_equal(np.frombuffer(out, dtype="<i2")[CHUNK_SAMPLES:], expected)
     last = chunked.process(heard[:FRAME_BYTES], bytes(FRAME_BYTES))
-    assert isinstance(last, CleanedFrame) and last.residual == pytest.approx(0.5, abs=0.02)
+    assert last.echo is not None and last.echo.residual == pytest.approx(0.5, abs=0.02)
 
 
 def test_a_frame_without_its_reference_is_refused() -> None:
@@ -55,7 +55,7 @@ def test_a_frame_without_its_reference_is_refused() -> None:
 def test_without_a_front_end_frames_pass_unchanged_and_say_no_canceller_ran() -> None:
     frame = _ramp(FRAME_SAMPLES)
     cleaned = Passthrough().process(frame, bytes(FRAME_BYTES))
-    assert bytes(cleaned) == frame and cleaned.residual is None
+    assert cleaned.samples == frame and cleaned.echo is None
 
 
 def test_the_microphone_takes_what_was_played_in_order_and_silence_when_nothing_plays() -> None:

@@ -10,10 +10,11 @@ import time
 import pytest
 
 from tests.speech.conftest import Pulse
+from voicemaster.speech.barge_in.stage import rms
 from voicemaster.speech.devices.loudspeaker import Speaker
 from voicemaster.speech.devices.microphone import Microphone
-from voicemaster.speech.frontend import CleanedFrame, PlayedSound, open_front_end
-from voicemaster.speech.hearing.endpoint import rms
+from voicemaster.speech.frame import Frame
+from voicemaster.speech.frontend import PlayedSound, open_front_end
 from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS
 from voicemaster.speech.voice.synthesis import Espeak
 
@@ -26,21 +27,21 @@ def test_our_own_voice_through_the_loopback_is_cancelled_in_step(pulse: Pulse, e
     )
     played = PlayedSound()
     front_end = open_front_end(echo_cancel=True, noise_suppression=False)
-    heard: list[CleanedFrame] = []
+    heard: list[Frame] = []
     with pulse.echo(), Microphone(front_end=front_end, played=played) as microphone:
         playback = Speaker(played=played).play(question)
         for frame in microphone.frames(playback):
-            assert isinstance(frame, CleanedFrame)
             heard.append(frame)
             if playback.done():
                 break
-    settled = [frame for frame in heard if frame.settled and frame.residual is not None and rms(frame) > 0]
+    judged = [frame.echo for frame in heard if frame.echo is not None and rms(frame.samples) > 0]
+    settled = [judgement for judgement in judged if judgement.settled]
     assert len(settled) > 10  # the canceller had the reference in step long enough to learn the loop
-    residuals = [frame.residual for frame in settled if frame.residual is not None]
+    residuals = [judgement.residual for judgement in settled]
     assert statistics.median(residuals) < 0.1  # our voice left at a tenth of its loudness or less
     # The barge-in filter learnt the loop too: what it leaves of our voice is far below a player's share.
-    shares = [frame.over_echo.share for frame in settled if frame.over_echo is not None]
-    assert shares and statistics.median(shares) < DEFAULT_SETTINGS.player_share / 3
+    shares = [judgement.over_echo.share for judgement in settled if judgement.over_echo is not None]
+    assert shares and statistics.median(shares) < DEFAULT_SETTINGS.barge_in.player_share / 3
 
 
 @pytest.mark.slow  # in real time beside nothing else: with demo games on the other core the canceller lags
@@ -53,7 +54,7 @@ def test_a_listening_opened_mid_line_hears_our_voice_cancelled_from_its_first_fr
     second = espeak.render("Die nächste Frage kommt jetzt: Welche Stadt ist die Hauptstadt von Frankreich?", "de")
     played = PlayedSound()
     front_end = open_front_end(echo_cancel=True, noise_suppression=False)
-    opened: list[CleanedFrame] = []
+    opened: list[Frame] = []
     with pulse.echo(), Microphone(front_end=front_end, played=played) as microphone:
         playback = Speaker(played=played).play(first)
         for _frame in microphone.frames(playback):  # the first line heard through: the canceller has settled
@@ -63,7 +64,7 @@ def test_a_listening_opened_mid_line_hears_our_voice_cancelled_from_its_first_fr
         try:
             time.sleep(1.5)  # nobody listens for a while, then a listening opens over the line
             for frame in microphone.frames(playback):
-                assert isinstance(frame, CleanedFrame)
+                assert frame.echo is not None  # judged by the canceller
                 opened.append(frame)
                 if len(opened) == 20:
                     break
@@ -73,5 +74,5 @@ def test_a_listening_opened_mid_line_hears_our_voice_cancelled_from_its_first_fr
     # passed a frame as loud as the line (1.03 of it); fed, the loudest was about 0.002 of it on an idle machine and
     # 0.2 with demo games on the other core. (Frames between words, near silence in the microphone, can come out
     # with a residual over 1 of nothing, so the residual is not what is asserted.)
-    loudness = [round(rms(frame)) for frame in opened]
+    loudness = [round(rms(frame.samples)) for frame in opened]
     assert loudness and max(loudness) < rms(second.samples) / 3, loudness

@@ -14,8 +14,10 @@ from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSource
 from voicemaster.speech.devices.interfaces import FRAME_SECONDS
-from voicemaster.speech.hearing.endpoint import Endpoint, EndpointSettings, Segmenter, Timeline
+from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
+from voicemaster.speech.hearing.endpointer import Timeline
 from voicemaster.speech.hearing.pipeline import Hearing, listen_and_recognize
+from voicemaster.speech.hearing.segmenter import Endpoint, Segmenter
 from voicemaster.speech.hearing.voice_activity import SileroVad
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.signal import resample

@@ -5,24 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from tests.speech.conftest import matches
 from voicemaster.speech.audio import Audio
+from voicemaster.speech.barge_in.settings import BargeInSettings
 from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SECONDS
-from voicemaster.speech.frontend import CleanedFrame
-from voicemaster.speech.frontend.frames import OverEcho
-from voicemaster.speech.hearing.endpoint import (
-    BargedIn,
-    Ended,
-    Endpoint,
-    Endpointer,
-    EndpointSettings,
-    Event,
-    Segmenter,
-)
+from voicemaster.speech.frame import EchoJudgement, Frame, OverEcho
+from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
+from voicemaster.speech.hearing.endpointer import BargedIn, Ended, Endpointer, Event
+from voicemaster.speech.hearing.segmenter import Endpoint, Segmenter
 from voicemaster.speech.hearing.voice_activity import SileroVad, VoiceActivityUnavailable
 from voicemaster.speech.signal import from_float, resample, to_float
 from voicemaster.speech.voice.synthesis import Espeak
@@ -84,12 +79,18 @@ def test_a_long_utterance_is_cut_at_the_maximum_and_kept() -> None:
     assert (segmenter.start, segmenter.end) == pytest.approx((0.2, 0.2 + SETTINGS.max_seconds))
 
 
-@pytest.mark.parametrize(
-    "changes", [{"silence_seconds": 0}, {"threshold": 1.0}, {"barge_in_margin": 0.5}, {"pre_roll_seconds": -1}]
-)
-def test_nonsense_settings_are_refused(changes: dict[str, float]) -> None:
+@pytest.mark.parametrize("changes", [{"silence_seconds": 0}, {"threshold": 1.0}, {"pre_roll_seconds": -1}])
+def test_nonsense_settings_are_refused(changes: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match="must"):
         EndpointSettings(**changes)
+
+
+@pytest.mark.parametrize(
+    "changes", [{"level_margin": 0.5}, {"player_share": 1.5}, {"residual_seconds": -1}, {"floor_margin_db": -3}]
+)
+def test_nonsense_barge_in_settings_are_refused(changes: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match="must"):
+        BargeInSettings(**changes)
 
 
 # --- the endpointer on real speech (Silero) -------------------------------------------------------------------------
@@ -140,7 +141,7 @@ def detect(
     """Push a recording frame by frame, as the microphone would; `program_at` maps time to the program's position;
     what the frames brought goes into `events`."""
     for offset in range(0, len(stream.samples) - FRAME_BYTES + 1, FRAME_BYTES):
-        event = detector.push(stream.samples[offset : offset + FRAME_BYTES], program_at(offset / 2 / RATE))
+        event = detector.push(Frame(stream.samples[offset : offset + FRAME_BYTES]), program_at(offset / 2 / RATE))
         if event is not None and events is not None:
             events.append(event)
         if detector.state.finished:
@@ -220,7 +221,7 @@ def test_the_program_does_not_hear_its_own_voice(espeak: Espeak, vad: SileroVad,
     assert gated.state is Endpoint.SILENCE and events[-1] == Ended(None, Endpoint.SILENCE)
     assert not any(isinstance(event, BargedIn) for event in events)
     # The timeout starts when the program and its echo have ended.
-    assert gated.segmenter.now == pytest.approx(question.seconds + SETTINGS.echo_tail_seconds + 1, abs=0.05)
+    assert gated.segmenter.now == pytest.approx(question.seconds + SETTINGS.barge_in.echo_tail_seconds + 1, abs=0.05)
     # Without the gate the same microphone signal would be taken for a player.
     ungated = detect(Endpointer(vad, SETTINGS, timeout=1), heard)
     assert ungated.utterance() is not None
@@ -241,7 +242,7 @@ def test_a_player_speaking_up_over_the_program_interrupts_it(espeak: Espeak, vad
         # Once stopped, the echo dies away after the same 80 ms it took to arrive.
         sounding = stopped_at is None or now < stopped_at + 0.08
         frame = player[start : start + FRAME_BYTES // 2] + (echo[start : start + FRAME_BYTES // 2] if sounding else 0)
-        event = detector.push(from_float(frame, RATE).samples, now if playing else None)
+        event = detector.push(Frame(from_float(frame, RATE).samples), now if playing else None)
         if isinstance(event, BargedIn) and stopped_at is None:
             stopped_at = now
         if detector.state.finished:
@@ -260,7 +261,7 @@ def _first_barge_in(detector: Endpointer, heard: Audio, left: Callable[[float], 
     samples = heard.samples
     for start in range(0, len(samples) - FRAME_BYTES + 1, FRAME_BYTES):
         now = start / 2 / RATE
-        frame = CleanedFrame(samples[start : start + FRAME_BYTES], left(now), settled=True)
+        frame = Frame(samples[start : start + FRAME_BYTES], EchoJudgement(left(now)))
         if isinstance(detector.push(frame, now if now < playing else None), BargedIn):
             return now
     return None
@@ -284,10 +285,10 @@ def test_our_voice_the_canceller_lets_through_for_a_moment_does_not_stop_the_qui
     )
     assert _first_barge_in(Endpointer(vad, SETTINGS, 1, program=question), heard, left, question.seconds) is None
     # The same speech going on, as a player's: the quizmaster stops for it.
-    assert end - begin > SETTINGS.barge_in_seconds + 0.1
+    assert end - begin > SETTINGS.barge_in.residual_seconds + 0.1
     player = Endpointer(vad, SETTINGS, 1, program=question)
     stopped = _first_barge_in(player, leaked, lambda _now: 0.8, question.seconds)
-    assert stopped is not None and begin + SETTINGS.barge_in_seconds <= stopped < end
+    assert stopped is not None and begin + SETTINGS.barge_in.residual_seconds <= stopped < end
 
 
 def test_over_our_voice_the_player_is_listened_for_in_what_the_barge_in_filter_keeps(
@@ -306,13 +307,13 @@ def test_over_our_voice_the_player_is_listened_for_in_what_the_barge_in_filter_k
         for start in range(0, len(samples) - FRAME_BYTES + 1, FRAME_BYTES):
             now = start / 2 / RATE
             unexplained = OverEcho(samples[start : start + FRAME_BYTES], share)
-            frame = CleanedFrame(bytes(FRAME_BYTES), 0.02, settled=True, over_echo=unexplained)
+            frame = Frame(bytes(FRAME_BYTES), EchoJudgement(0.02, over_echo=unexplained))
             if isinstance(detector.push(frame, now if now < question.seconds else None), BargedIn):
                 return now
         return None
 
     stopped = stopped_at(share=0.6)
-    assert stopped is not None and begin + SETTINGS.barge_in_filter_seconds <= stopped < begin + 0.5
+    assert stopped is not None and begin + SETTINGS.barge_in.filter_seconds <= stopped < begin + 0.5
     assert stopped_at(share=0.1) is None
 
 

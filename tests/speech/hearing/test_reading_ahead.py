@@ -14,7 +14,7 @@ import pytest
 from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSource
-from voicemaster.speech.hearing.endpoint import EndpointSettings
+from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
 from voicemaster.speech.hearing.pipeline import Hearing, listen_and_recognize
 from voicemaster.speech.hearing.voice_activity import SileroVad
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer

@@ -9,10 +9,12 @@ import numpy as np
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SAMPLES, FRAME_SECONDS
 from voicemaster.speech.devices.microphone import Microphone
-from voicemaster.speech.frontend.frames import CleanedFrame
+from voicemaster.speech.frame import Frame
 from voicemaster.speech.frontend.played import PlayedSound
 from voicemaster.speech.frontend.room_level import RoomLevel
-from voicemaster.speech.hearing.endpoint import Endpoint, Endpointer, EndpointSettings
+from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
+from voicemaster.speech.hearing.endpointer import Endpointer
+from voicemaster.speech.hearing.segmenter import Endpoint
 from voicemaster.speech.hearing.voice_activity import SileroVad
 from voicemaster.speech.signal import RECOGNITION_RATE, resample
 from voicemaster_lab.corpora import real_speech, rooms
@@ -61,9 +63,9 @@ def test_the_room_is_learnt_while_waiting_never_from_our_voice_nor_from_the_play
     endpointer = Endpointer(SileroVad(), EndpointSettings(), 30.0, program=line, room=room)
     frames = iter(range(10_000))
     for index in range(round(3.0 / FRAME_SECONDS)):  # while our line plays, loud: our voice in the microphone
-        endpointer.push(_frame(8000.0, next(frames)), program_at=index * FRAME_SECONDS)
+        endpointer.push(Frame(_frame(8000.0, next(frames))), program_at=index * FRAME_SECONDS)
     for _ in range(round(1.5 / FRAME_SECONDS)):  # then the room alone, faint, beyond the echo's tail
-        endpointer.push(_frame(30.0, next(frames)))
+        endpointer.push(Frame(_frame(30.0, next(frames))))
     floor = room.floor()
     alone = RoomLevel()
     for _ in range(round(1.5 / FRAME_SECONDS)):
@@ -74,13 +76,13 @@ def test_the_room_is_learnt_while_waiting_never_from_our_voice_nor_from_the_play
     clip = CLIPS[0]
     said = resample(Audio.read(clip.path()), RECOGNITION_RATE).samples
     for at in range(0, len(said) - FRAME_BYTES + 1, FRAME_BYTES):  # a player's words: never the room's
-        endpointer.push(said[at : at + FRAME_BYTES])
+        endpointer.push(Frame(said[at : at + FRAME_BYTES]))
     assert endpointer.state is not Endpoint.WAITING
     after = room.floor()
     assert after is not None and after < floor * 10**0.1  # within 1 dB: the quiet before the onset only
 
 
-def _over_our_voice(samples: np.ndarray) -> list[CleanedFrame]:
+def _over_our_voice(samples: np.ndarray) -> list[Frame]:
     pcm = np.clip(np.round(samples), -32768, 32767).astype("<i2").tobytes()
     return endpoint_rooms.over_our_voice(Audio(pcm, RECOGNITION_RATE))
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import FRAME_BYTES, Playback
+from voicemaster.speech.frame import Frame
 from voicemaster.speech.signal import RECOGNITION_RATE, resample
 
 
@@ -130,7 +131,7 @@ class FileSource:
     def __init__(self, script: Iterable[Path | Audio | None]) -> None:
         self._lines = collections.deque(script)
 
-    def frames(self, during: Playback | None = None, *, before: float = 0.0) -> Iterator[bytes]:
+    def frames(self, during: Playback | None = None, *, before: float = 0.0) -> Iterator[Frame]:
         del before  # a line has its own lead of silence
         if during is not None:
             during.wait()  # scripted players answer when the question is over; barge-in is the microphone's
@@ -143,4 +144,4 @@ class FileSource:
         lead = bytes(2 * round(self.LEAD_SECONDS * RECOGNITION_RATE))
         stream = lead + spoken.samples + bytes(2 * round(self.TRAIL_SECONDS * RECOGNITION_RATE))
         for offset in range(0, len(stream) - FRAME_BYTES + 1, FRAME_BYTES):
-            yield stream[offset : offset + FRAME_BYTES]
+            yield Frame(stream[offset : offset + FRAME_BYTES])

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from typing import Protocol
 
 from voicemaster.speech.audio import Audio
+from voicemaster.speech.frame import Frame
 from voicemaster.speech.signal import RECOGNITION_RATE
 
 FRAME_SAMPLES = 512
@@ -70,8 +71,9 @@ class AudioOut(Protocol):
 
 
 class AudioIn(Protocol):
-    def frames(self, during: Playback | None = None, *, before: float = 0.0) -> Iterator[bytes]:
-        """What is heard from now on, in frames of `FRAME_BYTES` (16-bit mono at 16 kHz), preceded by up to `before`
+    def frames(self, during: Playback | None = None, *, before: float = 0.0) -> Iterator[Frame]:
+        """What is heard from now on, in frames of `FRAME_BYTES` (16-bit mono at 16 kHz, with what the front end
+        judged of each where one ran), preceded by up to `before`
         seconds heard just before the call (speech that began a moment early). Ends when the caller stops reading,
         or when there is nothing more to hear (a script's line is over). `during` is the program's own speech, if
         it is playing: a microphone hears it too; a scripted player waits for it to end."""

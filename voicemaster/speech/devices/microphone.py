@@ -10,12 +10,13 @@ Ctrl-Z or SIGSTOP, a suspend, a loaded machine), and listening carries on (`stal
 game can say where it was); one seen gone ends listening. Without `present`, the time alone decides.
 
 Given a front end (`speech.frontend`), each block is cleaned as it arrives, with what the loudspeaker played
-meanwhile (`played`, the echo canceller's reference), and the frames delivered are the front end's cleaned ones
-(`CleanedFrame`). Cleaned on arrival, not as they are read: the canceller hears every block in order, listened to
-or not, so that a listening opened partway into a line (for a barge-in) finds it already following the line's echo,
-rather than meeting an echo of sound it was never handed. What no listening read, out of our voice's reach (while
-the game decided), is the room's own: the room's level (`RoomLevel`) learns it as the next listening opens. A
-player answering as our line ends leaves a listening no quiet of the room's to learn from.
+meanwhile (`played`, the echo canceller's reference), and the frames delivered are the front end's (each a
+`speech.frame.Frame` with what the canceller saw). Cleaned on arrival, not as they are read: the canceller hears
+every block in order, listened to or not, so that a listening opened partway into a line (for a barge-in) finds it
+already following the line's echo, rather than meeting an echo of sound it was never handed. What no listening read,
+out of our voice's reach (while the game decided), is the room's own: the room's level (`RoomLevel`) learns it as
+the next listening opens. A player answering as our line ends leaves a listening no quiet of the room's to learn
+from.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import Any, Self
 
+from voicemaster.speech.barge_in.settings import BargeInSettings
 from voicemaster.speech.devices.interfaces import (
     FRAME_BYTES,
     FRAME_SAMPLES,
@@ -37,8 +39,9 @@ from voicemaster.speech.devices.interfaces import (
     Playback,
 )
 from voicemaster.speech.devices.portaudio import NO_DEVICE_HINT, sounddevice, unavailable
-from voicemaster.speech.frontend import CleanedFrame, FrontEnd, PlayedSound
-from voicemaster.speech.frontend.room_level import AFTER_PLAYING_SECONDS, RoomLevel
+from voicemaster.speech.frame import Frame
+from voicemaster.speech.frontend import FrontEnd, PlayedSound
+from voicemaster.speech.frontend.room_level import RoomLevel
 from voicemaster.speech.signal import RECOGNITION_RATE
 
 STUCK_LOOKS = 10
@@ -64,23 +67,26 @@ class Microphone:
         present: Callable[[], bool | None] | None = None,
         front_end: FrontEnd | None = None,
         played: PlayedSound | None = None,
+        echo_tail_seconds: float = BargeInSettings().echo_tail_seconds,
     ) -> None:
         """`lost` names the microphone if it has gone (see `speech.capture.Watch`); None never asks. `present` tells
         whether it is there (True), gone (False) or cannot be told (None) when its stream stalls. `front_end` cleans
-        what is heard, given `played`, what the loudspeaker played (silence without)."""
+        what is heard, given `played`, what the loudspeaker played (silence without); what is heard
+        `echo_tail_seconds` after it last played is the room's alone (`BargeInSettings.echo_tail_seconds`)."""
         self.device = device
         self._lost = lost
         self._present = present
         self._front_end = front_end
         self._played = played
+        self._echo_tail_seconds = echo_tail_seconds
         self.stalled = 0.0
         """The longest stall listening came through since it was last reset (seconds; the caller resets it)."""
         self._last_arrival: float | None = None
         self._stream: Any = None
         # Between two listenings nobody reads: keep a few seconds, enough for any pre-roll, and no more.
-        self._frames: collections.deque[tuple[bytes, bool]] = collections.deque(maxlen=round(10 / FRAME_SECONDS))
+        self._frames: collections.deque[tuple[Frame, bool]] = collections.deque(maxlen=round(10 / FRAME_SECONDS))
         """Blocks heard (cleaned, given a front end), each with whether it was the room's alone: heard
-        `AFTER_PLAYING_SECONDS` after the loudspeaker last played (known only with what it played)."""
+        `echo_tail_seconds` after the loudspeaker last played (known only with what it played)."""
         self._quiet_seconds = 0.0
         """How long the loudspeaker has played nothing, as far as `played` tells."""
         self._arrived = threading.Condition()
@@ -88,7 +94,7 @@ class Microphone:
         self.room = RoomLevel()
         """The room's own level, kept from one listening to the next (`RoomLevel`)."""
 
-    def frames(self, during: Playback | None = None, *, before: float = 0.0) -> Iterator[bytes]:
+    def frames(self, during: Playback | None = None, *, before: float = 0.0) -> Iterator[Frame]:
         del during  # the program's own voice reaches a microphone as any sound does
         self.open()
         next_look = time.monotonic()
@@ -158,12 +164,12 @@ class Microphone:
         if self._last_arrival is not None:  # blocks come every 32 ms: a longer gap is the process or the device stalled
             self.stalled = max(self.stalled, now - self._last_arrival)
         self._last_arrival = now
-        heard = bytes(data)
-        played = self._played.take(len(heard)) if self._played is not None else bytes(len(heard))
-        if self._front_end is not None:  # cheap enough for the audio thread (`bench frontend` measures it)
-            heard = self._front_end.process(heard, played)
-        self._quiet_seconds = self._quiet_seconds + len(heard) / 2 / RECOGNITION_RATE if not any(played) else 0.0
-        alone = self._played is not None and self._quiet_seconds >= AFTER_PLAYING_SECONDS
+        block = bytes(data)
+        played = self._played.take(len(block)) if self._played is not None else bytes(len(block))
+        # Cheap enough for the audio thread (`bench frontend` measures it).
+        heard = self._front_end.process(block, played) if self._front_end is not None else Frame(block)
+        self._quiet_seconds = self._quiet_seconds + len(block) / 2 / RECOGNITION_RATE if not any(played) else 0.0
+        alone = self._played is not None and self._quiet_seconds >= self._echo_tail_seconds
         with self._arrived:
             self._frames.append((heard, alone))
             self._arrived.notify()
@@ -174,8 +180,9 @@ class Microphone:
             self._ended = True
             self._arrived.notify()
 
-    def _live_frames(self, before: float) -> Iterator[bytes]:
-        """The pre-roll kept from before, then frames as they arrive, cut to exactly one frame each."""
+    def _live_frames(self, before: float) -> Iterator[Frame]:
+        """The pre-roll kept from before, then frames as they arrive, cut to exactly one frame each: a frame is
+        judged as the block it ends in (blocks are frames, `blocksize`, so each is judged by its own)."""
         pre_roll = round(before / FRAME_SECONDS)
         with self._arrived:
             heard = list(self._frames)
@@ -183,21 +190,18 @@ class Microphone:
         unread, kept = (heard[:-pre_roll], heard[-pre_roll:]) if pre_roll else (heard, [])
         for block, alone in unread:
             if alone:
-                self.room.hear(block)
+                self.room.hear(block.samples)
         pending = bytearray()
-        judged = CleanedFrame(b"", None)
+        judged = Frame(b"")
         blocks = (block for block, _ in kept)
         while True:
             while len(pending) >= FRAME_BYTES:
-                frame = bytes(pending[:FRAME_BYTES])
-                yield frame if self._front_end is None else judged.judged_as(frame)
+                yield judged.reframed(bytes(pending[:FRAME_BYTES]))
                 del pending[:FRAME_BYTES]
-            block = next(blocks, None) or self._next_block()
-            if isinstance(block, CleanedFrame):  # blocks are frames (`blocksize`): a frame is judged by its own
-                judged = block
-            pending += block
+            judged = next(blocks, None) or self._next_block()
+            pending += judged.samples
 
-    def _next_block(self) -> bytes:
+    def _next_block(self) -> Frame:
         quiet_since = time.monotonic()
         looks = 0
         reopened = False

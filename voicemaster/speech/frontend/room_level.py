@@ -30,9 +30,6 @@ FLOOR_SECONDS = 3.0
 """How far back the floor looks: long enough that a player's short answer barely moves its median."""
 LEAST_SECONDS = 1.0
 """Heard alone for less than this (the first listening of a game), the room is not known yet."""
-AFTER_PLAYING_SECONDS = 0.5
-"""Our own voice may still reach the microphone this long after the loudspeaker fell silent (the sound server's
-latency, the room's reverberation): `EndpointSettings.echo_tail_seconds`, for blocks no listening reads."""
 
 
 def band_power(frame: bytes) -> float:

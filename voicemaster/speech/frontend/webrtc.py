@@ -7,8 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from voicemaster.hints import python_extra
-from voicemaster.speech.frontend.barge_in import BargeInFilter
-from voicemaster.speech.frontend.frames import Chunked, FrontEndUnavailable, Samples
+from voicemaster.speech.barge_in.settings import BargeInSettings
+from voicemaster.speech.frontend.barge_in_filter import BargeInFilter
+from voicemaster.speech.frontend.chunked import Chunked, Samples
+from voicemaster.speech.frontend.interface import FrontEndUnavailable
 from voicemaster.speech.signal import RECOGNITION_RATE
 
 NOISE_LEVEL = 1
@@ -24,9 +26,17 @@ def _module() -> Any:
 
 
 class WebRtc(Chunked):
-    def __init__(self, *, echo_cancel: bool, noise_suppression: bool, barge_in_filter: bool = True) -> None:
-        """`barge_in_filter`: a filter of our own tells a player over our voice from it (`barge_in.py`); without
-        it the canceller's residual alone does."""
+    def __init__(
+        self,
+        *,
+        echo_cancel: bool,
+        noise_suppression: bool,
+        barge_in_filter: bool = True,
+        settings: BargeInSettings | None = None,
+    ) -> None:
+        """`barge_in_filter`: a filter of our own tells a player over our voice from it (`barge_in_filter.py`);
+        without it the canceller's residual alone does."""
+        settings = settings or BargeInSettings()
         processor = _module().AudioProcessor(
             sample_rate=RECOGNITION_RATE,
             echo_cancellation=echo_cancel,
@@ -40,6 +50,7 @@ class WebRtc(Chunked):
             cleaned: Samples = processor.process(heard, played) if echo_cancel else processor.process(heard)
             return cleaned
 
-        judge = BargeInFilter() if echo_cancel and barge_in_filter else None
+        judge = BargeInFilter(settings.filter) if echo_cancel and barge_in_filter else None
         heard_over = ", players over our voice heard by a barge-in filter" if judge is not None else ""
-        super().__init__(f"WebRTC {' and '.join(parts)}{heard_over}", step, cancels_echo=echo_cancel, judge=judge)
+        name = f"WebRTC {' and '.join(parts)}{heard_over}"
+        super().__init__(name, step, cancels_echo=echo_cancel, judge=judge, settings=settings)

@@ -25,20 +25,13 @@ from dataclasses import dataclass, replace
 from voicemaster.dialogue.meaning import Context, Heard, Intent
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import AudioIn, Playback
+from voicemaster.speech.frame import EPSILON
 from voicemaster.speech.frontend.room_level import RoomLevel
 from voicemaster.speech.hearing.ahead import Ahead, Speculation, gained_only_silence
-from voicemaster.speech.hearing.endpoint import (
-    EPSILON,
-    BargedIn,
-    Ended,
-    Endpoint,
-    Endpointer,
-    EndpointSettings,
-    Paused,
-    Resumed,
-    Timeline,
-)
+from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
+from voicemaster.speech.hearing.endpointer import BargedIn, Ended, Endpointer, Paused, Resumed, Timeline
 from voicemaster.speech.hearing.recognition import Recognizer
+from voicemaster.speech.hearing.segmenter import Endpoint
 from voicemaster.speech.hearing.voice_activity import VoiceActivity
 
 DEFAULT_SETTINGS = EndpointSettings()
@@ -123,7 +116,7 @@ def listen_and_recognize(
         if isinstance(event, BargedIn):
             context = replace(context, over_our_voice=True)  # what it is read as from here on
             if during is not None and not during.done():
-                barged_in_at = _stopped_at(during)
+                barged_in_at = _stopped_at(during, endpointer)
         elif isinstance(event, Paused) and reader is None:
             started = clock()
             readings.append((segmenter.end, recognizer.recognize(event.audio, context), event.audio))
@@ -212,12 +205,8 @@ def _cued(
     return at, False
 
 
-BARGE_IN_SLACK_SECONDS = 0.05
-"""A line stopped this close to its end was played out, not interrupted."""
-
-
-def _stopped_at(during: Playback) -> float | None:
+def _stopped_at(during: Playback, endpointer: Endpointer) -> float | None:
     """Stops the program's line for the player's voice: where in it that was, or None when it had as good as ended."""
     at = during.position()
     during.stop()
-    return at if at < during.audio.seconds - BARGE_IN_SLACK_SECONDS else None
+    return endpointer.barge_in.stop(during.audio, at)
