@@ -27,3 +27,19 @@ def test_each_step_is_one_short_line_with_its_time() -> None:
         " 0:36    heard “hm”: not clear, asked again",
         " 1:25  Anna: right, level 1 reached",
     ]
+
+
+def test_a_money_drop_is_told_by_its_cards_and_its_money() -> None:
+    """The money drop's steps name a team, a card and the money left, not a player and a level."""
+    lines: list[str] = []
+    narrator = Narrator(lines.append)
+    card = {"question": 2, "money": 750_000, "question_id": "x", "category": "Sport", "options": ["A", "B", "C"]}
+    narrator.publish(61.0, "question", {**card, "correct": "B"})
+    narrator.publish(75.0, "locked", {"team": "Anna", "placement": {"A": 0, "B": 25, "C": 5}})
+    narrator.publish(90.0, "result", {"team": "Anna", "correct": True, "money_left": 625_000})
+
+    assert lines == [
+        " 1:01  ── card 2, Sport: 750000 to place ──",
+        " 1:15  Anna locks in 25 bundles on B, 5 bundles on C",
+        " 1:30  Anna: 625000 left",
+    ]

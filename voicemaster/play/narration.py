@@ -52,8 +52,9 @@ class Narrator:
 
 
 def narrated(event: str, data: Mapping[str, Any]) -> str | None:
-    """One step in words, or None for a step not worth a line."""
-    who = data.get("player") or "the team"
+    """One step in words, or None for a step not worth a line. A Millionaire game's steps name a player and a level;
+    a money drop's a team, a card's number and the money left (`host/moneydrop/announcements.py`)."""
+    who = data.get("player") or data.get("team") or "the team"
     match event:
         case "say":
             return f"Quizmaster: {data['text']}"
@@ -68,10 +69,17 @@ def narrated(event: str, data: Mapping[str, Any]) -> str | None:
             return f"  nothing heard from {who}"
         case "barge_in":
             return f"  {who} spoke over the quizmaster, who stopped ({data['at']:.1f} s into the line)"
-        case "question":
+        case "question" if "level" in data:
             return f"── question {data['level']}, for {data['amount']} ──"
+        case "question":
+            return f"── card {data['question']}, {data['category']}: {data['money']} to place ──"
+        case "locked" if isinstance(data.get("placement"), Mapping):
+            bundles = ", ".join(f"{n} bundles on {letter}" for letter, n in data["placement"].items() if n)
+            return f"{who} locks in {bundles}"
         case "locked":
-            return f"{who} locks in {data.get('option', data.get('placement', ''))}"
+            return f"{who} locks in {data.get('option', '')}"
+        case "result" if "money_left" in data:
+            return f"{who}: {data['money_left']} left"
         case "result":
             verdict = "right" if data.get("correct") else "wrong"
             return f"{who}: {verdict}" + (f", level {data['level']} reached" if data.get("correct") else "")
