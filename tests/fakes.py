@@ -17,12 +17,15 @@ class UnderstandsNothing:
         self.asked = 0
         self.contexts: list[Context] = []
         """The context of each reading asked for, in order."""
+        self.over_our_voice: list[bool] = []
+        """Whether each reading was of an utterance begun over our voice."""
 
     def prepare(self, context: Context) -> None:
         del context
 
-    def recognize(self, audio: Audio, context: Context) -> Heard:
+    def recognize(self, audio: Audio, context: Context, *, over_our_voice: bool = False) -> Heard:
         del audio
         self.asked += 1
         self.contexts.append(context)
+        self.over_our_voice.append(over_our_voice)
         return Heard(Intent.UNKNOWN, None, "", 0.0)

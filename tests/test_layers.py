@@ -39,12 +39,16 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "voicemaster.speech.cores",
         "voicemaster.speech.signal",
         "voicemaster.speech.sound_file",
-        # The acoustic front end: frames and their reference in, cleaned frames out; the devices feed it.
+        # What travels down the listening path (a frame and what the front end judged of it), barge-in's numbers, and
+        # the acoustic front end: frames and their reference in, judged frames out; the devices feed it.
+        "voicemaster.speech.frame",
+        "voicemaster.speech.barge_in.settings",
         "voicemaster.speech.frontend",
     ),
     ("voicemaster.speech.devices",),
-    # Hearing and the voice use the devices and the models; neither needs the other.
-    ("voicemaster.speech.hearing", "voicemaster.speech.voice"),
+    # Hearing (barge-in's stage among its stages) and the voice use the devices and the models; neither needs the
+    # other.
+    ("voicemaster.speech.hearing", "voicemaster.speech.barge_in", "voicemaster.speech.voice"),
     # The settings schema names voices and rules.
     ("voicemaster.config.settings", "voicemaster.config"),
     # The quizmaster's dialogue: pure, fed what was heard.
@@ -62,7 +66,10 @@ LAB_LAYERS: tuple[tuple[str, ...], ...] = (
     ("voicemaster_lab.timing",),
     ("voicemaster_lab.cli",),
 )
-SIBLINGS_APART = {("voicemaster.speech.hearing", "voicemaster.speech.voice")}
+SIBLINGS_APART = {
+    ("voicemaster.speech.hearing", "voicemaster.speech.voice"),
+    ("voicemaster.speech.barge_in", "voicemaster.speech.voice"),
+}
 NOT_YET: set[str] = set()
 """Arrows that still run up, each to be removed by the work named; none may be added."""
 
@@ -129,3 +136,45 @@ def test_the_labs_arrows_run_one_way() -> None:
         if imported.startswith("voicemaster_lab") and _unit(imported, LAB_LAYERS)[0] > _unit(module, LAB_LAYERS)[0]:
             upward.append(f"{module} -> {imported}")
     assert upward == []
+
+
+def _patches(path: Path) -> list[str]:
+    """Where a file changes the product at run time: an attribute of an imported product module assigned, `setattr`
+    on one, or a `mock.patch` of a product name."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    modules = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("voicemaster."):
+            for alias in node.names:
+                if (PACKAGE.parent / f"{node.module}.{alias.name}".replace(".", "/")).with_suffix(".py").is_file():
+                    modules.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            modules.update(alias.asname or alias.name for alias in node.names if alias.name.startswith("voicemaster."))
+    found = []
+    for node in ast.walk(tree):
+        targets = (
+            node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
+        )
+        for target in targets:
+            if isinstance(target, ast.Attribute) and ast.unparse(target.value) in modules:
+                found.append(f"{path.name}:{target.lineno} assigns {ast.unparse(target)}")
+        if isinstance(node, ast.Call):
+            name = ast.unparse(node.func)
+            first = ast.unparse(node.args[0]) if node.args else ""
+            if name == "setattr" and first in modules:
+                found.append(f"{path.name}:{node.lineno} setattr on {first}")
+            if name.endswith("patch") and first.strip("'\"").startswith("voicemaster."):
+                found.append(f"{path.name}:{node.lineno} patches {first}")
+    return found
+
+
+def test_no_bench_patches_the_product_at_run_time() -> None:
+    """A bench measures the game's own pipeline, built through the constructor a game uses with its sources and
+    sinks passed in: one that swapped the product's functions would measure something else."""
+    assert [found for path in sorted(LAB.rglob("*.py")) for found in _patches(path)] == []
+
+
+def test_a_patch_of_the_product_is_seen(tmp_path: Path) -> None:
+    patched = tmp_path / "bench.py"
+    patched.write_text("from voicemaster.play import live\nlive.open_ear = print\nsetattr(live, 'x', 1)\n")
+    assert _patches(patched) == ["bench.py:2 assigns live.open_ear", "bench.py:3 setattr on live"]

@@ -16,7 +16,7 @@ from voicemaster.dialogue.turns import Effect, Foresee, Listen, Observation, Rec
 from voicemaster.host.lines import load as load_lines
 from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.saved import Session
-from voicemaster.play.listening import Answers
+from voicemaster.play.ear import Answers
 from voicemaster.play.runner import Runner, SessionClock, Transcript, drive
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, Mode, new_game, variant

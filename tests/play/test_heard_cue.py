@@ -13,12 +13,12 @@ import pytest
 
 from voicemaster.config.settings import default_paths, load_settings
 from voicemaster.dialogue.meaning import Context, ContextName, Intent
-from voicemaster.play.listening import heard_cue
+from voicemaster.play.ear import heard_cue
 from voicemaster.play.simulated_ear import STAGE_SETTINGS
 from voicemaster.play.stage import Stage
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSink
-from voicemaster.speech.hearing.pipeline import Hearing, listen_and_recognize
+from voicemaster.speech.hearing.pipeline import Hearing, ListeningPipeline
 from voicemaster.speech.hearing.voice_activity import SileroVad
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.signal import resample
@@ -56,17 +56,14 @@ def game_turn(recognizer: WhisperRecognizer, vad: SileroVad, *, cue: bool, over:
     question = stage.play(line(3.0))
     stage.speak(resample(Audio.read(B.path()), 16_000), over, 0.0)
     sound = heard_cue(cue)
-    hearing = listen_and_recognize(
+    hearing = ListeningPipeline(
         stage,
         recognizer,
-        ANSWER,
-        8,
-        question,
         vad=vad,
         settings=STAGE_SETTINGS,
         clock=stage.now,
         cue=None if sound is None else (lambda: stage.cue(sound)),
-    )
+    ).listen(ANSWER, 8, question)
     stage.settle()
     stage.play(line(1.0))  # the reply
     stage.finish()
@@ -139,7 +136,7 @@ def test_never_over_the_quizmasters_own_voice(recognizer: WhisperRecognizer, vad
     stage.speak(resample(Audio.read(B.path()), 16_000), None, 0.0)
     cues: list[float] = []
     playing = StillPlaying(line(10.0))
-    hearing = listen_and_recognize(
-        stage, recognizer, ANSWER, 8, playing, vad=vad, settings=STAGE_SETTINGS, cue=lambda: cues.append(1.0)
-    )
+    hearing = ListeningPipeline(
+        stage, recognizer, vad=vad, settings=STAGE_SETTINGS, cue=lambda: cues.append(1.0)
+    ).listen(ANSWER, 8, playing)
     assert hearing.heard is not None and hearing.cued_at is None and not cues

@@ -21,7 +21,7 @@ from voicemaster.host.lines import load as load_lines
 from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.host.saved import DropSession, Session
-from voicemaster.play.listening import Answers
+from voicemaster.play.ear import Answers
 from voicemaster.play.live import _resumed_or_new, _run
 from voicemaster.play.runner import Runner, SessionClock, Transcript, drive
 from voicemaster.questions.selection import Bank

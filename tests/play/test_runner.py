@@ -13,7 +13,7 @@ from voicemaster.config.voice import DEFAULT_VOICES
 from voicemaster.dialogue.meaning import Context, ContextName
 from voicemaster.dialogue.turns import Effect, Listen, Observation, Say, Silence
 from voicemaster.host.lines import load as load_lines
-from voicemaster.play.listening import Answers, Listened
+from voicemaster.play.ear import Answers, Listened
 from voicemaster.play.runner import Runner, SessionClock, Transcript, drive
 from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import Playback

@@ -17,7 +17,7 @@ from voicemaster.play.stage import LEAD_SECONDS, Stage
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import Playback
-from voicemaster.speech.hearing.pipeline import listen_and_recognize
+from voicemaster.speech.hearing.pipeline import ListeningPipeline
 from voicemaster.speech.signal import RECOGNITION_RATE
 
 RATE = RECOGNITION_RATE
@@ -42,13 +42,13 @@ def test_a_player_speaking_over_the_line_stops_it_there() -> None:
     line = stage.play(tone(6.0, 4000))
     began = stage.speak(tone(1.0, 16000), over=2.0, quiet_seconds=0.0)
     recognizer = UnderstandsNothing()
-    hearing = listen_and_recognize(stage, recognizer, ANSWER, 3, line, vad=LoudIsSpeech(), clock=stage.now)
+    hearing = ListeningPipeline(stage, recognizer, vad=LoudIsSpeech(), clock=stage.now).listen(ANSWER, 3, line)
     stage.settle()
 
     assert began == 2.0
     assert hearing.barged_in_at is not None and 2.0 <= hearing.barged_in_at < 2.2 and line.done()
     # Begun over our voice, the utterance is read as such: its decision is stricter.
-    assert recognizer.contexts and all(context.over_our_voice for context in recognizer.contexts)
+    assert recognizer.over_our_voice and all(recognizer.over_our_voice)
     # The session: the line up to where it stopped, the player over it from 2 s, then the player's pause.
     assert 3.0 < stage.sink.seconds < 6.0
     session = np.frombuffer(stage.sink.session.samples, dtype="<i2")
@@ -60,11 +60,11 @@ def test_a_player_who_waits_answers_after_the_line() -> None:
     line = stage.play(tone(2.0, 4000))
     began = stage.speak(tone(0.5, 8000), over=None, quiet_seconds=0.0)
     recognizer = UnderstandsNothing()
-    hearing = listen_and_recognize(stage, recognizer, ANSWER, 3, line, vad=LoudIsSpeech(), clock=stage.now)
+    hearing = ListeningPipeline(stage, recognizer, vad=LoudIsSpeech(), clock=stage.now).listen(ANSWER, 3, line)
     stage.settle()
 
     assert began == 2.0 + LEAD_SECONDS and hearing.barged_in_at is None and hearing.audio is not None
-    assert recognizer.contexts and not any(context.over_our_voice for context in recognizer.contexts)
+    assert recognizer.over_our_voice and not any(recognizer.over_our_voice)
     assert stage.sink.seconds > 3.0
 
 

@@ -23,7 +23,7 @@ from voicemaster.play.simulated_ear import STAGE_SETTINGS
 from voicemaster.play.stage import Stage
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSink
-from voicemaster.speech.hearing.pipeline import Hearing, listen_and_recognize
+from voicemaster.speech.hearing.pipeline import Hearing, ListeningPipeline
 from voicemaster.speech.hearing.voice_activity import SileroVad
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.signal import RECOGNITION_RATE, resample
@@ -71,8 +71,8 @@ def heard_with_lock(recognizer: WhisperRecognizer, vad: SileroVad, utterance: Au
 
     def hear(context: Context, timeout: float, line: Audio | None) -> Hearing:
         playing = stage.play(line) if line is not None else None
-        hearing = listen_and_recognize(
-            stage, recognizer, context, timeout, playing, vad=vad, settings=STAGE_SETTINGS, clock=stage.now
+        hearing = ListeningPipeline(stage, recognizer, vad=vad, settings=STAGE_SETTINGS, clock=stage.now).listen(
+            context, timeout, playing
         )
         stage.settle()
         return hearing

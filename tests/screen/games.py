@@ -20,7 +20,7 @@ from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.host.saved import DropSession, Session
 from voicemaster.host.screen_address import ScreenAddress
 from voicemaster.paths import QUESTIONS_DIR
-from voicemaster.play.listening import Answers
+from voicemaster.play.ear import Answers
 from voicemaster.play.runner import Runner, SessionClock, Transcript, Watcher, drive
 from voicemaster.play.simulated import SimulatedPlayers, SimulatedTeam
 from voicemaster.play.simulated_ear import Simulated

@@ -18,7 +18,7 @@ from tests.screen.games import entries, play_game
 from voicemaster.cli.app import main
 from voicemaster.cli.screen import notice
 from voicemaster.host.screen_address import ScreenAddress
-from voicemaster.play.listening import Answers
+from voicemaster.play.ear import Answers
 from voicemaster.screen import ScreenUnavailable
 from voicemaster.screen.feed import ScreenFeed
 from voicemaster.screen.server import Screen

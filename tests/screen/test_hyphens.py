@@ -15,7 +15,7 @@ from tests.screen.browser import chromium
 from tests.screen.games import entries
 from voicemaster.host.saved import Session
 from voicemaster.rules import AskQuestion, GameSettings, Letter, StartRound, apply, new_game, variant
-from voicemaster.screen.board import Board, Question
+from voicemaster.screen.board import Board, BoardQuestion
 from voicemaster.screen.hyphens import SOFT_HYPHEN, hyphenated
 from voicemaster.screen.view import view
 
@@ -66,7 +66,7 @@ def board_json(language: str, *, hyphens: bool = True) -> str:
     settings = GameSettings(variant("classic"), ("Anna",), seed=1)
     game, _ = apply(new_game(settings), StartRound())
     game, _ = apply(game, AskQuestion("long-words", Letter.A))
-    question = Question("long-words", " ".join(words[:8]) + "?", tuple(words[8:12]), 1, 50, Letter.A, words[0])
+    question = BoardQuestion("long-words", " ".join(words[:8]) + "?", tuple(words[8:12]), 1, 50, Letter.A, words[0])
     shown = view(Board(language, Session(game), question), 0.0, live=False)
     if not hyphens:
         shown = json.loads(json.dumps(shown).replace("\\u00ad", ""))

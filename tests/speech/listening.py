@@ -1,6 +1,6 @@
 """Hearing where an utterance begins and ends, without what it means: for the tests of the devices and the endpointer.
 
-The pipeline is the one the game runs (`listen_and_recognize`); its recognizer here understands nothing, so no pause
+The pipeline is the one the game runs (`ListeningPipeline`); its recognizer here understands nothing, so no pause
 ends an utterance early and no model is loaded: the test stays about what the devices deliver.
 """
 
@@ -12,7 +12,7 @@ from tests.fakes import UnderstandsNothing
 from voicemaster.dialogue.meaning import Context, ContextName
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import AudioIn, Playback
-from voicemaster.speech.hearing.pipeline import Hearing, listen_and_recognize
+from voicemaster.speech.hearing.pipeline import Hearing, ListeningPipeline
 from voicemaster.speech.hearing.voice_activity import SileroVad
 
 ANYTHING = Context(ContextName.ANSWER, "de")
@@ -24,7 +24,7 @@ def silero() -> SileroVad:
 
 
 def hear(source: AudioIn, timeout: float, during: Playback | None = None) -> Hearing:
-    return listen_and_recognize(source, UnderstandsNothing(), ANYTHING, timeout, during, vad=silero())
+    return ListeningPipeline(source, UnderstandsNothing(), vad=silero()).listen(ANYTHING, timeout, during)
 
 
 def listen(source: AudioIn, timeout: float, during: Playback | None = None) -> Audio | None:

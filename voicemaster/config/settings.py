@@ -31,6 +31,7 @@ from voicemaster.rules import (
 from voicemaster.rules.errors import InvalidSetup
 from voicemaster.rules.moneydrop import MoneyDropSettings
 from voicemaster.speakable import speech_problem
+from voicemaster.speech.barge_in.settings import BargeInSettings
 
 CONFIG_ENVIRONMENT = "VOICEMASTER_CONFIG_DIR"
 
@@ -94,6 +95,9 @@ class Settings:
     so that a player who cannot see the screen knows the microphone caught them."""
     front_end: FrontEndConfig = FrontEndConfig()
     """Read from `[speech]`'s own keys (`FRONT_END_KEYS`), not from a table of its own."""
+    barge_in: BargeInSettings = field(default_factory=BargeInSettings)
+    """`[barge_in]`: when a player talking over the quizmaster stops it; the shipped numbers are the benches'
+    (`speech.barge_in.settings`), a table here changes them for a room, or for a bench measuring others."""
 
     def ladder(self, name: str) -> Ladder:
         if name in LADDERS:
@@ -179,6 +183,8 @@ def _check(path: Path, data: dict[str, Any], known_ladders: set[str]) -> None:
         raise ConfigError(path, where, error.problem) from None
     except InvalidSetup as error:
         raise ConfigError(path, "(settings)", str(error)) from None
+    except ValueError as error:  # a dataclass's own check: the barge-in numbers
+        raise ConfigError(path, "barge_in", str(error)) from None
     game, keys = settings.game, data.get("game", {})
     choices = {
         "language": (game.language, LANGUAGES),

@@ -34,16 +34,12 @@ class Context:
     """A clear yes may end listening at the first short pause, like any other clear reading: the quizmaster listens
     on for a take-back ("Ja ... nein, warte!") before anything follows from it. Elsewhere a yes waits out the whole
     pause."""
-    over_our_voice: bool = False
-    """The utterance began while the quizmaster still spoke (a barge-in): the echo canceller took the start of it for
-    double talk and suppressed it, so what Whisper reads lost words: only its own words decide, not its phrase scores
-    (`speech.hearing.whisper.decision`)."""
 
     @property
     def asked(self) -> Context:
-        """What the quizmaster asked, without how the utterance is heard (`yes_at_once`, `over_our_voice`): what may
-        be said depends on this alone, so what is worked out from it is kept once for both."""
-        return replace(self, yes_at_once=False, over_our_voice=False)
+        """What the quizmaster asked, without when it acts on a yes (`yes_at_once`): what may be said depends on this
+        alone, so what is worked out from it is kept once for both."""
+        return replace(self, yes_at_once=False)
 
 
 class Intent(StrEnum):

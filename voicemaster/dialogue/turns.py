@@ -67,7 +67,7 @@ class Play:
 
 
 @dataclass(frozen=True)
-class Voice:
+class ChangeVoice:
     """Change the quizmaster's voice: `rate` or `volume` by `steps` (negative: slower, quieter)."""
 
     setting: str
@@ -93,7 +93,7 @@ class Foresee:
     lines: tuple[Say, ...]
 
 
-Effect = Say | Listen | StartTimer | ReadTimer | WaitUntil | Play | Voice | Record | Foresee
+Effect = Say | Listen | StartTimer | ReadTimer | WaitUntil | Play | ChangeVoice | Record | Foresee
 
 
 @dataclass(frozen=True)

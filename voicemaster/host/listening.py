@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
-from voicemaster.dialogue.turns import Effect, Listen, Observation, Record, Say, Silence, Voice
+from voicemaster.dialogue.turns import ChangeVoice, Effect, Listen, Observation, Record, Say, Silence
 
 LISTEN_SECONDS = 8.0
 """How long the quizmaster waits for a player to start speaking."""
@@ -185,5 +185,5 @@ VOICE_COMMANDS = {"slower": ("rate", -1), "faster": ("rate", 1), "louder": ("vol
 def change_voice(intent: str) -> Generator[Effect, Observation | None, None]:
     """ "Langsamer", "lauter" and their kin; any other intent is left alone."""
     if intent in VOICE_COMMANDS:
-        yield Voice(*VOICE_COMMANDS[intent])
+        yield ChangeVoice(*VOICE_COMMANDS[intent])
         yield Say("voice_changed")

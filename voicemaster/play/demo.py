@@ -20,7 +20,7 @@ from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.host.saved import DropSession, Session
 from voicemaster.host.screen_address import ScreenAddress
-from voicemaster.play import listening
+from voicemaster.play.ear import heard_cue
 from voicemaster.play.paced import Paced
 from voicemaster.play.runner import Runner, Transcript, Watcher, drive
 from voicemaster.play.simulated import SimulatedPlayers, SimulatedTeam
@@ -134,7 +134,7 @@ class Demo:
                 cast,
                 engines,
                 random.Random(f"ear-{seed}"),
-                cue=listening.heard_cue(self.heard_cue),
+                cue=heard_cue(self.heard_cue),
             )
             runner = Runner(
                 host_lines.load(language),

@@ -24,7 +24,7 @@ from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.host.saved import DropSession, Session, UnreadableGame, restore, unfinishable
 from voicemaster.host.screen_address import ScreenAddress
 from voicemaster.host.setup import which_variant, who_plays
-from voicemaster.play.listening import Listened, heard_cue
+from voicemaster.play.ear import Listened, heard_cue
 from voicemaster.play.runner import Runner, Transcript, WallClock, Watcher, drive
 from voicemaster.questions.model import Entry
 from voicemaster.questions.selection import Bank
@@ -32,15 +32,14 @@ from voicemaster.questions.spoken import lexicon
 from voicemaster.rules import moneydrop as md
 from voicemaster.rules import new_game
 from voicemaster.rules.variants import VARIANTS
-from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.capture import Watch, speaker_present
 from voicemaster.speech.devices.interfaces import AudioUnavailable, MicrophoneLost, MicrophoneUnavailable, Playback
 from voicemaster.speech.devices.loudspeaker import Speaker
 from voicemaster.speech.devices.microphone import Microphone
 from voicemaster.speech.frontend import PlayedSound, usable_front_end
-from voicemaster.speech.hearing.pipeline import listen_and_recognize
+from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, ListeningPipeline
 from voicemaster.speech.hearing.recognition import Recognizer
-from voicemaster.speech.hearing.voice_activity import SileroVad, VoiceActivity
+from voicemaster.speech.hearing.voice_activity import SileroVad
 from voicemaster.speech.voice.earcons import earcon
 from voicemaster.speech.voice.speakers import quizmaster_voice
 from voicemaster.speech.voice.synthesis import SpeechUnavailable
@@ -71,18 +70,8 @@ def play(
     # is open already (the command line opens it before loading a model) and stays open.
     opened = nullcontext(store) if store is not None else Store(store_path, exclusive=True, notify=notify)
     with opened as store:
-        # Watched: an unplugged microphone's stream may be moved by the sound server, not broken; and a stream that
-        # stalls is told from an unplug by whether its device is still there.
-        in_use = Watch()
-        # The acoustic front end, fed what the speaker plays as the microphone hears it: our own voice is cancelled
-        # before hearing listens, and what it leaves of it is never a player's.
-        front_end, why_not = usable_front_end(**asdict(config.front_end))
-        if why_not is not None and notify is not None:
-            notify(f"No echo cancellation: {why_not}")
-        played = PlayedSound()
-        speaker = Speaker(present=speaker_present, played=played)
-        microphone = Microphone(lost=in_use.lost, present=in_use.present, front_end=front_end, played=played)
-        ear = MicrophoneEar(microphone, speaker, recognizer, SileroVad(), heard_cue(config.heard_cue))
+        ear = open_ear(config, recognizer, notify)
+        speaker, microphone = ear.speaker, ear.microphone
 
         with (log or Path("/dev/null")).open("a", encoding="utf-8") as log_file:
             runner = Runner(
@@ -115,35 +104,47 @@ again (the silence was the program's, not theirs)."""
 
 @dataclass(frozen=True)
 class MicrophoneEar:
-    """Listens through the microphone and the pipeline (endpointer, early decision, barge-in); a stall of the
-    devices while nobody was heard is reported, not taken for the players' silence."""
+    """Listens through the microphone and the listening pipeline; a stall of the devices while nobody was heard is
+    reported, not taken for the players' silence."""
 
     microphone: Microphone
     speaker: Speaker
-    recognizer: Recognizer
-    vad: VoiceActivity
-    cue: Audio | None = None
-    """Played through the speaker as soon as the end of the player's speech is heard (`listening.heard_cue`)."""
+    pipeline: ListeningPipeline
 
     def listen(self, listen: Listen, said: Say | None, speaking: Playback | None) -> Listened:
         del said
         self.microphone.stalled = 0.0
-        context, timeout = listen.context, listen.timeout_seconds
-        sound, speaker = self.cue, self.speaker
-        cue = None if sound is None else (lambda: speaker.play(sound))
-        hearing = listen_and_recognize(
-            self.microphone,
-            self.recognizer,
-            context,
-            timeout,
-            speaking,
-            vad=self.vad,
-            cue=cue,
-            ahead=True,
-            room=self.microphone.room,
-        )
+        hearing = self.pipeline.listen(listen.context, listen.timeout_seconds, speaking)
         stalled = max(self.microphone.stalled, self.speaker.stalled) >= PAUSED_SECONDS
         return Listened.from_hearing(hearing, stalled=hearing.heard is None and stalled)
+
+
+def open_ear(config: Settings, recognizer: Recognizer, notify: Callable[[str], None] | None = None) -> MicrophoneEar:
+    """The game's ear, built as `play` builds it: the front end the settings ask for, fed what the speaker plays as
+    the microphone hears it (our own voice is cancelled before hearing listens, and what it leaves of it is never a
+    player's), the microphone, and the listening pipeline over them, reading ahead on a worker thread. Opens no
+    device yet: the microphone's stream opens at the first listening."""
+    barge_in = config.barge_in
+    front_end, why_not = usable_front_end(**asdict(config.front_end), settings=barge_in)
+    if why_not is not None and notify is not None:
+        notify(f"No echo cancellation: {why_not}")
+    # Watched: an unplugged microphone's stream may be moved by the sound server, not broken; and a stream that
+    # stalls is told from an unplug by whether its device is still there.
+    in_use = Watch()
+    played = PlayedSound()
+    speaker = Speaker(present=speaker_present, played=played)
+    microphone = Microphone(
+        lost=in_use.lost,
+        present=in_use.present,
+        front_end=front_end,
+        played=played,
+        echo_tail_seconds=barge_in.echo_tail_seconds,
+    )
+    sound = heard_cue(config.heard_cue)
+    cue = None if sound is None else (lambda: speaker.play(sound))
+    settings = replace(DEFAULT_SETTINGS, barge_in=barge_in)
+    pipeline = ListeningPipeline(microphone, recognizer, SileroVad(), settings, microphone.room, cue=cue, ahead=True)
+    return MicrophoneEar(microphone, speaker, pipeline)
 
 
 def _resumed_or_new(

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO, TypeVar
 
 from voicemaster.dialogue.turns import (
+    ChangeVoice,
     Effect,
     Elapsed,
     Foresee,
@@ -34,11 +35,10 @@ from voicemaster.dialogue.turns import (
     Record,
     Say,
     StartTimer,
-    Voice,
     WaitUntil,
 )
 from voicemaster.host.lines import Lines
-from voicemaster.play.listening import Ear
+from voicemaster.play.ear import Ear
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import AudioOut, AudioUnavailable, Playback
@@ -201,7 +201,7 @@ class Runner:
                 self.transcript.write(self.now, "earcon", {"earcon": earcon})
                 if self.earcons is not None:
                     self.out.play(self.earcons(earcon, EARCON_RATE)).wait()
-            case Voice(setting, steps):
+            case ChangeVoice(setting, steps):
                 language = self.lines.language
                 changed = _VOICE_STEPS[(setting, 1 if steps > 0 else -1)](self.voice.voices[language])
                 self.voice = self.voice.with_voice(language, changed)
@@ -236,6 +236,9 @@ class Runner:
         if ahead is not None and ahead.started:
             said = {"started": ahead.started, "used": ahead.used, "thrown_ms": ahead.thrown_ms}
             self.transcript.write(self.now, "read_ahead", {"player": listen.player, **said})
+        if listened.stages:
+            stages = [event.to_json() for event in listened.stages]
+            self.transcript.write(self.now, "listening", {"player": listen.player, "stages": stages})
         return listened.observation
 
     def start_game(self, game_id: str, asked_since_save: Callable[[], list[tuple[str, str]]] | None = None) -> None:

@@ -11,14 +11,14 @@ from typing import Protocol
 from voicemaster.config.voice import Voice
 from voicemaster.dialogue.meaning import ContextName, Heard, Intent
 from voicemaster.dialogue.turns import Listen, Say
-from voicemaster.play.listening import Listened
+from voicemaster.play.ear import Listened
 from voicemaster.play.runner import Transcript
 from voicemaster.play.stage import Stage
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import Playback
 from voicemaster.speech.hearing import phrases
 from voicemaster.speech.hearing.intents import understand
-from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, listen_and_recognize
+from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, ListeningPipeline
 from voicemaster.speech.hearing.recognition import Recognizer
 from voicemaster.speech.hearing.voice_activity import SileroVad, VoiceActivity
 from voicemaster.speech.voice.speakers import Engines, Speakers
@@ -56,7 +56,7 @@ class SimulatedEar:
     rng: random.Random
     vad: VoiceActivity = field(default_factory=SileroVad)
     cue: Audio | None = None
-    """Played on the stage as soon as the end of a player's speech is heard (`listening.heard_cue`)."""
+    """Played on the stage as soon as the end of a player's speech is heard (`ear.heard_cue`)."""
     utterances: int = 0
     understood: int = 0
     """Utterances heard as what the player meant."""
@@ -98,17 +98,9 @@ class SimulatedEar:
         cue = None if sound is None else (lambda: stage.cue(sound))
         # No room's level (`RoomLevel`): the stage's microphone is a studio, and what a player says on after an early
         # end is queued to the next listening, where it would pass for the room.
-        hearing = listen_and_recognize(
-            stage,
-            self.recognizer,
-            context,
-            timeout,
-            speaking,
-            vad=self.vad,
-            settings=STAGE_SETTINGS,
-            clock=stage.now,
-            cue=cue,
-        )
+        hearing = ListeningPipeline(
+            stage, self.recognizer, vad=self.vad, settings=STAGE_SETTINGS, clock=stage.now, cue=cue
+        ).listen(context, timeout, speaking)
         self.stage.settle()
         return Listened.from_hearing(hearing)
 

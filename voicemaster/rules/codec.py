@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import math
 import types
 import typing
 from enum import Enum
@@ -66,6 +67,11 @@ def _decode(tp: Any, data: Any, path: str) -> Any:
         if not isinstance(data, dict) or key_type is not str:
             raise DecodeError(path, f"expected a table, got {_kind(data)}")
         return {key: _decode(value_type, item, _join(path, key)) for key, item in data.items()}
+    if tp is float:
+        # A whole number is a number too (`0` for `0.0`); true is not, nor is a value no setting can hold.
+        if not isinstance(data, int | float) or isinstance(data, bool) or not math.isfinite(data):
+            raise DecodeError(path, f"expected a number, got {_kind(data)}")
+        return float(data)
     if tp in (bool, int, str):
         # bool is an int in Python, but a setting of 1 is not "true", and true is not a number.
         if not isinstance(data, tp) or (tp is not bool and isinstance(data, bool)):

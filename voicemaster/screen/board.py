@@ -33,7 +33,7 @@ class Step:
 
 
 @dataclass(frozen=True)
-class Question:
+class BoardQuestion:
     """The question on the board, from the moment it is asked until the next one."""
 
     key: str
@@ -62,7 +62,7 @@ class Caption:
 class Board:
     language: str
     session: Session | DropSession | None = None
-    question: Question | None = None
+    question: BoardQuestion | None = None
     revealed: bool = False
     results: tuple[tuple[str, bool], ...] = ()
     """Who was right and who wrong at the reveal."""
@@ -204,12 +204,12 @@ def _stored(board: Board, state: str, questions: Mapping[str, str]) -> Board:
     return replace(board, game_over=over)
 
 
-def _millionaire_question(session: Session, questions: Mapping[str, str]) -> Question | None:
+def _millionaire_question(session: Session, questions: Mapping[str, str]) -> BoardQuestion | None:
     current = session.game.round
     if current is None or current.question is None or not session.asked:
         return None
     question_id = current.question.id
-    return Question(
+    return BoardQuestion(
         key=f"{current.number}-{current.level}-{question_id}",
         text=questions.get(question_id, ""),
         options=session.options,
@@ -219,12 +219,12 @@ def _millionaire_question(session: Session, questions: Mapping[str, str]) -> Que
     )
 
 
-def _drop_question(session: DropSession, questions: Mapping[str, str]) -> Question | None:
+def _drop_question(session: DropSession, questions: Mapping[str, str]) -> BoardQuestion | None:
     run = session.game.run
     if run is None or run.card is None or run.chosen is None or run.phase not in (md.Phase.PLACING, md.Phase.LOCKED):
         return None
     card = run.card
-    return Question(
+    return BoardQuestion(
         key=f"{run.team}-{run.question}-{card.id}",
         text=questions.get(card.id, ""),
         options=session.offered[run.chosen],

@@ -8,7 +8,7 @@ from typing import Any
 from voicemaster.host.saved import DropSession, Session
 from voicemaster.rules.letters import Letter
 from voicemaster.rules.state import SeatStatus
-from voicemaster.screen.board import Board, Question, read_by, said_by
+from voicemaster.screen.board import Board, BoardQuestion, read_by, said_by
 from voicemaster.screen.hyphens import hyphenated
 
 
@@ -43,7 +43,7 @@ def view(board: Board, now: float, *, live: bool) -> dict[str, Any]:
     return shown
 
 
-def _options(board: Board, question: Question, hidden: tuple[str, ...], now: float) -> list[dict[str, Any]]:
+def _options(board: Board, question: BoardQuestion, hidden: tuple[str, ...], now: float) -> list[dict[str, Any]]:
     """The options read aloud so far (all of them once read), in letter order."""
     placed = dict(board.placement)
     read = read_by(board, now)

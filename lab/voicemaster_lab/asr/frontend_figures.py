@@ -30,16 +30,15 @@ from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SECONDS
 from voicemaster.speech.frame import Frame, OverEcho
 from voicemaster.speech.frontend import FrontEnd, FrontEndUnavailable
 from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
-from voicemaster.speech.hearing.endpointer import Endpointer
-from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, listen_and_recognize
+from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, ListeningPipeline, Stage
 from voicemaster.speech.hearing.recognition import Recognizer
-from voicemaster.speech.hearing.segmenter import Endpoint
 from voicemaster.speech.hearing.voice_activity import SileroVad
 from voicemaster.speech.signal import RECOGNITION_RATE
 from voicemaster_lab.asr.frontends import FRONT_ENDS
 from voicemaster_lab.asr.samples import Sample, _spoken, real_samples
 from voicemaster_lab.corpora import echo
 from voicemaster_lab.harness.laptop import Laptop
+from voicemaster_lab.harness.scene import ANSWER, HeardFrames, onset
 
 TRIED = {
     "player_residual": (0.03, 0.1, 0.2, 0.3),
@@ -195,7 +194,9 @@ def _listened(name: str, spoken: Sequence[tuple[Sample, echo.Scene]], vad: Siler
             FRONT_ENDS[name](),
         )
         context = Context(sample.context, sample.language, sample.options, sample.names)
-        heard = listen_and_recognize(laptop, recognizers[sample.language], context, 1.0, laptop.playing, vad=vad).heard
+        heard = (
+            ListeningPipeline(laptop, recognizers[sample.language], vad=vad).listen(context, 1.0, laptop.playing).heard
+        )
         intent = heard.intent if heard is not None else Intent.UNKNOWN
         if sample.intent == "unknown":
             counts["non_commands"] += 1
@@ -226,17 +227,13 @@ def _through(front_end: FrontEnd, heard: bytes, played: bytes) -> list[Frame]:
 
 
 def _onset(vad: SileroVad, frames: Sequence[Frame], played: bytes, settings: EndpointSettings) -> float | None:
-    """Where the endpointer began an utterance, in seconds, with `played` as the program; None if it never did."""
+    """Where the game's pipeline (up to its endpointer) began an utterance, in seconds, with `played` as the line
+    that plays; None if it never did."""
     sounding = np.flatnonzero(np.frombuffer(played, dtype="<i2"))
     program = Audio(played[: 2 * (int(sounding[-1]) + 1) if len(sounding) else 2], RECOGNITION_RATE)
-    endpointer = Endpointer(vad, settings, timeout=3600.0, program=program)
-    for index, frame in enumerate(frames):
-        at = index * FRAME_SECONDS
-        endpointer.push(frame, at if at < program.seconds else None)
-        if endpointer.state is not Endpoint.WAITING:
-            start = endpointer.segmenter.start
-            return start if start is not None else at
-    return None
+    source = HeardFrames(frames, program)
+    pipeline = ListeningPipeline(source, None, vad, settings, end_stage=Stage.ENDPOINTER)
+    return onset(pipeline.listen(ANSWER, timeout=3600.0, during=source.playing))
 
 
 def _over_echo(frame: Frame) -> OverEcho | None:

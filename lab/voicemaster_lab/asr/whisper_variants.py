@@ -14,7 +14,7 @@ from voicemaster.speech.hearing.recognition import Recognizer, RecognizerUnavail
 from voicemaster.speech.hearing.whisper.decision import Evidence
 from voicemaster.speech.hearing.whisper.strategies import (
     ByGrammar,
-    Listened,
+    Encoded,
     NewName,
     Strategy,
     Tuning,
@@ -29,7 +29,7 @@ class Calibrated(ByGrammar):
 
     seen: list[Evidence] = field(default_factory=list)
 
-    def evidence(self, listened: Listened, context: Context) -> tuple[Evidence, Reading]:
+    def evidence(self, listened: Encoded, context: Context) -> tuple[Evidence, Reading]:
         found = super().evidence(listened, context)
         self.seen.append(found[0])
         return found
@@ -38,7 +38,7 @@ class Calibrated(ByGrammar):
 class WordsOnly:
     """The baseline: the decoder's greedy free reading, understood by its words alone."""
 
-    def hear(self, listened: Listened, context: Context) -> Heard:
+    def hear(self, listened: Encoded, context: Context) -> Heard:
         reading = listened.reading(beam=1)
         meant = meaning_of(reading, context, listened.phrases)
         return Heard(meant.intent, meant.value, reading.text, meant.score)
@@ -81,9 +81,10 @@ class WhisperVariant:
     def prepare(self, context: Context) -> None:
         self.whisper.prepare(context)
 
-    def recognize(self, audio: Audio, context: Context) -> Heard:
+    def recognize(self, audio: Audio, context: Context, *, over_our_voice: bool = False) -> Heard:
         self.grammar.seen.clear()
-        heard = self.whisper.recognize_with(self.variant(context, self.grammar), audio, context)
+        variant = self.variant(context, self.grammar)
+        heard = self.whisper.recognize_with(variant, audio, context, over_our_voice=over_our_voice)
         # A placement is taken from the reading's words before the grammar decides (the evidence was weighed all the
         # same): made again with other margins, it would count as the grammar's yes or "repeat".
         decided = self.grammar.seen and heard.intent is not Intent.PLACEMENT

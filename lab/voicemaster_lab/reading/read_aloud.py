@@ -28,7 +28,7 @@ from voicemaster.rules.letters import Letter
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.hearing.whisper.search import transcribe
-from voicemaster.speech.hearing.whisper.strategies import Listened
+from voicemaster.speech.hearing.whisper.strategies import Encoded
 from voicemaster.speech.signal import resample
 from voicemaster.speech.voice.kokoro import KOKORO_VOICES
 from voicemaster.speech.voice.speakers import Speakers, quizmaster_voice, resolved
@@ -195,7 +195,7 @@ class Reader:
                     read.weighed += self.weigh(said[at], own, item.language)
         return read
 
-    def hear(self, audio: Audio, language: str, *, free: bool = True) -> tuple[str, Listened]:
+    def hear(self, audio: Audio, language: str, *, free: bool = True) -> tuple[str, Encoded]:
         """Whisper's reading of `audio` (when `free`), and the audio as its decoder sees it."""
         listened = self.recognizer.listen(audio, language)
         if not free:
@@ -206,7 +206,7 @@ class Reader:
                           beam=1, spell=tokens.decode)  # fmt: skip
         return tokens.decode(read), listened
 
-    def weigh(self, line: tuple[str, str], listened: Listened, language: str) -> list[Weighed]:
+    def weigh(self, line: tuple[str, str], listened: Encoded, language: str) -> list[Weighed]:
         """Each number, roman numeral and abbreviation of the line, and the way of saying it the audio holds."""
         kind, text = line
         weighed = []
@@ -225,7 +225,7 @@ class Reader:
         return weighed
 
 
-def likelihood(listened: Listened, text: str, given: str = "") -> float:
+def likelihood(listened: Encoded, text: str, given: str = "") -> float:
     """The log-probability of `text`, with its end, as the transcript of the audio (teacher-forced); of what follows
     `given` only, when `text` starts with it (the same for every way, so not worth the decoder's time)."""
     tokens = listened.tokens

@@ -4,7 +4,7 @@
 Each real recording of a person is said into a room: `LEAD_SECONDS` of the room's noise, the recording, then
 `TAIL_SECONDS` more of the noise (road noise, or other people's real recordings talking on, never the player's
 speaker). The microphone has heard the room for `ROOM_SECONDS` before listening starts, as it has in a game. Each
-scene goes through the game's endpointer and voice-activity model, frame by frame; what is counted:
+scene goes through the game's listening pipeline up to its endpointer (`harness.scene`); what is counted:
 - `whole`: the utterance ended and holds all the player said (its start and end as the endpointer finds them in the
   same recording in a quiet room, within the pre- and post-roll the endpointer keeps);
 - `within_1s`: whole, and listening stopped within a second of the player's end (the issue's endpointing target);
@@ -27,16 +27,17 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SECONDS
+from voicemaster.speech.devices.interfaces import FRAME_BYTES
 from voicemaster.speech.frame import EchoJudgement, Frame, OverEcho
 from voicemaster.speech.frontend.room_level import RoomLevel
 from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
-from voicemaster.speech.hearing.endpointer import BargedIn, Endpointer
+from voicemaster.speech.hearing.pipeline import ListeningPipeline, Stage
 from voicemaster.speech.hearing.segmenter import Endpoint
 from voicemaster.speech.hearing.voice_activity import SileroVad, VoiceActivity
 from voicemaster.speech.signal import RECOGNITION_RATE, from_float
 from voicemaster_lab.corpora import real_speech, rooms
 from voicemaster_lab.corpora.real_speech_sources import RealClip
+from voicemaster_lab.harness.scene import ANSWER, HeardFrames, onset
 
 CONDITIONS: tuple[tuple[str, float | None], ...] = (
     ("quiet", None),
@@ -102,19 +103,19 @@ def scene(
 
 
 def listen(heard: Scene, vad: VoiceActivity, margin: float | None) -> Heard:
-    """The scene through the game's endpointer: with the room's floor at `margin` dB, or without it (None)."""
+    """The scene through the game's pipeline up to its endpointer: with the room's floor at `margin` dB, or without
+    it (None)."""
     room = RoomLevel()
     for frame in _frames(heard.room):
         room.hear(frame)
     settings = SETTINGS if margin is None else replace(SETTINGS, floor_margin_db=margin)
-    endpointer = Endpointer(vad, settings, timeout=10.0, room=room if margin is not None else None)
-    for frame in _frames(heard.audio):
-        endpointer.push(Frame(frame))
-        if endpointer.state.finished:
-            break
-    segmenter = endpointer.segmenter
-    speech_end = segmenter.end if segmenter.start is not None else None
-    return Heard(segmenter.state, segmenter.start, speech_end, segmenter.now)
+    source = HeardFrames([Frame(frame) for frame in _frames(heard.audio)])
+    pipeline = ListeningPipeline(
+        source, None, vad, settings, room if margin is not None else None, end_stage=Stage.ENDPOINTER
+    )
+    hearing = pipeline.listen(ANSWER, timeout=10.0)
+    timeline = hearing.timeline
+    return Heard(timeline.state, onset(hearing), timeline.speech_end, timeline.stopped)
 
 
 def outcome(heard: Heard, quiet: Heard) -> str:
@@ -197,8 +198,7 @@ def _over_our_voice(
         level = RoomLevel()
         for frame in _frames(over.room):
             level.hear(frame)
-        endpointer = Endpointer(vad, settings, timeout=60.0, program=line, room=level)
-        at = barged_in_at(endpointer, over_our_voice(over.audio))
+        at = barged_in_at(over_our_voice(over.audio), line, vad, settings, level)
         if at is not None:
             stopped += at < OVER_LINE_SECONDS
             heard += OVER_LINE_SECONDS <= at <= OVER_LINE_SECONDS + WITHIN_SECONDS
@@ -217,13 +217,14 @@ def over_our_voice(audio: Audio) -> list[Frame]:
     return [Frame(bytes(len(frame)), EchoJudgement(0.0, over_echo=OverEcho(frame, 1.0))) for frame in _frames(audio)]
 
 
-def barged_in_at(endpointer: Endpointer, frames: Sequence[Frame], start: float = 0.0) -> float | None:
-    """Pushes `frames` while our line plays, from `start` seconds into it: where the line was stopped, if it was."""
-    for index, frame in enumerate(frames):
-        at = start + index * FRAME_SECONDS
-        if isinstance(endpointer.push(frame, program_at=at), BargedIn):
-            return at
-    return None
+def barged_in_at(
+    frames: Sequence[Frame], line: Audio, vad: VoiceActivity, settings: EndpointSettings, room: RoomLevel | None
+) -> float | None:
+    """`frames` heard through the game's pipeline (up to its endpointer) while `line` plays from its start: where
+    the line was stopped for a player, if it was."""
+    source = HeardFrames(frames, line)
+    pipeline = ListeningPipeline(source, None, vad, settings, room, end_stage=Stage.ENDPOINTER)
+    return pipeline.listen(ANSWER, timeout=60.0, during=source.playing).barged_in_at
 
 
 OUTCOMES = ("within_1s", "whole", "cut_short", "never_ended", "not_heard")

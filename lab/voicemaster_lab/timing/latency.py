@@ -39,7 +39,7 @@ from voicemaster.host import lines
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSource
 from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
-from voicemaster.speech.hearing.pipeline import listen_and_recognize
+from voicemaster.speech.hearing.pipeline import ListeningPipeline
 from voicemaster.speech.hearing.recognition import Recognizer, RecognizerUnavailable
 from voicemaster.speech.hearing.voice_activity import SileroVad, VoiceActivity
 from voicemaster.speech.voice.synthesis import Espeak
@@ -217,7 +217,7 @@ def _turn(
     """The utterance heard and answered once; None if the endpointer heard no utterance in it."""
     audio, context = said.audio, said.context
     source = FileSource([audio])
-    hearing = listen_and_recognize(source, recognizer, context, LISTEN_TIMEOUT_SECONDS, vad=vad, settings=settings)
+    hearing = ListeningPipeline(source, recognizer, vad=vad, settings=settings).listen(context, LISTEN_TIMEOUT_SECONDS)
     timeline = hearing.timeline
     if hearing.heard is None:
         return None

@@ -4,7 +4,7 @@ A private PulseAudio daemon carries the game's loudspeaker and microphone (`harn
 mixer puts a room between them (`harness.mixer`, `harness.room`): the quizmaster's own voice comes back to the
 microphone through the loudspeaker's impulse response at a stated level and delay, the player's speech through its
 own (distance), over the room's noise. A real `voicemaster play` runs on it as its own process (Whisper, the shipped
-settings or `--config`'s, classic rules; its ear's endings written down by `harness.ear_log`), and a player follows
+settings or `--config`'s, classic rules; how each listening went is in its own log), and a player follows
 its log (`harness.player`): its name, the right answers, a fifty-fifty on question 2 and the audience on question 3,
 and after `questions` questions it stops and takes the money. On every second answer turn it answers over the
 question while the options are still read, as a player who knows it does (a barge-in); otherwise it waits for the
@@ -34,14 +34,14 @@ from typing import Any
 import numpy as np
 
 from voicemaster.config.files import LANGUAGES
-from voicemaster.config.settings import FRONT_END_KEYS, FrontEndConfig, Settings, default_paths, load_settings
+from voicemaster.config.settings import FrontEndConfig, Settings, default_paths, load_settings
 from voicemaster.host.lines import load as load_lines
 from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
+from voicemaster.speech.hearing.pipeline import Stage
 from voicemaster.speech.signal import resample, to_float
 from voicemaster.speech.voice.speakers import Speakers
 from voicemaster_lab.corpora import rooms as corpus_rooms
 from voicemaster_lab.corpora.real_speech_sources import RealClip
-from voicemaster_lab.harness import ear_log
 from voicemaster_lab.harness import room as acoustics
 from voicemaster_lab.harness.mixer import Mixer, Recorded, Scene, Signal, Utterance
 from voicemaster_lab.harness.player import LineMatcher, Repertoire, Reply, Spoken, real_clips, reply_to
@@ -87,15 +87,40 @@ SHIPPED = "webrtc-aec"
 
 def with_front_end(config: str, front_end: FrontEndConfig) -> str:
     """A settings file's text with the front end's switches set in its `[speech]` table (added if it has none)."""
-    keys = "|".join(FRONT_END_KEYS)
-    lines = [line for line in config.splitlines() if not re.match(rf"\s*({keys})\s*=", line)]
-    switches = [f"{key} = {str(on).lower()}" for key, on in asdict(front_end).items()]
-    at = next((index for index, line in enumerate(lines) if line.strip() == "[speech]"), None)
+    for key, on in asdict(front_end).items():
+        config = with_key(config, "speech", key, str(on).lower())
+    return config
+
+
+def with_key(config: str, table: str, key: str, value: str) -> str:
+    """A settings file's text with `key = value` in its `[table]` (added if it has none), replacing it there."""
+    lines = config.splitlines()
+    at = next((index for index, line in enumerate(lines) if line.strip() == f"[{table}]"), None)
     if at is None:
-        lines += ["", "[speech]", *switches]
-    else:
-        lines[at + 1 : at + 1] = switches
-    return "\n".join(lines) + "\n"
+        return "\n".join([*lines, "", f"[{table}]", f"{key} = {value}"]) + "\n"
+    end = next((index for index in range(at + 1, len(lines)) if lines[index].lstrip().startswith("[")), len(lines))
+    kept = [line for line in lines[at + 1 : end] if not re.match(rf"\s*{re.escape(key)}\s*=", line)]
+    return "\n".join([*lines[: at + 1], f"{key} = {value}", *kept, *lines[end:]]) + "\n"
+
+
+def listenings_in(log: Path) -> list[dict[str, object]]:
+    """How each listening of a game ended, from its log's `listening` records (`speech.hearing.pipeline.Stage`):
+    the endpointer's state, and the frames heard over our voice and those the barge-in filter judged."""
+    found: list[dict[str, object]] = []
+    for line in log.read_text(encoding="utf-8").splitlines() if log.exists() else []:
+        record = json.loads(line)
+        if record.get("event") != "listening":
+            continue
+        stages = {(stage["stage"], stage["started"]): stage for stage in record["stages"]}
+        front_end, decision = stages[(Stage.FRONT_END.value, False)], stages[(Stage.DECISION.value, False)]
+        found.append(
+            {
+                "state": decision["endpoint"],
+                "sounding": front_end["over_our_voice"],
+                "judged": front_end["judged_by_filter"],
+            }
+        )
+    return found
 
 
 class RoomUnavailable(RuntimeError):
@@ -354,21 +379,22 @@ class _Player:
 
 
 def play_game(table: Table, seed: int, folder: Path, *, most_listens: int = MOST_LISTENS) -> Game:
-    """One whole game at `table`, its log (`game.jsonl`) and the ear's endings (`ear.jsonl`) kept in `folder`;
-    stopped once it has listened `most_listens` times."""
+    """One whole game at `table`, its log (`game.jsonl`, with how each listening went) kept in `folder`; stopped once
+    it has listened `most_listens` times."""
     folder.mkdir(parents=True)
     config, language = table.config, table.repertoire.language
-    log, ear = folder / "game.jsonl", folder / "ear.jsonl"
+    log = folder / "game.jsonl"
     log.touch()
     # The shipped settings (not the user's config.toml) or --config's, with the front end asked for.
     own = config.read_text(encoding="utf-8") if config is not None else ""
     config = folder / "config.toml"
-    config.write_text(with_front_end(own, FRONT_ENDS[table.frontend]), encoding="utf-8")
-    command = [sys.executable, "-m", "voicemaster_lab.harness.ear_log", str(ear), "--config", str(config), "play"]
+    settings = with_front_end(own, FRONT_ENDS[table.frontend])
+    if table.barge_in_seconds is not None:
+        settings = with_key(settings, "barge_in", "residual_seconds", str(table.barge_in_seconds))
+    config.write_text(settings, encoding="utf-8")
+    command = [sys.executable, "-m", "voicemaster", "--config", str(config), "play"]
     command += ["--lang", language, "--variant", "classic", "--engine", ENGINE, "--seed", str(seed), "--log", str(log)]
     env = {**table.pulse.env, "XDG_DATA_HOME": str(folder / "data")}
-    if table.barge_in_seconds is not None:
-        env[ear_log.ENDPOINT_VARIABLE] = json.dumps({"residual_seconds": table.barge_in_seconds})
     mixer = Mixer(table.pulse, table.scene)
     mixer.start()
     started = time.monotonic()
@@ -386,7 +412,7 @@ def play_game(table: Table, seed: int, folder: Path, *, most_listens: int = MOST
     if stopped:
         shown = (folder / "stderr.txt").read_text(errors="replace").strip().splitlines()
         stopped += f": {shown[-1]}" if shown else ""
-    endings = [json.loads(line) for line in ear.read_text(encoding="utf-8").splitlines()] if ear.exists() else []
+    endings = listenings_in(log)
     return _played(player, recorded, endings, table, time.monotonic() - started, stopped)
 
 
@@ -471,8 +497,8 @@ def _played(
         dropouts=recorded.dropouts(),
         cut=sum(ending["state"] == "cut" for ending in endings),
         stopped=stopped,
-        sounding_frames=sum(ending.get("sounding", 0) for ending in endings),
-        judged_frames=sum(ending.get("judged", 0) for ending in endings),
+        sounding_frames=sum(int(ending["sounding"]) for ending in endings),
+        judged_frames=sum(int(ending["judged"]) for ending in endings),
     )
 
 

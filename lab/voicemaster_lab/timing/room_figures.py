@@ -110,7 +110,7 @@ class Game:
     frontend: str = "webrtc-aec"
     """What the game heard through (`timing.room.FRONT_ENDS`)."""
     sounding_frames: int = 0
-    """Microphone frames cleaned while our voice played (`harness.ear_log`)."""
+    """Microphone frames heard while our voice played (the pipeline's front-end stage, in the game's log)."""
     judged_frames: int = 0
     """Of those, the frames the barge-in filter judged (it had found the echo's delay and learnt the coupling)."""
 

@@ -30,7 +30,7 @@ from voicemaster.dialogue.turns import Listen, Observation, Say, Silence
 from voicemaster.host import lines as host_lines
 from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.saved import Session
-from voicemaster.play.listening import Answers
+from voicemaster.play.ear import Answers
 from voicemaster.play.runner import Runner, Transcript, WallClock, Watcher, drive
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank

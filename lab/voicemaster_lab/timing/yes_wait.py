@@ -32,7 +32,7 @@ from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSource
 from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SECONDS
 from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
-from voicemaster.speech.hearing.pipeline import listen_and_recognize
+from voicemaster.speech.hearing.pipeline import ListeningPipeline
 from voicemaster.speech.hearing.recognition import Recognizer
 from voicemaster.speech.hearing.voice_activity import SileroVad
 from voicemaster_lab.harness.player import Repertoire, Reply, real_clips
@@ -127,7 +127,7 @@ def longest_pause(said: Audio, vad: SileroVad, threshold: float = EndpointSettin
 
 def _heard(said: Said, recognizer: Recognizer, vad: SileroVad, settings: EndpointSettings) -> dict[str, Any]:
     context = Context(ContextName.CONFIRM, said.language)
-    hearing = listen_and_recognize(FileSource([said.audio]), recognizer, context, 5.0, vad=vad, settings=settings)
+    hearing = ListeningPipeline(FileSource([said.audio]), recognizer, vad=vad, settings=settings).listen(context, 5.0)
     samples = np.frombuffer(said.audio.samples, dtype="<i2")
     loud = np.flatnonzero(live_figures.audible(samples))
     speech_end = FileSource.LEAD_SECONDS + (int(loud[-1]) + 1) / RATE if len(loud) else 0.0

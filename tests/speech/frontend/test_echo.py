@@ -17,7 +17,7 @@ from voicemaster.speech.audio import Audio
 from voicemaster.speech.frontend import Passthrough, open_front_end
 from voicemaster.speech.frontend.webrtc import WebRtc
 from voicemaster.speech.hearing.endpointer import BargedIn, Endpointer
-from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, Hearing, listen_and_recognize
+from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, Hearing, ListeningPipeline
 from voicemaster.speech.hearing.voice_activity import SileroVad
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.signal import RECOGNITION_RATE, resample
@@ -34,7 +34,7 @@ def _clip(name: str) -> Audio:
 
 
 def _listen(laptop: Laptop, recognizer: WhisperRecognizer, vad: SileroVad, context: Context) -> Hearing:
-    return listen_and_recognize(laptop, recognizer, context, 1.0, laptop.playing, vad=vad)
+    return ListeningPipeline(laptop, recognizer, vad=vad).listen(context, 1.0, laptop.playing)
 
 
 CONFIRM = Context(ContextName.CONFIRM, "de", ())

@@ -24,7 +24,7 @@ def _decided(
 ) -> Heard:
     """The decision on these phrase scores (the rest unscored, as pruned) and this free reading, on full-band or
     telephone-band audio, said after the quizmaster's line or over it."""
-    context = Context(ContextName.ANSWER, language, options, over_our_voice=over_our_voice)
+    context = Context(ContextName.ANSWER, language, options)
     phrases = load(language)
     choices = grammar(context, phrases)
     index = {phrase.written: number for number, phrase in enumerate(choices)}
@@ -36,7 +36,7 @@ def _decided(
         reading=Reading.of(text, language),
         hear=phrases,
         narrowband=narrowband,
-        over_our_voice=context.over_our_voice,
+        over_our_voice=over_our_voice,
     )
     return decide(evidence, understand(text, context, phrases), text, margins_for(language, narrowband))
 

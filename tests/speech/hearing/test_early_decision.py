@@ -16,7 +16,7 @@ from voicemaster.speech.devices.files import FileSource
 from voicemaster.speech.devices.interfaces import FRAME_SECONDS
 from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
 from voicemaster.speech.hearing.endpointer import Timeline
-from voicemaster.speech.hearing.pipeline import Hearing, listen_and_recognize
+from voicemaster.speech.hearing.pipeline import Hearing, ListeningPipeline
 from voicemaster.speech.hearing.segmenter import Endpoint, Segmenter
 from voicemaster.speech.hearing.voice_activity import SileroVad
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
@@ -105,8 +105,8 @@ class SlowReader:
     def prepare(self, context: Context) -> None:
         del context
 
-    def recognize(self, audio: Audio, context: Context) -> Heard:
-        del context
+    def recognize(self, audio: Audio, context: Context, *, over_our_voice: bool = False) -> Heard:
+        del context, over_our_voice
         self.given.append(audio)
         self.now += self.seconds
         return Heard(Intent.ANSWER, "B", "Antwort B", 1.0)
@@ -114,7 +114,9 @@ class SlowReader:
 
 def read_slowly(stream: bytes, reader: SlowReader) -> Hearing:
     source = FileSource([Audio(stream, RATE)])
-    return listen_and_recognize(source, reader, ANSWER, 3, vad=LoudIsSpeech(), settings=SETTINGS, clock=reader.clock)
+    return ListeningPipeline(source, reader, vad=LoudIsSpeech(), settings=SETTINGS, clock=reader.clock).listen(
+        ANSWER, 3
+    )
 
 
 def test_a_complete_reading_ends_the_utterance_once_the_pause_has_lasted_as_long_as_reading_took() -> None:
@@ -177,7 +179,7 @@ def hear(line: Audio, recognizer: WhisperRecognizer, vad: SileroVad, *, early: b
     the whole pause, so nothing is read before the end."""
     settings = SETTINGS if early else replace(SETTINGS, early_silence_seconds=SETTINGS.silence_seconds)
     source = FileSource([line])
-    hearing = listen_and_recognize(source, recognizer, ANSWER, 3, vad=vad, settings=settings, clock=TickingClock())
+    hearing = ListeningPipeline(source, recognizer, vad=vad, settings=settings, clock=TickingClock()).listen(ANSWER, 3)
     timeline = hearing.timeline
     assert timeline.speech_end is not None
     return hearing, timeline, timeline.stopped - timeline.speech_end
@@ -215,12 +217,12 @@ def test_an_answer_not_complete_at_a_short_pause_is_heard_out_whole(
 
 def test_an_utterance_not_understood_at_its_last_pause_is_not_read_again(espeak: Espeak, vad: SileroVad) -> None:
     puzzled = UnderstandsNothing()
-    hearing = listen_and_recognize(FileSource([spoken(espeak, "Antwort B")]), puzzled, ANSWER, 3, vad=vad)
+    hearing = ListeningPipeline(FileSource([spoken(espeak, "Antwort B")]), puzzled, vad=vad).listen(ANSWER, 3)
     assert puzzled.asked == 1 and not hearing.early and meaning(hearing) == ("unknown", None)
 
 
 def test_nobody_speaking_is_heard_as_nobody(vad: SileroVad) -> None:
-    hearing = listen_and_recognize(FileSource([pause(1.0)]), UnderstandsNothing(), ANSWER, 1, vad=vad)
+    hearing = ListeningPipeline(FileSource([pause(1.0)]), UnderstandsNothing(), vad=vad).listen(ANSWER, 1)
     assert hearing.heard is None and hearing.audio is None and hearing.recognitions == ()
 
 
@@ -228,7 +230,7 @@ def test_a_yes_is_never_taken_at_a_short_pause(espeak: Espeak, recognizer: Whisp
     """ "Ja ... nein, warte!": a yes locks an answer, so it is only taken once the player has finished."""
     yes, wait = spoken(espeak, "Ja"), spoken(espeak, "Nein, warte")
     source = FileSource([joined(yes, pause(0.4), wait)])
-    hearing = listen_and_recognize(source, recognizer, Context(ContextName.CONFIRM, "de"), timeout=3, vad=vad)
+    hearing = ListeningPipeline(source, recognizer, vad=vad).listen(Context(ContextName.CONFIRM, "de"), timeout=3)
     # The "Ja" was read at its pause and listening went on; the whole utterance is a no, or too unclear to be
     # anything (asked again), and never the yes it began with.
     assert hearing.recognitions[0].intent is Intent.YES and len(hearing.recognitions) > 1
@@ -243,7 +245,7 @@ def test_a_placement_of_amounts_only_is_heard_out_to_the_rest(
     first, rest = spoken(espeak, "Zehn auf A"), spoken(espeak, "und den Rest auf C")
     source = FileSource([joined(first, pause(0.4), rest)])
     money = Context(ContextName.NUMBER, "de", ("Berlin", "Paris", "Rom", "Wien"))
-    hearing = listen_and_recognize(source, recognizer, money, 3, vad=vad, settings=SETTINGS, clock=TickingClock())
+    hearing = ListeningPipeline(source, recognizer, vad=vad, settings=SETTINGS, clock=TickingClock()).listen(money, 3)
     # "Zehn auf A" was read at the breath, understood, and listening went on to the rest.
     assert "A=10" in [heard.value for heard in hearing.recognitions[:-1]]
     assert meaning(hearing) == ("placement", "A=10,C=rest")

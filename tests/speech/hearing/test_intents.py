@@ -241,7 +241,7 @@ def test_a_broken_phrase_file_names_the_file_and_the_key(tmp_path: Path) -> None
 
 
 def test_a_context_heard_otherwise_keeps_the_grammar_worked_out_for_the_question() -> None:
-    # Worked out while the question is read (`Recognizer.prepare`), not again for an answer said over our voice.
-    barged_in = replace(ANSWER, over_our_voice=True)
-    assert grammar(barged_in, GERMAN) is grammar(ANSWER, GERMAN)
-    assert understand("Ich nehme Paris.", barged_in, GERMAN) == understand("Ich nehme Paris.", ANSWER, GERMAN)
+    # Worked out while the question is read (`Recognizer.prepare`), not again where a yes is taken at once.
+    at_once = replace(ANSWER, yes_at_once=True)
+    assert grammar(at_once, GERMAN) is grammar(ANSWER, GERMAN)
+    assert understand("Ich nehme Paris.", at_once, GERMAN) == understand("Ich nehme Paris.", ANSWER, GERMAN)

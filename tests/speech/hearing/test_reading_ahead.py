@@ -15,7 +15,7 @@ from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSource
 from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
-from voicemaster.speech.hearing.pipeline import Hearing, listen_and_recognize
+from voicemaster.speech.hearing.pipeline import Hearing, ListeningPipeline
 from voicemaster.speech.hearing.voice_activity import SileroVad
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster_lab.corpora import real_speech
@@ -55,8 +55,8 @@ class Reader:
     def prepare(self, context: Context) -> None:
         del context
 
-    def recognize(self, audio: Audio, context: Context) -> Heard:
-        del context
+    def recognize(self, audio: Audio, context: Context, *, over_our_voice: bool = False) -> Heard:
+        del context, over_our_voice
         self.given.append(audio)
         self.threads.add(threading.current_thread().name)
         time.sleep(self.seconds)
@@ -65,7 +65,7 @@ class Reader:
 
 def hear(stream: bytes, reader: Reader) -> Hearing:
     source = FileSource([Audio(stream, RATE)])
-    return listen_and_recognize(source, reader, ANSWER, 3, vad=LoudIsSpeech(), ahead=True)
+    return ListeningPipeline(source, reader, vad=LoudIsSpeech(), ahead=True).listen(ANSWER, 3)
 
 
 def test_the_utterance_is_read_on_another_thread_from_the_pause_and_that_reading_decides() -> None:
@@ -120,9 +120,9 @@ def test_people_mean_the_same_read_ahead_as_read_at_the_pause(
     audio = Audio.read(clip.path())
     meanings = []
     for ahead in (False, True):
-        hearing = listen_and_recognize(
-            FileSource([audio]), recognizer, context, 3, vad=vad, settings=EndpointSettings(), ahead=ahead
-        )
+        hearing = ListeningPipeline(
+            FileSource([audio]), recognizer, vad=vad, settings=EndpointSettings(), ahead=ahead
+        ).listen(context, 3)
         assert hearing.heard is not None
         meanings.append((hearing.heard.intent, hearing.heard.value))
     assert meanings[0] == meanings[1]

@@ -97,20 +97,20 @@ def test_at_a_party_the_others_talk_over_our_line_does_not_stop_it_and_the_playe
     talk = rooms.party_babble(round(8.0 * RECOGNITION_RATE), others, np.random.default_rng(5))
     talk *= np.sqrt(rooms.speech_power(said) / np.mean(talk**2)) * 10 ** (-5.0 / 20)  # 5 dB below the player
     before, over = talk[: 2 * RECOGNITION_RATE], talk[2 * RECOGNITION_RATE :]
-    line = Audio(bytes(2 * 10 * RECOGNITION_RATE), RECOGNITION_RATE)
-    unknown = Endpointer(SileroVad(), EndpointSettings(), 30.0, program=line, room=None)
-    assert barged_in_at(unknown, _over_our_voice(over)) is not None  # no room followed (the demo's studio)
+    line = Audio(bytes(2 * 20 * RECOGNITION_RATE), RECOGNITION_RATE)
+    vad, settings = SileroVad(), EndpointSettings()
+    talk_only = _over_our_voice(over)
+    assert barged_in_at(talk_only, line, vad, settings, None) is not None  # no room followed (the demo's studio)
     room = RoomLevel()
-    not_yet = Endpointer(SileroVad(), EndpointSettings(), 30.0, program=line, room=room)
-    assert barged_in_at(not_yet, _over_our_voice(over + _padded(said, len(over)))) is None  # the room not known
+    said_over = _over_our_voice(over + _padded(said, len(over)))
+    assert barged_in_at(said_over, line, vad, settings, room) is None  # the room not known
     pcm = np.round(before).astype("<i2").tobytes()
     for at in range(0, len(pcm) - FRAME_BYTES + 1, FRAME_BYTES):  # the room heard alone, while the game decided
         room.hear(pcm[at : at + FRAME_BYTES])
-    endpointer = Endpointer(SileroVad(), EndpointSettings(), 30.0, program=line, room=room)
-    assert barged_in_at(endpointer, _over_our_voice(over)) is None, "stopped for the room's talk"
-    seconds = len(over) // FRAME_SAMPLES * FRAME_SECONDS
-    spoke = barged_in_at(endpointer, _over_our_voice(over + _padded(said, len(over))), seconds)
-    assert spoke is not None and spoke - seconds < 1.0  # the player's own words stop it
+    assert barged_in_at(talk_only, line, vad, settings, room) is None, "stopped for the room's talk"
+    seconds = len(talk_only) * FRAME_SECONDS
+    spoke = barged_in_at(talk_only + said_over, line, vad, settings, room)
+    assert spoke is not None and seconds <= spoke < seconds + 1.0  # the player's own words stop it
 
 
 def _padded(samples: np.ndarray, length: int) -> np.ndarray:

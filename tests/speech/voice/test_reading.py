@@ -14,25 +14,25 @@ from voicemaster.config.files import ConfigError
 from voicemaster.config.voice import Voice
 from voicemaster.dialogue.turns import Say, Silence
 from voicemaster.host.lines import load as load_lines
-from voicemaster.play.listening import Answers
+from voicemaster.play.ear import Answers
 from voicemaster.play.runner import Runner, SessionClock, Transcript
 from voicemaster.questions.selection import Bank
 from voicemaster.questions.spoken import lexicon
 from voicemaster.speech.devices.files import FileSink
-from voicemaster.speech.voice.reading import Reading, reading, readings
+from voicemaster.speech.voice.reading import Pronunciation, reading, readings
 from voicemaster.speech.voice.speakers import Engines, quizmaster_voice, rendered_path
 
 
 @pytest.fixture(scope="module")
-def said(bank: Bank) -> dict[str, Reading]:
+def said(bank: Bank) -> dict[str, Pronunciation]:
     return readings(lexicon(bank.entries))
 
 
-def spoken(said: dict[str, Reading], language: str, text: str) -> str:
+def spoken(said: dict[str, Pronunciation], language: str, text: str) -> str:
     return said[language].spoken(text)
 
 
-def test_english_years_are_said_as_people_say_them(said: dict[str, Reading]) -> None:
+def test_english_years_are_said_as_people_say_them(said: dict[str, Pronunciation]) -> None:
     assert spoken(said, "en", "Who won in 1066, 1588 and 1901, and who in 2012?") == (
         "Who won in ten sixty-six, fifteen eighty-eight and nineteen oh-one, and who in twenty twelve?"
     )
@@ -40,13 +40,13 @@ def test_english_years_are_said_as_people_say_them(said: dict[str, Reading]) -> 
     assert spoken(said, "en", "500.000 or 3,5") == "500.000 or 3,5"  # a player's amount is no year
 
 
-def test_german_years_are_said_as_years_even_standing_alone_as_an_option(said: dict[str, Reading]) -> None:
+def test_german_years_are_said_as_years_even_standing_alone_as_an_option(said: dict[str, Pronunciation]) -> None:
     """Pico said the option "A: 1789." as "tausendsiebenhundertneunundachtzig"."""
     assert spoken(said, "de", "A: 1789.") == "A: siebzehnhundertneunundachtzig."
     assert spoken(said, "de", "Im Jahr 1066 und 2002") == "Im Jahr tausendsechsundsechzig und zweitausendzwei"
 
 
-def test_french_numerals_after_names_are_said_as_numbers(said: dict[str, Reading]) -> None:
+def test_french_numerals_after_names_are_said_as_numbers(said: dict[str, Pronunciation]) -> None:
     assert spoken(said, "fr", "A : Louis XIV. B : François Ier. C : Henri IV. D : Charles X.") == (
         "A : Louis quatorze. B : François premier. C : Henri quatre. D : Charles dix."
     )
@@ -56,7 +56,9 @@ def test_french_numerals_after_names_are_said_as_numbers(said: dict[str, Reading
     assert spoken(said, "fr", "les rayons X, How I Met Your Mother") == "les rayons X, How I Met Your Mother"
 
 
-def test_french_words_espeak_takes_for_english_are_respelled_but_english_ones_kept(said: dict[str, Reading]) -> None:
+def test_french_words_espeak_takes_for_english_are_respelled_but_english_ones_kept(
+    said: dict[str, Pronunciation],
+) -> None:
     assert spoken(said, "fr", "Marthe aime la menthe, le rythme et Jules Ferry, devant le jury.") == (
         "Marte aime la mente, le rytme et Jules Ferri, devant le juri."
     )
@@ -66,7 +68,7 @@ def test_french_words_espeak_takes_for_english_are_respelled_but_english_ones_ke
     )
 
 
-def test_a_packs_hint_is_said_wherever_the_word_is(said: dict[str, Reading]) -> None:
+def test_a_packs_hint_is_said_wherever_the_word_is(said: dict[str, Pronunciation]) -> None:
     """The hint of one question is the word's sound in its options read back and its explanation too."""
     lines = load_lines("de")
     correct = lines.render("correct_answer", {"letter": "B", "text": "São Miguel"})

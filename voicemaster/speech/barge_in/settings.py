@@ -5,7 +5,8 @@ voice's echo and perhaps the player; four measurements tell them apart, in this 
 filter finds our echo does not explain (`FilterSettings`, `frontend.barge_in_filter`), else the echo canceller's
 residual, else loudness against what we play (the echo gate, where no canceller runs); and over all of them, the
 room's floor (at a party, others' talk is not the player). Each number says which bench chose it, or that none has
-swept it yet; the figures are in docs/benchmarks.md under that bench.
+swept it yet; the current figures are in docs/benchmarks.md under that bench, and why each was chosen in
+docs/decisions/ (the canceller 010, the room's floor 013, the residual's run 015, the filter 016).
 """
 
 from __future__ import annotations

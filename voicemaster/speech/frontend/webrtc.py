@@ -1,6 +1,7 @@
 """WebRTC's audio processing (PyPI `pywebrtc-audio`, Apache-2.0): AEC3, the echo canceller of Chrome and every WebRTC
 call, with the loudspeaker's signal as reference; its noise suppressor; the high-pass filter AEC3 wants before it.
-Chosen over the other candidates by `voicemaster bench frontend` and `bench asr --frontend` (docs/benchmarks.md)."""
+Chosen over the other candidates by `voicemaster bench frontend` and `bench asr --frontend`
+(docs/decisions/010-echo-canceller.md, 011-noise-suppression.md)."""
 
 from __future__ import annotations
 

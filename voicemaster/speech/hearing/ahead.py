@@ -1,11 +1,12 @@
 """Reading ahead: an utterance read on a worker thread while its frames go on being heard on the caller's.
 
-A live microphone's frames come in real time: the pipeline (`pipeline.listen_and_recognize`, `ahead=True`) starts a
+A live microphone's frames come in real time: the pipeline (`pipeline.ListeningPipeline`, `ahead=True`) starts a
 reading at the short pause and goes on hearing frames meanwhile, on the other core; a complete reading ends the
 utterance the moment it is made. A reading overtaken by more speech is thrown away. A reading cannot be stopped
 half-way: one thrown away runs out on its thread, and what it cost is counted (`Speculation.thrown_ms`, shown by
 `voicemaster bench live`). Started earlier, at the first frame without speech, it changed decisions
-(docs/benchmarks.md), so it starts at the pause and decides what the pause's reading decides.
+(docs/decisions/012-reading-ahead-at-the-pause.md), so it starts at the pause and decides what the pause's reading
+decides.
 """
 
 from __future__ import annotations
@@ -54,18 +55,20 @@ class Ahead:
         self._thrown_ms = 0.0
         self._lock = threading.Lock()
 
-    def pause(self, speech_end: float, utterance: Callable[[], Audio | None], context: Context) -> None:
+    def pause(
+        self, speech_end: float, utterance: Callable[[], Audio | None], context: Context, *, over_our_voice: bool
+    ) -> None:
         """A short pause after speech that ended at `speech_end`: a reading of the utterance so far (the pause's
-        own audio) in `context` starts, unless one for this end is under way."""
+        own audio) in `context` starts, unless one for this end is under way; `over_our_voice` as `Recognizer`'s."""
         if self._read_for == speech_end:
             return
         self.keep_only(speech_end)
         audio = utterance()
         if audio is not None:
-            self._start(speech_end, audio, context)
+            self._start(speech_end, audio, context, over_our_voice)
 
-    def _start(self, speech_end: float, audio: Audio, context: Context) -> None:
-        future = self._workers.submit(self._recognizer.recognize, audio, context)
+    def _start(self, speech_end: float, audio: Audio, context: Context, over_our_voice: bool) -> None:
+        future = self._workers.submit(self._recognizer.recognize, audio, context, over_our_voice=over_our_voice)
         self._pending = (speech_end, audio, future)
         self._read_for = speech_end
         self._started += 1

@@ -4,8 +4,8 @@ player's words, and its phrase scores pick an answer or a command from it.
 The sign is the utterance's range of loudness in the speech band (`frontend.room_level.band_power`, smoothed over six
 32 ms frames as the room's level is): between the loudest and the quietest tenth of its frames, a voice in a quiet or
 reverberant room spans far more than over other people talking a few dB below it (`bench asr --corpora rooms`
-counts the crowded decisions of each room; docs/benchmarks.md). A crowded utterance's meaning is taken only where
-the decoder's own words name it (`decision.decide`): the scores alone decide nothing there.
+counts the crowded decisions of each room; docs/decisions/014-crowd-rule.md). A crowded utterance's meaning is taken
+only where the decoder's own words name it (`decision.decide`): the scores alone decide nothing there.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from voicemaster.speech.frontend.room_level import Smoothed
 
 CROWDED_RANGE_DB = 13.0
 """Below this range an utterance is crowded: most of those over talk 5 dB below the player, none in a quiet room, a
-living room or the far corner, a few in road noise (the shares at 11, 13 and 15 dB in docs/benchmarks.md)."""
+living room or the far corner, a few in road noise (the shares at 11, 13 and 15 dB:
+docs/decisions/014-crowd-rule.md)."""
 FEWEST_FRAMES = 6
 """Shorter than this (0.19 s), an utterance has no range to speak of."""
 

@@ -32,7 +32,8 @@ class VoskRecognizer:
     def prepare(self, context: Context) -> None:
         del context  # the grammar goes with each utterance; making it takes no time worth moving
 
-    def recognize(self, audio: Audio, context: Context) -> Heard:
+    def recognize(self, audio: Audio, context: Context, *, over_our_voice: bool = False) -> Heard:
+        del over_our_voice  # the grammar decides, whoever spoke over what
         started = time.perf_counter()
         phrases = load(context.language)
         transcript = self.engine.transcribe(audio, vocabulary(context, phrases))

@@ -1,31 +1,40 @@
-"""Listening as one pipeline, top to bottom: audio frames -> endpointer -> recognizer -> decision.
+"""The listening pipeline: where a player's voice travels before the quizmaster acts on it, declared in one place.
 
-1. **Frames**: the device (`AudioIn.frames`) records, 32 ms at a time; it knows nothing of utterances.
-2. **Endpointer** (`endpoint.Endpointer`): each frame in, a value out: `BargedIn` (stop the program's voice),
-   `Paused(audio)` (a short pause: the utterance so far), `Resumed` (more speech after it), `Ended(audio)`.
-3. **Recognizer** (`recognition.Recognizer`): `prepare` while the question is read, then `recognize` at each short
-   pause, and once more at the end when something was said after the last one.
-4. **Decision**: a reading at a pause that is understood, and safe to act on at once, ends the utterance there,
-   once the pause has lasted as long as the reading took (the frames that queued meanwhile): "Antwort B" is
-   answered some 0.4 s sooner (about 0.27 s after the last sound), "Ich nehme ... Antwort B" is still heard out.
-   The recognizers already refuse what they are unsure of, so a reading they accept is a complete, confident answer.
-5. **Heard cue**: given `cue`, at a short pause (before anything is read) a soft sound tells the player that the
-   microphone caught them, unless the program's own voice still plays; again at the next pause only if they spoke
-   on, so the end of what they said is always answered at once.
+    source -> front end -> barge-in -> endpointer -> reader -> decision
 
-Stages are named and run in this one function, as Home Assistant's `assist_pipeline` runs its stages in one run.
+1. **Source** (`devices.AudioIn`): the microphone, the demo's stage or a file records 32 ms `Frame`s; it knows
+   nothing of utterances.
+2. **Front end** (`speech.frontend`): run by the source as each block arrives (an echo canceller must hear every
+   block in order, listened to or not), it cancels our own voice's echo and judges each frame (`EchoJudgement`).
+3. **Barge-in** (`speech.barge_in.stage.BargeIn`): while our voice may be in the microphone, what of a frame to
+   listen to and whether its speech is a player cutting in; every number in `BargeInSettings`.
+4. **Endpointer** (`endpointer.Endpointer`): each frame in, a value out: `BargedIn` (stop the line), `Paused(audio)`
+   (a short pause: the utterance so far), `Resumed`, `Ended(audio)`.
+5. **Reader** (`recognition.Recognizer`): `prepare` while the question is read, then `recognize` at each short pause
+   (on a worker thread with `ahead`, `ahead.Ahead`), and once more at the end when something was said after the
+   last one. An utterance begun over our voice is read as such (`over_our_voice`): the canceller took its start.
+6. **Decision**: a reading at a pause that is understood, and safe to act on at once (`ends_early`), ends the
+   utterance there once the pause has lasted as long as the reading took: "Antwort B" is answered some 0.4 s sooner,
+   "Ich nehme ... Antwort B" is still heard out. The last reading is what was heard.
+
+Given `cue`, at a short pause (before anything is read) a soft sound tells the player the microphone caught them,
+unless our voice still plays. Each stage's start and end is a `StageEvent`, handed to `observe` as it happens and
+kept on the `Hearing`: the runner writes them to the game's log, where the benches read them. As Home Assistant's
+`assist_pipeline` runs its stages in one run, `ListeningPipeline.listen` runs these in one loop; and as there, a
+pipeline may end at an earlier stage (`end_stage`): a bench of where utterances end reads nothing.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
 
 from voicemaster.dialogue.meaning import Context, Heard, Intent
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import AudioIn, Playback
-from voicemaster.speech.frame import EPSILON
+from voicemaster.speech.frame import EPSILON, Frame
 from voicemaster.speech.frontend.room_level import RoomLevel
 from voicemaster.speech.hearing.ahead import Ahead, Speculation, gained_only_silence
 from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
@@ -35,6 +44,30 @@ from voicemaster.speech.hearing.segmenter import Endpoint
 from voicemaster.speech.hearing.voice_activity import VoiceActivity
 
 DEFAULT_SETTINGS = EndpointSettings()
+
+
+class Stage(StrEnum):
+    """The stages, in the order a frame passes them."""
+
+    SOURCE = "source"
+    FRONT_END = "front end"
+    BARGE_IN = "barge-in"
+    ENDPOINTER = "endpointer"
+    READER = "reader"
+    DECISION = "decision"
+
+
+@dataclass(frozen=True)
+class StageEvent:
+    """A stage began or ended, `at` seconds of audio since listening began, with what it found (plain values)."""
+
+    stage: Stage
+    started: bool
+    at: float
+    detail: Mapping[str, object] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, object]:
+        return {"stage": self.stage.value, "started": self.started, "at": round(self.at, 3), **self.detail}
 
 
 @dataclass(frozen=True)
@@ -55,6 +88,8 @@ class Hearing:
     """Seconds of audio since listening began where the heard cue was last started; None when none was."""
     speculation: Speculation | None = None
     """What reading ahead did (`ahead=True`); None without."""
+    events: tuple[StageEvent, ...] = ()
+    """Each stage's start and end, in order."""
 
     @property
     def heard(self) -> Heard | None:
@@ -71,119 +106,213 @@ def ends_early(heard: Heard, context: Context) -> bool:
     return heard.intent is not Intent.UNKNOWN and (heard.intent is not Intent.YES or context.yes_at_once)
 
 
-def listen_and_recognize(
-    source: AudioIn,
-    recognizer: Recognizer,
-    context: Context,
-    timeout: float,
-    during: Playback | None = None,
-    *,
-    vad: VoiceActivity,
-    settings: EndpointSettings = DEFAULT_SETTINGS,
-    clock: Callable[[], float] = time.perf_counter,
-    cue: Callable[[], object] | None = None,
-    ahead: bool = False,
-    room: RoomLevel | None = None,
-) -> Hearing:
-    """One utterance heard and understood. Listening ends at the end of speech, at a short pause whose reading is
-    complete, or `timeout` seconds after the program stopped speaking if nobody spoke; with `settings` whose short
-    pause is the whole pause, nothing is read before the end (the baseline `bench latency` compares with).
-    `cue` is called where the utterance pauses or ends, before it is read, once for each stretch of speech: the
-    player hears at once that they were heard, however long reading takes; never while `during` still plays.
-    `ahead`, for a source whose frames come in real time (a microphone): the utterance is read on a worker thread
-    from the short pause (`ahead.Ahead`), and a complete reading ends it as soon as the short pause is
-    reached and the reading is made; without, it is read at the short pause, between frames. `room`: the room's
-    speech-band level, kept across listenings (a microphone's `RoomLevel`), which the player must rise above."""
-    # What the recognizer can work out from the context alone is done while the player still thinks.
-    recognizer.prepare(context)
-    endpointer = Endpointer(vad, settings, timeout, during.audio if during is not None else None, room)
-    segmenter = endpointer.segmenter
-    readings: list[Reading] = []
-    complete_at: float | None = None
-    """Where, in the audio, a pause whose reading was complete will have lasted as long as the reading took."""
-    ended: Ended | None = None
-    barged_in_at: float | None = None
-    cued_at: float | None = None
-    cue_due = cue is not None
-    """Speech came since the last cue."""
-    reader = Ahead(recognizer) if ahead else None
-    for frame in source.frames(during, before=settings.pre_roll_seconds):
-        event = endpointer.push(frame, _program_at(during))
-        if cue is not None and cue_due and isinstance(event, Paused | Ended) and event.audio is not None:
-            cued_at, cue_due = _cued(cue, during, endpointer.now, cued_at)
-        if reader is not None and endpointer.state in (Endpoint.SPEAKING, Endpoint.PAUSED):
-            _read_ahead(reader, endpointer, readings, context)
-        if isinstance(event, BargedIn):
-            context = replace(context, over_our_voice=True)  # what it is read as from here on
-            if during is not None and not during.done():
-                barged_in_at = _stopped_at(during, endpointer)
-        elif isinstance(event, Paused) and reader is None:
-            started = clock()
-            readings.append((segmenter.end, recognizer.recognize(event.audio, context), event.audio))
-            complete_at = event.at + (clock() - started) if ends_early(readings[-1][1], context) else None
-        elif isinstance(event, Resumed):
-            complete_at, cue_due = None, cue is not None
-        elif isinstance(event, Ended):
-            ended = event
-            break
-        if reader is not None and endpointer.state is Endpoint.PAUSED and _complete(readings, endpointer, context):
-            ended = endpointer.end_early()
-            break
-        if complete_at is not None and endpointer.now >= complete_at - EPSILON:
-            ended = endpointer.end_early()
-            break
-    ended = ended or endpointer.ended()  # a script's line ran out before the end of speech
-    if reader is not None and ended.audio is not None and (not readings or readings[-1][0] != segmenter.end):
-        waited = reader.wait(segmenter.end)  # the reading started at this pause
-        readings += [(segmenter.end, *waited)] if waited is not None else []
-    stands = bool(readings) and _stands(readings[-1], segmenter.end, ended.audio)
-    speculation = reader.close(decided=stands) if reader is not None else None
-    if ended.audio is None:
-        return Hearing(None, (), False, endpointer.timeline(), barged_in_at, speculation=speculation)
-    if cue is not None and cue_due:  # cut at the longest utterance, or the script ran out
-        cued_at, _ = _cued(cue, during, endpointer.now, cued_at)
-    recognitions = [heard for _, heard, _ in readings]
-    if ended.state is Endpoint.CUT:
-        # Speech that never paused for the longest utterance is babble or the room taken for a voice, or a player
-        # talking on: nothing in it is acted on, and the player is asked again.
-        recognitions.append(Heard(Intent.UNKNOWN, None, "", 0.0))
-    elif not stands:
-        # When nothing was said after the last reading, the utterance is what was read there: reading it again would
-        # only make the player wait.
-        recognitions.append(recognizer.recognize(ended.audio, context))
-    early = ended.state is Endpoint.ENDED_EARLY
-    return Hearing(ended.audio, tuple(recognitions), early, endpointer.timeline(), barged_in_at, cued_at, speculation)
-
-
-Reading = tuple[float | None, Heard, Audio]
+PauseReading = tuple[float | None, Heard, Audio]
 """A reading made: the end of speech of the utterance it read, what it heard, and the audio it read."""
 
 
-def _read_ahead(reader: Ahead, endpointer: Endpointer, readings: list[Reading], context: Context) -> None:
-    """A reading started at a short pause, readings of an utterance that has gone on thrown away, and a reading
-    made meanwhile taken in."""
-    end = endpointer.segmenter.end
-    if end is not None and endpointer.now > end + EPSILON:
-        if endpointer.state is Endpoint.PAUSED:
-            reader.pause(end, endpointer.utterance, context)  # the pause's own audio: its decision, to the bit
-    else:
-        reader.keep_only(end)
-    if not readings or readings[-1][0] != end:
-        made = reader.ready(end)
-        if made is not None:
-            readings.append((end, *made))
+@dataclass(frozen=True)
+class ListeningPipeline:
+    """The stages a game listens through, built once for a game (or a bench) with its source and its reader.
+
+    `vad` tells speech; `settings` are the endpointer's and barge-in's numbers; `room`, the room's speech-band level
+    kept across listenings (a microphone's `RoomLevel`), which a player must rise above; `clock` times the readings
+    (a stage's session clock makes the demo the same on every machine); `cue` is called where the utterance pauses
+    or ends, before it is read, once for each stretch of speech, never while our voice still plays; `ahead`, for a
+    source whose frames come in real time (a microphone): the utterance is read on a worker thread from the short
+    pause, and a complete reading ends it as soon as it is made; `observe` sees each `StageEvent` as it happens."""
+
+    source: AudioIn
+    recognizer: Recognizer | None
+    """The reader; None only for a pipeline that ends at the endpointer."""
+    vad: VoiceActivity
+    settings: EndpointSettings = DEFAULT_SETTINGS
+    room: RoomLevel | None = None
+    clock: Callable[[], float] = time.perf_counter
+    cue: Callable[[], object] | None = None
+    ahead: bool = False
+    observe: Callable[[StageEvent], None] | None = None
+    end_stage: Stage = Stage.DECISION
+    """The last stage run: `ENDPOINTER` finds the utterance and reads nothing (the `Hearing` has no recognitions)."""
+
+    def __post_init__(self) -> None:
+        if self.end_stage not in (Stage.ENDPOINTER, Stage.DECISION):
+            raise ValueError(f"a pipeline ends at the endpointer or the decision, not at the {self.end_stage}")
+        if (self.recognizer is None) != (self.end_stage is Stage.ENDPOINTER):
+            raise ValueError("a pipeline that reads needs a recognizer, and only one that reads")
+
+    def listen(self, context: Context, timeout: float, during: Playback | None = None) -> Hearing:
+        """One utterance heard and understood. Listening ends at the end of speech, at a short pause whose reading is
+        complete, or `timeout` seconds after the program stopped speaking if nobody spoke; with settings whose short
+        pause is the whole pause, nothing is read before the end. `during`: our line, if it is playing."""
+        return _Listening(self, context, during).run(timeout)
 
 
-def _complete(readings: list[Reading], endpointer: Endpointer, context: Context) -> bool:
-    """Whether the utterance so far has been read whole (its audio only gained silence since) and is complete."""
-    return (
-        bool(readings)
-        and _stands(readings[-1], endpointer.segmenter.end, endpointer.utterance())
-        and ends_early(readings[-1][1], context)
-    )
+class _Listening:
+    """One run of the pipeline: the state that lives from the first frame to the decision."""
+
+    def __init__(self, pipeline: ListeningPipeline, context: Context, during: Playback | None) -> None:
+        self.pipeline, self.context, self.during = pipeline, context, during
+        self.over_our_voice = False
+        """The utterance began while our line played (a barge-in): it is read as such."""
+        self.events: list[StageEvent] = []
+        self.readings: list[PauseReading] = []
+        self.cued_at: float | None = None
+        self.cue_due = pipeline.cue is not None
+        """Speech came since the last cue."""
+        self.counts = {"frames": 0, "over_our_voice": 0, "judged_by_canceller": 0, "judged_by_filter": 0}
+
+    def emit(self, stage: Stage, started: bool, at: float, **detail: object) -> None:
+        event = StageEvent(stage, started, at, detail)
+        self.events.append(event)
+        if self.pipeline.observe is not None:
+            self.pipeline.observe(event)
+
+    def run(self, timeout: float) -> Hearing:
+        pipeline, during = self.pipeline, self.during
+        recognizer = pipeline.recognizer
+        if recognizer is not None:
+            # What the recognizer can work out from the context alone is done while the player still thinks.
+            recognizer.prepare(self.context)
+        settings = pipeline.settings
+        endpointer = Endpointer(
+            pipeline.vad, settings, timeout, during.audio if during is not None else None, pipeline.room
+        )
+        self.emit(Stage.SOURCE, True, 0.0, context=self.context.name.value, timeout=timeout)
+        complete_at: float | None = None
+        """Where, in the audio, a pause whose reading was complete will have lasted as long as the reading took."""
+        ended: Ended | None = None
+        barged_in_at: float | None = None
+        reader = Ahead(recognizer) if pipeline.ahead and recognizer is not None else None
+        for frame in pipeline.source.frames(during, before=settings.pre_roll_seconds):
+            program_at = _program_at(during)
+            self._count(frame, program_at)
+            began = endpointer.state is Endpoint.WAITING
+            event = endpointer.push(frame, program_at)
+            if began and endpointer.segmenter.start is not None:
+                self.emit(Stage.ENDPOINTER, True, endpointer.segmenter.start)
+            if self.cue_due and isinstance(event, Paused | Ended) and event.audio is not None:
+                self._cue(endpointer.now)
+            if reader is not None and endpointer.state in (Endpoint.SPEAKING, Endpoint.PAUSED):
+                self._read_ahead(reader, endpointer)
+            if isinstance(event, BargedIn):
+                if not self.over_our_voice:
+                    self.emit(Stage.BARGE_IN, True, endpointer.now)
+                self.over_our_voice = True  # what it is read as from here on
+                if during is not None and not during.done():
+                    barged_in_at = _stopped_at(during, endpointer)
+                    self.emit(Stage.BARGE_IN, False, endpointer.now, line_at=barged_in_at)
+            elif isinstance(event, Paused) and reader is None and recognizer is not None:
+                started = pipeline.clock()
+                self.readings.append((endpointer.segmenter.end, self._read(event.audio, event.at), event.audio))
+                took = pipeline.clock() - started
+                complete_at = event.at + took if ends_early(self.readings[-1][1], self.context) else None
+            elif isinstance(event, Resumed):
+                complete_at, self.cue_due = None, pipeline.cue is not None
+            elif isinstance(event, Ended):
+                ended = event
+                break
+            if reader is not None and endpointer.state is Endpoint.PAUSED and self._complete(endpointer):
+                ended = endpointer.end_early()
+                break
+            if complete_at is not None and endpointer.now >= complete_at - EPSILON:
+                ended = endpointer.end_early()
+                break
+        return self._decide(endpointer, ended or endpointer.ended(), reader, barged_in_at)
+
+    def _decide(
+        self, endpointer: Endpointer, ended: Ended, reader: Ahead | None, barged_in_at: float | None
+    ) -> Hearing:
+        """The reading that stands for the utterance, made if none does yet."""
+        segmenter, readings = endpointer.segmenter, self.readings
+        if reader is not None and ended.audio is not None and (not readings or readings[-1][0] != segmenter.end):
+            waited = reader.wait(segmenter.end)  # the reading started at this pause
+            readings += [(segmenter.end, *waited)] if waited is not None else []
+        stands = bool(readings) and _stands(readings[-1], segmenter.end, ended.audio)
+        speculation = reader.close(decided=stands) if reader is not None else None
+        now, timeline = endpointer.now, endpointer.timeline()
+        self.emit(Stage.FRONT_END, False, now, **self.counts)
+        recognitions: list[Heard] = []
+        if ended.audio is not None:
+            self.emit(Stage.ENDPOINTER, False, now, state=ended.state.value, speech_end=timeline.speech_end)
+            if self.cue_due:  # cut at the longest utterance, or the script ran out
+                self._cue(now)
+            recognitions = [heard for _, heard, _ in readings]
+        if ended.audio is not None and self.pipeline.recognizer is not None:
+            if ended.state is Endpoint.CUT:
+                # Speech that never paused for the longest utterance is babble or the room taken for a voice, or a
+                # player talking on: nothing in it is acted on, and the player is asked again.
+                recognitions.append(Heard(Intent.UNKNOWN, None, "", 0.0))
+            elif not stands:
+                # When nothing was said after the last reading, the utterance is what was read there: reading it
+                # again would only make the player wait.
+                recognitions.append(self._read(ended.audio, now))
+        early = ended.state is Endpoint.ENDED_EARLY and bool(recognitions)
+        if self.pipeline.recognizer is not None:
+            decided: dict[str, object] = {"endpoint": ended.state.value, "early": early}
+            if recognitions:
+                heard = recognitions[-1]
+                decided |= {"intent": heard.intent.value, "value": heard.value, "confidence": heard.confidence}
+            self.emit(Stage.DECISION, False, now, over_our_voice=self.over_our_voice, **decided)
+        self.emit(Stage.SOURCE, False, now)
+        cued_at = self.cued_at if ended.audio is not None else None
+        return Hearing(
+            ended.audio, tuple(recognitions), early, timeline, barged_in_at, cued_at, speculation, tuple(self.events)
+        )
+
+    def _read(self, audio: Audio, at: float) -> Heard:
+        """A reading made here, between frames."""
+        self.emit(Stage.READER, True, at)
+        assert self.pipeline.recognizer is not None
+        heard = self.pipeline.recognizer.recognize(audio, self.context, over_our_voice=self.over_our_voice)
+        self.emit(Stage.READER, False, at, intent=heard.intent.value, decode_ms=heard.decode_ms)
+        return heard
+
+    def _count(self, frame: Frame, program_at: float | None) -> None:
+        """What the front end judged, over the frames our voice may be in: the barge-in filter needs the echo's delay
+        and the coupling before it judges (`bench room` reads these)."""
+        counts = self.counts
+        counts["frames"] += 1
+        if program_at is None:
+            return
+        counts["over_our_voice"] += 1
+        if frame.echo is not None:
+            counts["judged_by_canceller"] += frame.echo.settled
+            counts["judged_by_filter"] += frame.echo.over_echo is not None
+
+    def _cue(self, at: float) -> None:
+        """Plays the heard cue unless the program's own voice still plays."""
+        if self.during is not None and not self.during.done():
+            return
+        assert self.pipeline.cue is not None
+        self.pipeline.cue()
+        self.cued_at, self.cue_due = at, False
+
+    def _read_ahead(self, reader: Ahead, endpointer: Endpointer) -> None:
+        """A reading started at a short pause, readings of an utterance that has gone on thrown away, and a reading
+        made meanwhile taken in."""
+        end = endpointer.segmenter.end
+        if end is not None and endpointer.now > end + EPSILON:
+            if endpointer.state is Endpoint.PAUSED:
+                # The pause's own audio: its decision, to the bit.
+                reader.pause(end, endpointer.utterance, self.context, over_our_voice=self.over_our_voice)
+        else:
+            reader.keep_only(end)
+        if not self.readings or self.readings[-1][0] != end:
+            made = reader.ready(end)
+            if made is not None:
+                self.readings.append((end, *made))
+
+    def _complete(self, endpointer: Endpointer) -> bool:
+        """Whether the utterance so far has been read whole (its audio only gained silence since) and is complete."""
+        readings = self.readings
+        return (
+            bool(readings)
+            and _stands(readings[-1], endpointer.segmenter.end, endpointer.utterance())
+            and ends_early(readings[-1][1], self.context)
+        )
 
 
-def _stands(reading: Reading, speech_end: float | None, now: Audio | None) -> bool:
+def _stands(reading: PauseReading, speech_end: float | None, now: Audio | None) -> bool:
     """Whether a reading stands for the utterance: nothing was said since, and its audio only gained silence."""
     end, _, audio = reading
     return end == speech_end and (now is None or gained_only_silence(audio, now))
@@ -192,17 +321,6 @@ def _stands(reading: Reading, speech_end: float | None, now: Audio | None) -> bo
 def _program_at(during: Playback | None) -> float | None:
     """Where the program is in its own speech, or None when it is silent."""
     return during.position() if during is not None and not during.done() else None
-
-
-def _cued(
-    cue: Callable[[], object], during: Playback | None, at: float, before: float | None
-) -> tuple[float | None, bool]:
-    """Plays the heard cue unless the program's own voice still plays: where the last cue is, and whether one is
-    still due."""
-    if during is not None and not during.done():
-        return before, True
-    cue()
-    return at, False
 
 
 def _stopped_at(during: Playback, endpointer: Endpointer) -> float | None:

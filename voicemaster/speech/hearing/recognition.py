@@ -1,6 +1,6 @@
 """What the recognizers share: audio and a listening context in, what was heard out.
 
-Engines turn audio into a `Transcript`; the intent matcher turns a transcript into `Heard` (the dialogue's own
+Engines turn audio into a `HeardText`; the intent matcher turns a transcript into `Heard` (the dialogue's own
 vocabulary, `voicemaster.dialogue.meaning`). Nothing here imports an engine, so the quizmaster never pulls in numpy
 or vosk.
 """
@@ -15,7 +15,7 @@ from voicemaster.speech.audio import Audio
 
 
 @dataclass(frozen=True)
-class Transcript:
+class HeardText:
     """What an engine heard: its text, and how sure it is (0-1)."""
 
     text: str
@@ -28,8 +28,10 @@ class Recognizer(Protocol):
         that hearing the answer need not; harmless to call again."""
         ...
 
-    def recognize(self, audio: Audio, context: Context) -> Heard:
-        """What `audio` means in `context`; `unknown` when that is not clear."""
+    def recognize(self, audio: Audio, context: Context, *, over_our_voice: bool = False) -> Heard:
+        """What `audio` means in `context`; `unknown` when that is not clear. `over_our_voice`: the utterance began
+        while the quizmaster still spoke (a barge-in), so the echo canceller took its start for double talk and
+        suppressed it: what is read lost words, and only the decoder's own words may decide."""
         ...
 
 

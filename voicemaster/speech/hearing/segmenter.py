@@ -30,7 +30,7 @@ class Endpoint(StrEnum):
     utterance ended without waiting out the whole pause."""
     CUT = "cut"
     """The utterance reached the longest we take and was cut there; its audio is kept, and the player is asked
-    again (`pipeline.listen_and_recognize`)."""
+    again (`pipeline.ListeningPipeline`)."""
     SILENCE = "silence"
     """Nobody spoke before the timeout."""
 

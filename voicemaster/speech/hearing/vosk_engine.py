@@ -7,7 +7,7 @@ lacked "B". So every word is checked first with the model's own lookup (`vosk_mo
 the grammar is built from, whether the model ships graph/words.txt or carries the table inside Gr.fst or HCLG.fst),
 and a phrase with a word the model lacks is left out of the grammar whole and reported by `unhearable`.
 
-What comes back, as a `Transcript`:
+What comes back, as a `HeardText`:
 - text: the recognized words as the model spells them (case may differ from the phrase: "berlin" for "Berlin"),
   separated by single spaces. Speech the grammar cannot cover, and decoys, come out as the word "[unk]" (whatever the
   model calls its unknown word). "" means nothing was recognized: silence, or noise the model ignored.
@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.hearing.recognition import RecognizerUnavailable, Transcript
+from voicemaster.speech.hearing.recognition import HeardText, RecognizerUnavailable
 from voicemaster.speech.signal import RECOGNITION_RATE, resample
 
 UNKNOWN = "[unk]"
@@ -143,7 +143,7 @@ class VoskEngine:
         recognizer.SetWords(True)
         return VoskStream(recognizer, grammar.unknown)
 
-    def transcribe(self, audio: Audio, phrases: Sequence[str], *, decoys: Sequence[str] = ()) -> Transcript:
+    def transcribe(self, audio: Audio, phrases: Sequence[str], *, decoys: Sequence[str] = ()) -> HeardText:
         """What was said in one utterance, constrained to the phrases (see the module's notes on the result).
 
         Decoys are words that may be heard but mean nothing here; they come back as "[unk]". A decoy that is also a
@@ -202,12 +202,12 @@ class VoskStream:
             partial = str(json.loads(self._recognizer.PartialResult()).get("partial", ""))
         return " ".join([*(word for word, _ in self._segments), *map(self._shown, partial.split())])
 
-    def finish(self) -> Transcript:
+    def finish(self) -> HeardText:
         if not self._finished:
             self._finished = True
             self._segments.extend(self._words(self._recognizer.FinalResult()))
         words = self._segments
-        return Transcript(" ".join(word for word, _ in words), min((conf for _, conf in words), default=0.0))
+        return HeardText(" ".join(word for word, _ in words), min((conf for _, conf in words), default=0.0))
 
     def _words(self, result: str) -> list[tuple[str, float]]:
         # Built from the word list rather than "text", so that text and confidence describe the same words.

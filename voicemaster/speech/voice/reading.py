@@ -42,7 +42,7 @@ ORDINAL = "ordinal"
 
 
 @dataclass(frozen=True)
-class Reading:
+class Pronunciation:
     """The words an engine is given for a line in one language."""
 
     language: str
@@ -108,18 +108,18 @@ def _value(numeral: str) -> int:
     return sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
 
 
-def readings(lexicon: Mapping[str, Mapping[str, str]], folder: Path = PHRASES_DIR) -> dict[str, Reading]:
+def readings(lexicon: Mapping[str, Mapping[str, str]], folder: Path = PHRASES_DIR) -> dict[str, Pronunciation]:
     """Each language's reading: its `read.toml`, with `lexicon`'s words for it (the packs' hints, by language)."""
     languages = {path.name for path in folder.iterdir() if (path / "read.toml").is_file()} | set(lexicon)
     return {language: reading(language, lexicon.get(language, {}), folder) for language in sorted(languages)}
 
 
-def reading(language: str, hints: Mapping[str, str], folder: Path = PHRASES_DIR) -> Reading:
+def reading(language: str, hints: Mapping[str, str], folder: Path = PHRASES_DIR) -> Pronunciation:
     """The language's reading, with the packs' `hints` (written: said); the file's `[words]` come first."""
     shipped = _shipped(language, folder)
     ordered = sorted({**dict(hints), **shipped.words}.items(), key=lambda pair: len(pair[0]), reverse=True)
     patterns = tuple((re.compile(rf"(?<!\w){re.escape(word)}(?!\w)"), _literal(said)) for word, said in ordered)
-    return Reading(
+    return Pronunciation(
         language, patterns, shipped.endings, shipped.respell, shipped.kept, shipped.years, shipped.year_words
     )
 

@@ -23,7 +23,7 @@ from voicemaster.config.voice import Voice
 from voicemaster.speakable import check_speakable, unheard
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.voice import kokoro, pico, pyttsx3_engine
-from voicemaster.speech.voice.reading import Reading, readings
+from voicemaster.speech.voice.reading import Pronunciation, readings
 from voicemaster.speech.voice.render_ahead import Priority, RenderQueue
 from voicemaster.speech.voice.synthesis import Espeak, SpeechUnavailable
 
@@ -107,7 +107,7 @@ class Speakers:
 
     voices: Mapping[str, Voice]
     engines: Engines = field(default_factory=Engines)
-    reading: Mapping[str, Reading] = field(default_factory=dict)
+    reading: Mapping[str, Pronunciation] = field(default_factory=dict)
     """How the text of a language is given to its engine (`reading.py`); a language without one is given the text
     as it is (the simulated players' words)."""
 

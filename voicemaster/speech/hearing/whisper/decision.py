@@ -16,8 +16,8 @@ Where the free reading's words name nothing, its letters still testify:
   A-D: as near A as D) needs `Margins.undecided`.
 - A phrase of many more syllables than the free reading ("Wolfgang Amadeus Mozart" for a two-syllable "Mozart") is
   not what was said.
-- Said over the quizmaster's voice (`Context.over_our_voice`), the audio lost what the echo canceller suppressed, and
-  the scores pick a phrase from what is left ("Antwort B" read "und zu machen." and scored as the option Zwiebeln):
+- Said over the quizmaster's voice (`over_our_voice`, a barge-in), the audio lost what the echo canceller suppressed,
+  and the scores pick a phrase from what is left ("Antwort B" read "und zu machen." and scored as the option Zwiebeln):
   there, as over other people's talk, only the decoder's own words decide.
 
 The margins are set from measured data: `voicemaster bench asr` prints the curve they were chosen from.
@@ -67,7 +67,7 @@ LONGER_SLACK = 4
 """Letters a free reading may have beyond `Margins.longer` times the phrase's: "Ja, genau." for "ja genau"."""
 
 MARGINS = Margins(meaning=1.0, free=6.0)
-"""The margins of full-band audio, set on `bench asr`'s curves (docs/benchmarks.md)."""
+"""The margins of full-band audio, set on `bench asr`'s curves (docs/decisions/006-decision-margins.md)."""
 
 NARROWBAND = {"fr": Margins(meaning=4.0, free=4.0, doubted=5.0, undecided=5.0)}
 """The margins on telephone-band audio (`speech.hearing.band`), by language, where `MARGINS` take wrong meanings:
@@ -131,7 +131,7 @@ class Evidence:
     crowded: bool = False
     """Whether it was said over other people's talk (`speech.hearing.crowd`): only the decoder's words decide."""
     over_our_voice: bool = False
-    """Whether it began over the quizmaster's voice (`Context.over_our_voice`): only the decoder's words decide."""
+    """Whether it began over the quizmaster's voice (a barge-in): only the decoder's words decide."""
 
     @property
     def meaning_margin(self) -> float:

@@ -25,7 +25,7 @@ from voicemaster.speech.hearing.phrases import grammar, load
 from voicemaster.speech.hearing.recognition import RecognizerUnavailable
 from voicemaster.speech.hearing.whisper.decision import spelled_from
 from voicemaster.speech.hearing.whisper.model import Array, Whisper
-from voicemaster.speech.hearing.whisper.strategies import Listened, Strategy, Tuning, budget_for, strategy_for, trie
+from voicemaster.speech.hearing.whisper.strategies import Encoded, Strategy, Tuning, budget_for, strategy_for, trie
 from voicemaster.speech.hearing.whisper.tokens import Tokens, complete_tokenizer
 from voicemaster.speech.signal import RECOGNITION_RATE, resample, to_float
 
@@ -59,23 +59,25 @@ class WhisperRecognizer:
         trie(self.tokens(context.language), choices)
         spelled_from(Normalized(""), choices, phrases)
 
-    def recognize(self, audio: Audio, context: Context) -> Heard:
-        return self.recognize_with(strategy_for(context), audio, context)
+    def recognize(self, audio: Audio, context: Context, *, over_our_voice: bool = False) -> Heard:
+        return self.recognize_with(strategy_for(context), audio, context, over_our_voice=over_our_voice)
 
-    def recognize_with(self, strategy: Strategy, audio: Audio, context: Context) -> Heard:
+    def recognize_with(
+        self, strategy: Strategy, audio: Audio, context: Context, *, over_our_voice: bool = False
+    ) -> Heard:
         """`audio` heard by the encoder, then by `strategy`; timed whole."""
         started = time.perf_counter()
         with cores.deciding():
-            heard = strategy.hear(self.listen(audio, context.language), context)
+            heard = strategy.hear(self.listen(audio, context.language, over_our_voice=over_our_voice), context)
         elapsed = round((time.perf_counter() - started) * 1000, 1)
         return Heard(heard.intent, heard.value, heard.text, heard.confidence, elapsed)
 
-    def listen(self, audio: Audio, language: str) -> Listened:
-        """The utterance through the encoder, ready for a strategy to decode."""
+    def listen(self, audio: Audio, language: str, *, over_our_voice: bool = False) -> Encoded:
+        """The utterance through the encoder, ready for a strategy to decode, with how it was heard."""
         samples = to_float(resample(audio, RECOGNITION_RATE))
         keys = self.model.listen(self.model.encode(self.features(samples)))
         budget = budget_for(len(samples) / RECOGNITION_RATE)
-        return Listened(
+        return Encoded(
             self.model,
             keys,
             self.tokens(language),
@@ -84,6 +86,7 @@ class WhisperRecognizer:
             self.tuning,
             narrowband(samples),
             crowded(samples),
+            over_our_voice,
         )
 
     def tokens(self, language: str) -> Tokens:

@@ -3,14 +3,14 @@
 - `ByGrammar` (an answer, "final answer?", a name among the players'): every phrase of the context scored against the
   audio, with the decoder's own free reading beside them; the decision weighs the scores (`decision.py`). In the
   confirm context a placement read back may be corrected: the free reading's words say so.
-- `Placement` (the money drop's placements): open-ended, so the words decide: the free reading first, as it owes
+- `ByPlacement` (the money drop's placements): open-ended, so the words decide: the free reading first, as it owes
   nothing to a prompt, then a reading prompted with examples of placements (where it would not only echo them); the
   quizmaster says it back before it counts. The context also holds yes, no and commands: when the words are no
   placement, the grammar decides those.
 - `NewName` (a new player introduces themselves): the decoder reads freely, prompted with the context's examples,
   and the text matcher finds the name; it is said back first.
 
-A bench composes its variants from these parts (`Listened`, `ByGrammar.evidence`, `decide`), the game uses
+A bench composes its variants from these parts (`Encoded`, `ByGrammar.evidence`, `decide`), the game uses
 `strategy_for`.
 """
 
@@ -53,14 +53,15 @@ class Tuning:
     """A prefix this far (natural log) below the best whole phrase is dropped. A phrase's score only falls as it
     grows, so what is dropped ends more than this below the best: wider than every meaning margin the decision uses
     (at most 5.0: `Margins.doubted`, and `undecided` on telephone audio) and every point of `bench asr`'s curves, so
-    that the decision is the one a search of every phrase would make (A/B in docs/benchmarks.md)."""
+    that the decision is the one a search of every phrase would make (A/B:
+    docs/decisions/008-search-prune-and-beam.md)."""
     beam: int = 24
     """At most this many prefixes are extended per token, whatever the audio. Narrower changes decisions on the
-    real recordings (A/B in docs/benchmarks.md)."""
+    real recordings (A/B in docs/decisions/008-search-prune-and-beam.md)."""
 
 
 @dataclass(frozen=True)
-class Listened:
+class Encoded:
     """One utterance as the decoder sees it (the encoder has run), with the language's words and tokens."""
 
     model: Whisper
@@ -74,6 +75,8 @@ class Listened:
     """Whether the utterance came through a telephone's band (`speech.hearing.band`)."""
     crowded: bool = False
     """Whether it was said over other people's talk (`speech.hearing.crowd`)."""
+    over_our_voice: bool = False
+    """Whether it began over the quizmaster's voice (`Recognizer.recognize`)."""
 
     def reading(self, prompt: str | None = None, *, beam: int = 2) -> Reading:
         """The decoder's own reading, after `prompt` as its previous text if given; normalized here, where it comes
@@ -107,7 +110,7 @@ class Listened:
 
 
 class Strategy(Protocol):
-    def hear(self, listened: Listened, context: Context) -> Heard: ...
+    def hear(self, listened: Encoded, context: Context) -> Heard: ...
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,7 @@ class ByGrammar:
     prompt: Callable[[Context, HearPhrases], str | None] = lambda context, phrases: examples_of(context, phrases)
     """The decoder's previous text for the second score of each phrase; None: one score, after no text."""
 
-    def evidence(self, listened: Listened, context: Context) -> tuple[Evidence, Reading]:
+    def evidence(self, listened: Encoded, context: Context) -> tuple[Evidence, Reading]:
         """What the scores say, and the free reading (normalized here, where it comes in)."""
         choices = grammar(context, listened.phrases)
         scores = listened.score(choices, self.prompt(context, listened.phrases))
@@ -136,11 +139,11 @@ class ByGrammar:
             hear=listened.phrases,
             narrowband=listened.narrowband,
             crowded=listened.crowded,
-            over_our_voice=context.over_our_voice,
+            over_our_voice=listened.over_our_voice,
         )
         return found, reading
 
-    def hear(self, listened: Listened, context: Context) -> Heard:
+    def hear(self, listened: Encoded, context: Context) -> Heard:
         evidence, reading = self.evidence(listened, context)
         # In the confirm context, a placement read back may be corrected.
         placed = placed_by(reading, listened.phrases) if context.name is ContextName.CONFIRM else None
@@ -148,13 +151,13 @@ class ByGrammar:
 
 
 @dataclass(frozen=True)
-class Placement:
+class ByPlacement:
     """A money placement by its words, read freely and then prompted (not where the prompt is only echoed:
     `guessing_echoes`); yes, no and commands by the grammar."""
 
     grammar: ByGrammar = ByGrammar()
 
-    def hear(self, listened: Listened, context: Context) -> Heard:
+    def hear(self, listened: Encoded, context: Context) -> Heard:
         evidence, reading = self.grammar.evidence(listened, context)
         placed = placed_by(reading, listened.phrases)
         if placed is None and not guessing_echoes(listened):
@@ -162,7 +165,7 @@ class Placement:
         return placed or decided(evidence, reading, listened, context)
 
 
-def guessing_echoes(listened: Listened) -> bool:
+def guessing_echoes(listened: Encoded) -> bool:
     """Whether a reading prompted with examples would only echo them: on telephone-band audio in a language Whisper
     base hears badly there (`decision.NARROWBAND`), where the prompt's own placements came back with a letter
     changed and the free reading placed none of those wrongly."""
@@ -176,7 +179,7 @@ class NewName:
     reading finds it too: faint sound or other people's talk is read as the prompt's words ("Je m'appelle Anna."),
     while a player called Anna is Anna after either prompt."""
 
-    def hear(self, listened: Listened, context: Context) -> Heard:
+    def hear(self, listened: Encoded, context: Context) -> Heard:
         phrases = listened.phrases
         prompt = phrases.expect[context.name]
         reading = listened.reading(prompt)
@@ -197,7 +200,7 @@ def echoes(name: str | None, prompt: str) -> bool:
 def strategy_for(context: Context, by_grammar: ByGrammar = ByGrammar()) -> Strategy:
     """How to hear in this context, with `by_grammar` wherever the grammar decides."""
     if context.name is ContextName.NUMBER:
-        return Placement(by_grammar)
+        return ByPlacement(by_grammar)
     if context.name is ContextName.NAME and not context.names:
         return NewName()
     return by_grammar
@@ -219,7 +222,7 @@ def placed_by(reading: Reading, phrases: HearPhrases) -> Heard | None:
     return None if placement is None else Heard(Intent.PLACEMENT, placement, reading.text, 1.0)
 
 
-def decided(evidence: Evidence, reading: Reading, listened: Listened, context: Context) -> Heard:
+def decided(evidence: Evidence, reading: Reading, listened: Encoded, context: Context) -> Heard:
     """What the grammar's scores decide, with what the free reading's words mean beside them."""
     margins = margins_for(context.language, evidence.narrowband, listened.tuning.margins)
     return decide(evidence, meaning_of(reading, context, listened.phrases), reading.text, margins)

@@ -16,7 +16,7 @@ from voicemaster.dialogue.turns import Listen, Observation, Say, Silence
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import Playback
 from voicemaster.speech.hearing.ahead import Speculation
-from voicemaster.speech.hearing.pipeline import Hearing
+from voicemaster.speech.hearing.pipeline import Hearing, StageEvent
 from voicemaster.speech.voice.earcons import HEARD, earcon
 
 CUE_RATE = 22_050
@@ -44,12 +44,22 @@ class Listened:
     """What reading ahead did, where the ear reads ahead (a live microphone)."""
     cued_at: float | None = None
     """Seconds of audio since listening began where the heard cue was last played; None when none was."""
+    stages: tuple[StageEvent, ...] = ()
+    """How the listening pipeline went, stage by stage (`speech.hearing.pipeline`): written to the game's log."""
 
     @classmethod
     def from_hearing(cls, hearing: Hearing, *, stalled: bool = False) -> Listened:
         heard = hearing.heard
         observation = Silence() if heard is None else heard
-        return cls(observation, hearing.barged_in_at, hearing.early, stalled, hearing.speculation, hearing.cued_at)
+        return cls(
+            observation,
+            hearing.barged_in_at,
+            hearing.early,
+            stalled,
+            hearing.speculation,
+            hearing.cued_at,
+            hearing.events,
+        )
 
 
 class Ear(Protocol):
