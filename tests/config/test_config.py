@@ -71,6 +71,13 @@ def test_a_users_file_overrides_the_defaults(tmp_path: Path) -> None:
         ('[speech.de]\nname = "de\\u0000x"\n', "speech.de.name", "no control character"),
         ("[game]\nplayers = ['" + "A" * 5000 + "']\n", "game.players[0]", "at most 100 characters"),
         ("[game\n", "(file)", "not valid TOML"),
+        # Barge-in's numbers, changed for a room or by a bench: each in its range, a number, no table left over.
+        ("[barge_in]\nplayer_share = 1.5\n", "barge_in.player_share", "between 0 and 1, not 1.5"),
+        ("[barge_in]\nresidual_seconds = -1\n", "barge_in.residual_seconds", "between 0 and 5"),
+        ("[barge_in]\nresidual_seconds = 'soon'\n", "barge_in.residual_seconds", "expected a number"),
+        ("[barge_in]\nfloor_margin_db = nan\n", "barge_in.floor_margin_db", "expected a number"),
+        ("[barge_in]\nfloor_margin_db = inf\n", "barge_in.floor_margin_db", "expected a number"),
+        ("[barge_in]\nloudness = 3\n", "barge_in.loudness", "unknown key"),
     ],
 )
 def test_mistakes_name_the_file_the_key_and_what_was_expected(
@@ -81,6 +88,14 @@ def test_mistakes_name_the_file_the_key_and_what_was_expected(
         load_settings([DEFAULTS, mine])
     message = str(raised.value)
     assert str(mine) in message and key in message and expected in message
+
+
+def test_barge_in_can_be_changed_for_a_room_and_the_rest_stays_as_shipped(tmp_path: Path) -> None:
+    mine = user_file(tmp_path, "[barge_in]\nresidual_seconds = 0.25\nfloor_margin_db = 10\n")
+    barge_in = load_settings([DEFAULTS, mine]).barge_in
+    shipped = load_settings([DEFAULTS]).barge_in
+    assert (barge_in.residual_seconds, barge_in.floor_margin_db) == (0.25, 10.0)
+    assert barge_in.player_share == shipped.player_share and barge_in.filter == shipped.filter
 
 
 def test_a_missing_file_is_named(tmp_path: Path) -> None:

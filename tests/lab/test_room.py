@@ -12,16 +12,30 @@ import subprocess
 import tempfile
 import time
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from tests.fakes import UnderstandsNothing
 from voicemaster.cli import app as cli
+from voicemaster.config.settings import default_paths, load_settings
+from voicemaster.config.voice import DEFAULT_VOICES
+from voicemaster.dialogue.meaning import Context, ContextName
+from voicemaster.dialogue.turns import Effect, Listen, Observation, Say
+from voicemaster.host.lines import load as load_lines
+from voicemaster.play.ear import Listened
+from voicemaster.play.runner import Runner, Transcript, drive
+from voicemaster.play.stage import Stage
 from voicemaster.speech.audio import Audio
+from voicemaster.speech.devices.files import FileSink
+from voicemaster.speech.devices.interfaces import Playback
+from voicemaster.speech.hearing.pipeline import ListeningPipeline
 from voicemaster.speech.signal import RECOGNITION_RATE
+from voicemaster.speech.voice.speakers import Speakers
 from voicemaster_lab.corpora import rooms
 from voicemaster_lab.harness import room as acoustics
 from voicemaster_lab.harness.mixer import BLOCK, COUNT, BlockConvolver, Mixer, Recorded, Scene, written_before
@@ -187,6 +201,62 @@ def test_the_game_hears_through_the_front_end_asked_for_whatever_the_settings_fi
     assert later["speech"]["echo_cancel"] and later["speech"]["en"] == {"rate": 150}
     residual = tomllib.loads(room.with_front_end("", room.FRONT_ENDS["webrtc-aec-residual"]))
     assert residual["speech"]["echo_cancel"] and not residual["speech"]["barge_in_filter"]
+
+
+def test_a_barge_in_setting_reaches_the_game_through_its_settings_file(tmp_path: Path) -> None:
+    own = "[barge_in]\nplayer_share = 0.4\nresidual_seconds = 0.1\n"
+    text = room.with_key(
+        room.with_front_end(own, room.FRONT_ENDS["webrtc-aec"]), "barge_in", "residual_seconds", "0.25"
+    )
+    assert tomllib.loads(text)["barge_in"] == {"residual_seconds": 0.25, "player_share": 0.4}
+    written = tmp_path / "config.toml"
+    written.write_text(text, encoding="utf-8")
+    barge_in = load_settings([*default_paths()[:1], written]).barge_in
+    assert (barge_in.residual_seconds, barge_in.player_share) == (0.25, 0.4)
+
+
+class _LoudIsSpeech:
+    def probability(self, frame: bytes) -> float:
+        return float(np.abs(np.frombuffer(frame, dtype="<i2")).max() > 1000)
+
+    def reset(self) -> None:
+        pass
+
+
+@dataclass
+class _StageEar:
+    """A player on the demo's stage who answers over the prompt, heard through the game's pipeline."""
+
+    stage: Stage
+    pipeline: ListeningPipeline
+
+    def listen(self, listen: Listen, said: Say | None, speaking: Playback | None) -> Listened:
+        del said
+        tone = (12000 * np.sin(np.arange(RATE) * 2 * np.pi * 220 / RATE)).astype("<i2").tobytes()
+        self.stage.speak(Audio(tone, RATE), over=0.3 if speaking is not None else None, quiet_seconds=0.0)
+        hearing = self.pipeline.listen(listen.context, listen.timeout_seconds, speaking)
+        self.stage.settle()
+        return Listened.from_hearing(hearing)
+
+
+def test_the_bench_reads_how_each_listening_ended_from_the_games_own_log(tmp_path: Path) -> None:
+    """No wrapper around the game: its runner writes each listening's stages to the log `play --log` writes."""
+    stage = Stage(FileSink(rate=RATE))
+    ear = _StageEar(stage, ListeningPipeline(stage, UnderstandsNothing(), _LoudIsSpeech(), clock=stage.now))
+    log = tmp_path / "game.jsonl"
+
+    def asked() -> Generator[Effect, Observation | None, None]:
+        yield Say("your_answer", {"player": "Anna"}, leads_to_listening=True)
+        yield Listen(Context(ContextName.ANSWER, "de", ("Wien", "Graz")), "Anna", 3.0)
+        yield Listen(Context(ContextName.CONFIRM, "de"), "Anna", 3.0)
+
+    with log.open("w", encoding="utf-8") as out:
+        runner = Runner(load_lines("de"), Speakers(DEFAULT_VOICES), stage, stage, ear, Transcript(out))
+        drive(asked(), runner.perform)
+    first, second = room.listenings_in(log)
+    assert first["state"] == second["state"] == "ended"
+    assert isinstance(first["sounding"], int) and first["sounding"] > 0  # heard over the prompt it cut
+    assert second["sounding"] == 0 and first["judged"] == second["judged"] == 0  # no front end on the stage
 
 
 @pytest.fixture

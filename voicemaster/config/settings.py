@@ -31,7 +31,7 @@ from voicemaster.rules import (
 from voicemaster.rules.errors import InvalidSetup
 from voicemaster.rules.moneydrop import MoneyDropSettings
 from voicemaster.speakable import speech_problem
-from voicemaster.speech.barge_in.settings import BargeInSettings
+from voicemaster.speech.barge_in.settings import BargeInSettingError, BargeInSettings
 
 CONFIG_ENVIRONMENT = "VOICEMASTER_CONFIG_DIR"
 
@@ -183,8 +183,8 @@ def _check(path: Path, data: dict[str, Any], known_ladders: set[str]) -> None:
         raise ConfigError(path, where, error.problem) from None
     except InvalidSetup as error:
         raise ConfigError(path, "(settings)", str(error)) from None
-    except ValueError as error:  # a dataclass's own check: the barge-in numbers
-        raise ConfigError(path, "barge_in", str(error)) from None
+    except BargeInSettingError as error:
+        raise ConfigError(path, f"barge_in.{error.name}", error.problem) from None
     game, keys = settings.game, data.get("game", {})
     choices = {
         "language": (game.language, LANGUAGES),

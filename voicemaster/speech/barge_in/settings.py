@@ -92,12 +92,32 @@ class BargeInSettings:
     filter: FilterSettings = field(default_factory=FilterSettings)
 
     def __post_init__(self) -> None:
-        seconds = (self.echo_tail_seconds, self.settle_seconds, self.filter_seconds, self.residual_seconds)
-        if min(*seconds, self.syllable_seconds, self.played_out_seconds) < 0:
-            raise ValueError("barge-in durations must be 0 or more")
-        if not (0 <= self.player_share <= 1 and 0 <= self.player_residual <= 1):
-            raise ValueError("the player's share and residual must lie between 0 and 1")
-        if self.echo_coupling < 0 or self.level_margin < 1:
-            raise ValueError("echo coupling must be 0 or more, the barge-in margin 1 or more")
-        if self.floor_margin_db < 0:
-            raise ValueError("the margin over the room's floor must be 0 dB or more")
+        for name, (low, high) in RANGES.items():
+            value = getattr(self, name)
+            if not low <= value <= high:
+                raise BargeInSettingError(name, f"must lie between {low:g} and {high:g}, not {value:g}")
+
+
+class BargeInSettingError(ValueError):
+    """A barge-in number out of its range; `name` is the setting's."""
+
+    def __init__(self, name: str, problem: str) -> None:
+        super().__init__(f"{name} {problem}")
+        self.name = name
+        self.problem = problem
+
+
+RANGES = {
+    "echo_tail_seconds": (0.0, 5.0),
+    "settle_seconds": (0.0, 30.0),
+    "player_share": (0.0, 1.0),
+    "filter_seconds": (0.0, 5.0),
+    "player_residual": (0.0, 1.0),
+    "residual_seconds": (0.0, 5.0),
+    "echo_coupling": (0.0, 100.0),
+    "level_margin": (1.0, 100.0),
+    "syllable_seconds": (0.0, 5.0),
+    "floor_margin_db": (0.0, 60.0),
+    "played_out_seconds": (0.0, 5.0),
+}
+"""What each number may be: beyond these a setting makes no sense (a share over 1, a run of minutes)."""

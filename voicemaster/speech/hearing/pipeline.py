@@ -154,6 +154,8 @@ class _Listening:
         self.pipeline, self.context, self.during = pipeline, context, during
         self.over_our_voice = False
         """The utterance began while our line played (a barge-in): it is read as such."""
+        self.line_heard: bool | None = None
+        """Whether the barge-in stage runs (our line plays while listening); True until it has ended."""
         self.events: list[StageEvent] = []
         self.readings: list[PauseReading] = []
         self.cued_at: float | None = None
@@ -185,6 +187,9 @@ class _Listening:
         reader = Ahead(recognizer) if pipeline.ahead and recognizer is not None else None
         for frame in pipeline.source.frames(during, before=settings.pre_roll_seconds):
             program_at = _program_at(during)
+            if program_at is not None and self.line_heard is None:  # barge-in listens while our line plays
+                self.line_heard = True
+                self.emit(Stage.BARGE_IN, True, endpointer.now)
             self._count(frame, program_at)
             began = endpointer.state is Endpoint.WAITING
             event = endpointer.push(frame, program_at)
@@ -195,12 +200,10 @@ class _Listening:
             if reader is not None and endpointer.state in (Endpoint.SPEAKING, Endpoint.PAUSED):
                 self._read_ahead(reader, endpointer)
             if isinstance(event, BargedIn):
-                if not self.over_our_voice:
-                    self.emit(Stage.BARGE_IN, True, endpointer.now)
                 self.over_our_voice = True  # what it is read as from here on
                 if during is not None and not during.done():
                     barged_in_at = _stopped_at(during, endpointer)
-                    self.emit(Stage.BARGE_IN, False, endpointer.now, line_at=barged_in_at)
+                    self._line_ended(endpointer.now, barged_in_at)
             elif isinstance(event, Paused) and reader is None and recognizer is not None:
                 started = pipeline.clock()
                 self.readings.append((endpointer.segmenter.end, self._read(event.audio, event.at), event.audio))
@@ -230,6 +233,7 @@ class _Listening:
         stands = bool(readings) and _stands(readings[-1], segmenter.end, ended.audio)
         speculation = reader.close(decided=stands) if reader is not None else None
         now, timeline = endpointer.now, endpointer.timeline()
+        self._line_ended(now, None)
         self.emit(Stage.FRONT_END, False, now, **self.counts)
         recognitions: list[Heard] = []
         if ended.audio is not None:
@@ -258,6 +262,12 @@ class _Listening:
         return Hearing(
             ended.audio, tuple(recognitions), early, timeline, barged_in_at, cued_at, speculation, tuple(self.events)
         )
+
+    def _line_ended(self, at: float, line_at: float | None) -> None:
+        """The barge-in stage's end: our line stopped `line_at` seconds in for the player, or played out (None)."""
+        if self.line_heard:
+            self.line_heard = False
+            self.emit(Stage.BARGE_IN, False, at, line_at=line_at)
 
     def _read(self, audio: Audio, at: float) -> Heard:
         """A reading made here, between frames."""
