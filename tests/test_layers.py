@@ -39,16 +39,16 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "voicemaster.speech.cores",
         "voicemaster.speech.signal",
         "voicemaster.speech.sound_file",
-        # What travels down the listening path (a frame and what the front end judged of it), barge-in's numbers, and
-        # the acoustic front end: frames and their reference in, judged frames out; the devices feed it.
+        # What travels down the listening path (a frame and what the front end judged of it), barge-in (its numbers
+        # and its stage), and the acoustic front end: frames and their reference in, judged frames out; the devices
+        # feed it.
         "voicemaster.speech.frame",
-        "voicemaster.speech.barge_in.settings",
+        "voicemaster.speech.barge_in",
         "voicemaster.speech.frontend",
     ),
     ("voicemaster.speech.devices",),
-    # Hearing (barge-in's stage among its stages) and the voice use the devices and the models; neither needs the
-    # other.
-    ("voicemaster.speech.hearing", "voicemaster.speech.barge_in", "voicemaster.speech.voice"),
+    # Hearing and the voice use the devices and the models; neither needs the other.
+    ("voicemaster.speech.hearing", "voicemaster.speech.voice"),
     # The settings schema names voices and rules.
     ("voicemaster.config.settings", "voicemaster.config"),
     # The quizmaster's dialogue: pure, fed what was heard.
@@ -66,10 +66,7 @@ LAB_LAYERS: tuple[tuple[str, ...], ...] = (
     ("voicemaster_lab.timing",),
     ("voicemaster_lab.cli",),
 )
-SIBLINGS_APART = {
-    ("voicemaster.speech.hearing", "voicemaster.speech.voice"),
-    ("voicemaster.speech.barge_in", "voicemaster.speech.voice"),
-}
+SIBLINGS_APART = {("voicemaster.speech.hearing", "voicemaster.speech.voice")}
 NOT_YET: set[str] = set()
 """Arrows that still run up, each to be removed by the work named; none may be added."""
 
@@ -178,3 +175,62 @@ def test_a_patch_of_the_product_is_seen(tmp_path: Path) -> None:
     patched = tmp_path / "bench.py"
     patched.write_text("from voicemaster.play import live\nlive.open_ear = print\nsetattr(live, 'x', 1)\n")
     assert _patches(patched) == ["bench.py:2 assigns live.open_ear", "bench.py:3 setattr on live"]
+
+
+def _circles(edges: set[tuple[str, str]]) -> list[list[str]]:
+    """The groups of nodes that reach each other (strongly connected, more than one node)."""
+    graph: dict[str, set[str]] = {}
+    for start, end in edges:
+        if start != end:
+            graph.setdefault(start, set()).add(end)
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        for after in sorted(graph.get(node, ())):
+            if after not in order:
+                visit(after)
+                low[node] = min(low[node], low[after])
+            elif after in stack:
+                low[node] = min(low[node], order[after])
+        if low[node] == order[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in order:
+            visit(node)
+    return found
+
+
+def _speech_part(module: str) -> str | None:
+    """The part of speech/ a module belongs to (`voicemaster.speech.hearing` for the whisper engine too); None
+    outside its folders."""
+    parts = module.split(".")
+    folder = ".".join(parts[:3])
+    is_folder = len(parts) >= 3 and parts[1] == "speech" and (PACKAGE.parent / folder.replace(".", "/")).is_dir()
+    return folder if is_folder else None
+
+
+def test_no_circle_between_modules_nor_between_the_parts_of_speech() -> None:
+    """A module's imports never lead back to it, nor those of one part of speech/ (devices, front end, barge-in,
+    hearing, voice) to that part: each can be read knowing only what it imports. (Elsewhere a folder's modules may
+    sit on different layers, as `config/` does, and the layer map orders them one by one.)"""
+    arrows = set(_arrows())
+    assert _circles(arrows) == []
+    parts = {(_speech_part(a), _speech_part(b)) for a, b in arrows}
+    assert _circles({(a, b) for a, b in parts if a is not None and b is not None}) == []
+
+
+def test_a_circle_is_found() -> None:
+    assert _circles({("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")}) == [["a", "b", "c"]]

@@ -25,8 +25,8 @@ import numpy.typing as npt
 from voicemaster.play.paced import Paced
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSink
-from voicemaster.speech.devices.interfaces import FRAME_BYTES, AudioOut, Playback
-from voicemaster.speech.frame import Frame
+from voicemaster.speech.devices.interfaces import AudioOut, Playback
+from voicemaster.speech.frame import FRAME_BYTES, Frame
 from voicemaster.speech.frontend import FrontEnd
 from voicemaster.speech.signal import RECOGNITION_RATE, resample
 

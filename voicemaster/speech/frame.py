@@ -10,6 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from voicemaster.speech.signal import RECOGNITION_RATE
+
+FRAME_SAMPLES = 512
+"""One frame: 32 ms at 16 kHz, the window the voice-activity model (Silero) is trained on."""
+FRAME_BYTES = 2 * FRAME_SAMPLES
+FRAME_SECONDS = FRAME_SAMPLES / RECOGNITION_RATE
 EPSILON = 1e-9
 """Durations are sums of float frame lengths: 0.7 s must end after 0.1 s seven times, not an eighth."""
 

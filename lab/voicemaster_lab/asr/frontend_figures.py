@@ -26,8 +26,7 @@ import numpy as np
 from voicemaster.config.files import LANGUAGES
 from voicemaster.dialogue.meaning import Context, Intent
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SECONDS
-from voicemaster.speech.frame import Frame, OverEcho
+from voicemaster.speech.frame import FRAME_BYTES, FRAME_SECONDS, Frame, OverEcho
 from voicemaster.speech.frontend import FrontEnd, FrontEndUnavailable
 from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
 from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, ListeningPipeline, Stage

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices.interfaces import FRAME_BYTES
+from voicemaster.speech.frame import FRAME_BYTES
 from voicemaster.speech.frontend import FrontEnd, FrontEndUnavailable, Passthrough
 from voicemaster.speech.frontend.chunked import CHUNK_SAMPLES, Chunked, Samples
 from voicemaster.speech.frontend.webrtc import WebRtc

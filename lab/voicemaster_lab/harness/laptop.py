@@ -12,8 +12,8 @@ import numpy as np
 
 from voicemaster.play.stage import StagePlayback
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices.interfaces import FRAME_BYTES, Playback
-from voicemaster.speech.frame import Frame
+from voicemaster.speech.devices.interfaces import Playback
+from voicemaster.speech.frame import FRAME_BYTES, Frame
 from voicemaster.speech.frontend import FrontEnd
 from voicemaster.speech.signal import RECOGNITION_RATE, from_float, resample, to_float
 from voicemaster_lab.corpora import echo

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from voicemaster.dialogue.meaning import Context, ContextName
 from voicemaster.play.stage import StagePlayback
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices.interfaces import FRAME_SECONDS, Playback
-from voicemaster.speech.frame import Frame
+from voicemaster.speech.devices.interfaces import Playback
+from voicemaster.speech.frame import FRAME_SECONDS, Frame
 from voicemaster.speech.hearing.pipeline import Hearing, Stage
 
 ANSWER = Context(ContextName.ANSWER, "de")

@@ -27,8 +27,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices.interfaces import FRAME_BYTES
-from voicemaster.speech.frame import EchoJudgement, Frame, OverEcho
+from voicemaster.speech.frame import FRAME_BYTES, EchoJudgement, Frame, OverEcho
 from voicemaster.speech.frontend.room_level import RoomLevel
 from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
 from voicemaster.speech.hearing.pipeline import ListeningPipeline, Stage

@@ -30,7 +30,7 @@ import numpy as np
 from voicemaster.dialogue.meaning import Context, ContextName, Intent
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSource
-from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SECONDS
+from voicemaster.speech.frame import FRAME_BYTES, FRAME_SECONDS
 from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
 from voicemaster.speech.hearing.pipeline import ListeningPipeline
 from voicemaster.speech.hearing.recognition import Recognizer

@@ -12,8 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices.interfaces import FRAME_SAMPLES
-from voicemaster.speech.frame import OverEcho
+from voicemaster.speech.frame import FRAME_SAMPLES, OverEcho
 from voicemaster.speech.frontend.barge_in_filter import BargeInFilter
 from voicemaster.speech.frontend.chunked import Samples
 from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS

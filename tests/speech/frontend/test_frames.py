@@ -12,7 +12,7 @@ import pytest
 from voicemaster.config.files import ConfigError
 from voicemaster.config.settings import load_settings
 from voicemaster.paths import DEFAULT_CONFIG
-from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SAMPLES
+from voicemaster.speech.frame import FRAME_BYTES, FRAME_SAMPLES
 from voicemaster.speech.frontend import (
     CHUNK_SAMPLES,
     Passthrough,

@@ -13,7 +13,7 @@ from tests.speech.conftest import matches
 from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSource
-from voicemaster.speech.devices.interfaces import FRAME_SECONDS
+from voicemaster.speech.frame import FRAME_SECONDS
 from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
 from voicemaster.speech.hearing.endpointer import Timeline
 from voicemaster.speech.hearing.pipeline import Hearing, ListeningPipeline

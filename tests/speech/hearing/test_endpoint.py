@@ -13,8 +13,7 @@ import pytest
 from tests.speech.conftest import matches
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.barge_in.settings import BargeInSettings
-from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SECONDS
-from voicemaster.speech.frame import EchoJudgement, Frame, OverEcho
+from voicemaster.speech.frame import FRAME_BYTES, FRAME_SECONDS, EchoJudgement, Frame, OverEcho
 from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
 from voicemaster.speech.hearing.endpointer import BargedIn, Ended, Endpointer, Event
 from voicemaster.speech.hearing.segmenter import Endpoint, Segmenter

@@ -7,9 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SAMPLES, FRAME_SECONDS
 from voicemaster.speech.devices.microphone import Microphone
-from voicemaster.speech.frame import Frame
+from voicemaster.speech.frame import FRAME_BYTES, FRAME_SAMPLES, FRAME_SECONDS, Frame
 from voicemaster.speech.frontend.played import PlayedSound
 from voicemaster.speech.frontend.room_level import RoomLevel
 from voicemaster.speech.hearing.endpoint_settings import EndpointSettings

@@ -17,8 +17,7 @@ import numpy as np
 
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.barge_in.settings import BargeInSettings
-from voicemaster.speech.devices.interfaces import FRAME_SECONDS
-from voicemaster.speech.frame import EPSILON, Frame
+from voicemaster.speech.frame import EPSILON, FRAME_SECONDS, Frame
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices.interfaces import FRAME_BYTES, Playback
-from voicemaster.speech.frame import Frame
+from voicemaster.speech.devices.interfaces import Playback
+from voicemaster.speech.frame import FRAME_BYTES, Frame
 from voicemaster.speech.signal import RECOGNITION_RATE, resample
 
 

@@ -20,12 +20,6 @@ from typing import Protocol
 
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.frame import Frame
-from voicemaster.speech.signal import RECOGNITION_RATE
-
-FRAME_SAMPLES = 512
-"""One frame: 32 ms at 16 kHz, the window the voice-activity model (Silero) is trained on."""
-FRAME_BYTES = 2 * FRAME_SAMPLES
-FRAME_SECONDS = FRAME_SAMPLES / RECOGNITION_RATE
 
 STALL_SECONDS = 1.0
 """A running stream that delivers or takes no audio for this long has lost its device."""

@@ -29,17 +29,9 @@ from types import TracebackType
 from typing import Any, Self
 
 from voicemaster.speech.barge_in.settings import BargeInSettings
-from voicemaster.speech.devices.interfaces import (
-    FRAME_BYTES,
-    FRAME_SAMPLES,
-    FRAME_SECONDS,
-    STALL_SECONDS,
-    MicrophoneLost,
-    MicrophoneUnavailable,
-    Playback,
-)
+from voicemaster.speech.devices.interfaces import STALL_SECONDS, MicrophoneLost, MicrophoneUnavailable, Playback
 from voicemaster.speech.devices.portaudio import NO_DEVICE_HINT, sounddevice, unavailable
-from voicemaster.speech.frame import Frame
+from voicemaster.speech.frame import FRAME_BYTES, FRAME_SAMPLES, FRAME_SECONDS, Frame
 from voicemaster.speech.frontend import FrontEnd, PlayedSound
 from voicemaster.speech.frontend.room_level import RoomLevel
 from voicemaster.speech.signal import RECOGNITION_RATE

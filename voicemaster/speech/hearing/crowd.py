@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from voicemaster.speech.devices.interfaces import FRAME_BYTES
+from voicemaster.speech.frame import FRAME_BYTES
 from voicemaster.speech.frontend.room_level import Smoothed
 
 CROWDED_RANGE_DB = 13.0

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.barge_in.stage import BargeIn
-from voicemaster.speech.devices.interfaces import FRAME_BYTES, FRAME_SAMPLES, FRAME_SECONDS
-from voicemaster.speech.frame import Frame
+from voicemaster.speech.frame import FRAME_BYTES, FRAME_SAMPLES, FRAME_SECONDS, Frame
 from voicemaster.speech.frontend.room_level import RoomLevel, Smoothed
 from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
 from voicemaster.speech.hearing.segmenter import Endpoint, Segmenter

@@ -10,7 +10,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from voicemaster.hints import python_extra
-from voicemaster.speech.devices.interfaces import FRAME_SAMPLES, AudioUnavailable
+from voicemaster.speech.devices.interfaces import AudioUnavailable
+from voicemaster.speech.frame import FRAME_SAMPLES
 
 
 class VoiceActivity(Protocol):
