@@ -17,8 +17,7 @@ from voicemaster.play.stage import LEAD_SECONDS, Stage
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import Playback
-from voicemaster.speech.hearing.pipeline import ListeningPipeline, StageEvent
-from voicemaster.speech.hearing.pipeline import Stage as Stage_
+from voicemaster.speech.hearing.pipeline import ListeningPipeline, PipelineStage, StageEvent
 from voicemaster.speech.signal import RECOGNITION_RATE
 
 RATE = RECOGNITION_RATE
@@ -150,26 +149,26 @@ def test_each_stage_of_a_barge_in_is_told_in_order_and_the_decision_says_how_it_
 
     assert tuple(seen) == hearing.events  # told as it happened, kept on what was heard
     order = [(event.stage, event.started) for event in hearing.events]
-    assert order[0] == (Stage_.SOURCE, True) and order[-1] == (Stage_.SOURCE, False)
-    for stage_name in (Stage_.BARGE_IN, Stage_.ENDPOINTER, Stage_.READER):
+    assert order[0] == (PipelineStage.SOURCE, True) and order[-1] == (PipelineStage.SOURCE, False)
+    for stage_name in (PipelineStage.BARGE_IN, PipelineStage.ENDPOINTER, PipelineStage.READER):
         assert order.index((stage_name, True)) < order.index((stage_name, False))
     # Barge-in listens from the first frame over the line, and ends where the player stopped it.
-    assert order.index((Stage_.BARGE_IN, True)) < order.index((Stage_.ENDPOINTER, True))
+    assert order.index((PipelineStage.BARGE_IN, True)) < order.index((PipelineStage.ENDPOINTER, True))
     told = {(event.stage, event.started): event for event in hearing.events}
-    assert told[(Stage_.BARGE_IN, False)].detail["line_at"] == hearing.barged_in_at
-    decision = told[(Stage_.DECISION, False)].detail
+    assert told[(PipelineStage.BARGE_IN, False)].detail["line_at"] == hearing.barged_in_at
+    decision = told[(PipelineStage.DECISION, False)].detail
     assert decision["over_our_voice"] is True and decision["intent"] == "unknown"
-    assert told[(Stage_.ENDPOINTER, False)].detail["speech_end"] == hearing.timeline.speech_end
-    heard_over = told[(Stage_.FRONT_END, False)].detail["over_our_voice"]
+    assert told[(PipelineStage.ENDPOINTER, False)].detail["speech_end"] == hearing.timeline.speech_end
+    heard_over = told[(PipelineStage.FRONT_END, False)].detail["over_our_voice"]
     assert isinstance(heard_over, int) and heard_over > 0  # frames heard while the line played
 
 
 def test_a_pipeline_that_ends_at_the_endpointer_reads_nothing() -> None:
     stage = Stage(FileSink(rate=RATE))
     stage.speak(tone(0.5, 8000), over=None, quiet_seconds=0.0)
-    pipeline = ListeningPipeline(stage, None, LoudIsSpeech(), clock=stage.now, end_stage=Stage_.ENDPOINTER)
+    pipeline = ListeningPipeline(stage, None, LoudIsSpeech(), clock=stage.now, end_stage=PipelineStage.ENDPOINTER)
     hearing = pipeline.listen(ANSWER, 3)
     assert hearing.audio is not None and hearing.recognitions == () and hearing.heard is None
-    assert not any(event.stage in (Stage_.READER, Stage_.DECISION) for event in hearing.events)
+    assert not any(event.stage in (PipelineStage.READER, PipelineStage.DECISION) for event in hearing.events)
     with pytest.raises(ValueError, match="recognizer"):
-        ListeningPipeline(stage, UnderstandsNothing(), LoudIsSpeech(), end_stage=Stage_.ENDPOINTER)
+        ListeningPipeline(stage, UnderstandsNothing(), LoudIsSpeech(), end_stage=PipelineStage.ENDPOINTER)

@@ -29,7 +29,7 @@ from voicemaster.speech.audio import Audio
 from voicemaster.speech.frame import FRAME_BYTES, FRAME_SECONDS, Frame, OverEcho
 from voicemaster.speech.frontend import FrontEnd, FrontEndUnavailable
 from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
-from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, ListeningPipeline, Stage
+from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, ListeningPipeline, PipelineStage
 from voicemaster.speech.hearing.recognition import Recognizer
 from voicemaster.speech.hearing.voice_activity import SileroVad
 from voicemaster.speech.signal import RECOGNITION_RATE
@@ -231,7 +231,7 @@ def _onset(vad: SileroVad, frames: Sequence[Frame], played: bytes, settings: End
     sounding = np.flatnonzero(np.frombuffer(played, dtype="<i2"))
     program = Audio(played[: 2 * (int(sounding[-1]) + 1) if len(sounding) else 2], RECOGNITION_RATE)
     source = HeardFrames(frames, program)
-    pipeline = ListeningPipeline(source, None, vad, settings, end_stage=Stage.ENDPOINTER)
+    pipeline = ListeningPipeline(source, None, vad, settings, end_stage=PipelineStage.ENDPOINTER)
     return onset(pipeline.listen(ANSWER, timeout=3600.0, during=source.playing))
 
 

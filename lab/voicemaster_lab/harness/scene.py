@@ -16,7 +16,7 @@ from voicemaster.play.stage import StagePlayback
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import Playback
 from voicemaster.speech.frame import FRAME_SECONDS, Frame
-from voicemaster.speech.hearing.pipeline import Hearing, Stage
+from voicemaster.speech.hearing.pipeline import Hearing, PipelineStage
 
 ANSWER = Context(ContextName.ANSWER, "de")
 """What a bench of endpoints listens for: nothing is read, so what may be said does not matter."""
@@ -43,4 +43,6 @@ class HeardFrames:
 
 def onset(hearing: Hearing) -> float | None:
     """Where the endpointer took the utterance to begin, in seconds since listening began; None if it never did."""
-    return next((event.at for event in hearing.events if event.stage is Stage.ENDPOINTER and event.started), None)
+    return next(
+        (event.at for event in hearing.events if event.stage is PipelineStage.ENDPOINTER and event.started), None
+    )

@@ -30,7 +30,7 @@ from voicemaster.speech.audio import Audio
 from voicemaster.speech.frame import FRAME_BYTES, EchoJudgement, Frame, OverEcho
 from voicemaster.speech.frontend.room_level import RoomLevel
 from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
-from voicemaster.speech.hearing.pipeline import ListeningPipeline, Stage
+from voicemaster.speech.hearing.pipeline import ListeningPipeline, PipelineStage
 from voicemaster.speech.hearing.segmenter import Endpoint
 from voicemaster.speech.hearing.voice_activity import SileroVad, VoiceActivity
 from voicemaster.speech.signal import RECOGNITION_RATE, from_float
@@ -110,7 +110,7 @@ def listen(heard: Scene, vad: VoiceActivity, margin: float | None) -> Heard:
     settings = SETTINGS if margin is None else replace(SETTINGS, floor_margin_db=margin)
     source = HeardFrames([Frame(frame) for frame in _frames(heard.audio)])
     pipeline = ListeningPipeline(
-        source, None, vad, settings, room if margin is not None else None, end_stage=Stage.ENDPOINTER
+        source, None, vad, settings, room if margin is not None else None, end_stage=PipelineStage.ENDPOINTER
     )
     hearing = pipeline.listen(ANSWER, timeout=10.0)
     timeline = hearing.timeline
@@ -222,7 +222,7 @@ def barged_in_at(
     """`frames` heard through the game's pipeline (up to its endpointer) while `line` plays from its start: where
     the line was stopped for a player, if it was."""
     source = HeardFrames(frames, line)
-    pipeline = ListeningPipeline(source, None, vad, settings, room, end_stage=Stage.ENDPOINTER)
+    pipeline = ListeningPipeline(source, None, vad, settings, room, end_stage=PipelineStage.ENDPOINTER)
     return pipeline.listen(ANSWER, timeout=60.0, during=source.playing).barged_in_at
 
 

@@ -37,7 +37,7 @@ from voicemaster.config.files import LANGUAGES
 from voicemaster.config.settings import FrontEndConfig, Settings, default_paths, load_settings
 from voicemaster.host.lines import load as load_lines
 from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
-from voicemaster.speech.hearing.pipeline import Stage
+from voicemaster.speech.hearing.pipeline import PipelineStage
 from voicemaster.speech.signal import resample, to_float
 from voicemaster.speech.voice.speakers import Speakers
 from voicemaster_lab.corpora import rooms as corpus_rooms
@@ -104,7 +104,7 @@ def with_key(config: str, table: str, key: str, value: str) -> str:
 
 
 def listenings_in(log: Path) -> list[dict[str, object]]:
-    """How each listening of a game ended, from its log's `listening` records (`speech.hearing.pipeline.Stage`):
+    """How each listening of a game ended, from its log's `listening` records (`hearing.pipeline.PipelineStage`):
     the endpointer's state, and the frames heard over our voice and those the barge-in filter judged."""
     found: list[dict[str, object]] = []
     for line in log.read_text(encoding="utf-8").splitlines() if log.exists() else []:
@@ -112,7 +112,10 @@ def listenings_in(log: Path) -> list[dict[str, object]]:
         if record.get("event") != "listening":
             continue
         stages = {(stage["stage"], stage["started"]): stage for stage in record["stages"]}
-        front_end, decision = stages[(Stage.FRONT_END.value, False)], stages[(Stage.DECISION.value, False)]
+        front_end, decision = (
+            stages[(PipelineStage.FRONT_END.value, False)],
+            stages[(PipelineStage.DECISION.value, False)],
+        )
         found.append(
             {
                 "state": decision["endpoint"],

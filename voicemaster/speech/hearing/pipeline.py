@@ -46,7 +46,7 @@ from voicemaster.speech.hearing.voice_activity import VoiceActivity
 DEFAULT_SETTINGS = EndpointSettings()
 
 
-class Stage(StrEnum):
+class PipelineStage(StrEnum):
     """The stages, in the order a frame passes them."""
 
     SOURCE = "source"
@@ -61,7 +61,7 @@ class Stage(StrEnum):
 class StageEvent:
     """A stage began or ended, `at` seconds of audio since listening began, with what it found (plain values)."""
 
-    stage: Stage
+    stage: PipelineStage
     started: bool
     at: float
     detail: Mapping[str, object] = field(default_factory=dict)
@@ -131,13 +131,13 @@ class ListeningPipeline:
     cue: Callable[[], object] | None = None
     ahead: bool = False
     observe: Callable[[StageEvent], None] | None = None
-    end_stage: Stage = Stage.DECISION
+    end_stage: PipelineStage = PipelineStage.DECISION
     """The last stage run: `ENDPOINTER` finds the utterance and reads nothing (the `Hearing` has no recognitions)."""
 
     def __post_init__(self) -> None:
-        if self.end_stage not in (Stage.ENDPOINTER, Stage.DECISION):
+        if self.end_stage not in (PipelineStage.ENDPOINTER, PipelineStage.DECISION):
             raise ValueError(f"a pipeline ends at the endpointer or the decision, not at the {self.end_stage}")
-        if (self.recognizer is None) != (self.end_stage is Stage.ENDPOINTER):
+        if (self.recognizer is None) != (self.end_stage is PipelineStage.ENDPOINTER):
             raise ValueError("a pipeline that reads needs a recognizer, and only one that reads")
 
     def listen(self, context: Context, timeout: float, during: Playback | None = None) -> Hearing:
@@ -163,7 +163,7 @@ class _Listening:
         """Speech came since the last cue."""
         self.counts = {"frames": 0, "over_our_voice": 0, "judged_by_canceller": 0, "judged_by_filter": 0}
 
-    def emit(self, stage: Stage, started: bool, at: float, **detail: object) -> None:
+    def emit(self, stage: PipelineStage, started: bool, at: float, **detail: object) -> None:
         event = StageEvent(stage, started, at, detail)
         self.events.append(event)
         if self.pipeline.observe is not None:
@@ -179,7 +179,7 @@ class _Listening:
         endpointer = Endpointer(
             pipeline.vad, settings, timeout, during.audio if during is not None else None, pipeline.room
         )
-        self.emit(Stage.SOURCE, True, 0.0, context=self.context.name.value, timeout=timeout)
+        self.emit(PipelineStage.SOURCE, True, 0.0, context=self.context.name.value, timeout=timeout)
         complete_at: float | None = None
         """Where, in the audio, a pause whose reading was complete will have lasted as long as the reading took."""
         ended: Ended | None = None
@@ -189,12 +189,12 @@ class _Listening:
             program_at = _program_at(during)
             if program_at is not None and self.line_heard is None:  # barge-in listens while our line plays
                 self.line_heard = True
-                self.emit(Stage.BARGE_IN, True, endpointer.now)
+                self.emit(PipelineStage.BARGE_IN, True, endpointer.now)
             self._count(frame, program_at)
             began = endpointer.state is Endpoint.WAITING
             event = endpointer.push(frame, program_at)
             if began and endpointer.segmenter.start is not None:
-                self.emit(Stage.ENDPOINTER, True, endpointer.segmenter.start)
+                self.emit(PipelineStage.ENDPOINTER, True, endpointer.segmenter.start)
             if self.cue_due and isinstance(event, Paused | Ended) and event.audio is not None:
                 self._cue(endpointer.now)
             if reader is not None and endpointer.state in (Endpoint.SPEAKING, Endpoint.PAUSED):
@@ -234,10 +234,10 @@ class _Listening:
         speculation = reader.close(decided=stands) if reader is not None else None
         now, timeline = endpointer.now, endpointer.timeline()
         self._line_ended(now, None)
-        self.emit(Stage.FRONT_END, False, now, **self.counts)
+        self.emit(PipelineStage.FRONT_END, False, now, **self.counts)
         recognitions: list[Heard] = []
         if ended.audio is not None:
-            self.emit(Stage.ENDPOINTER, False, now, state=ended.state.value, speech_end=timeline.speech_end)
+            self.emit(PipelineStage.ENDPOINTER, False, now, state=ended.state.value, speech_end=timeline.speech_end)
             if self.cue_due:  # cut at the longest utterance, or the script ran out
                 self._cue(now)
             recognitions = [heard for _, heard, _ in readings]
@@ -256,8 +256,8 @@ class _Listening:
             if recognitions:
                 heard = recognitions[-1]
                 decided |= {"intent": heard.intent.value, "value": heard.value, "confidence": heard.confidence}
-            self.emit(Stage.DECISION, False, now, over_our_voice=self.over_our_voice, **decided)
-        self.emit(Stage.SOURCE, False, now)
+            self.emit(PipelineStage.DECISION, False, now, over_our_voice=self.over_our_voice, **decided)
+        self.emit(PipelineStage.SOURCE, False, now)
         cued_at = self.cued_at if ended.audio is not None else None
         return Hearing(
             ended.audio, tuple(recognitions), early, timeline, barged_in_at, cued_at, speculation, tuple(self.events)
@@ -267,14 +267,14 @@ class _Listening:
         """The barge-in stage's end: our line stopped `line_at` seconds in for the player, or played out (None)."""
         if self.line_heard:
             self.line_heard = False
-            self.emit(Stage.BARGE_IN, False, at, line_at=line_at)
+            self.emit(PipelineStage.BARGE_IN, False, at, line_at=line_at)
 
     def _read(self, audio: Audio, at: float) -> Heard:
         """A reading made here, between frames."""
-        self.emit(Stage.READER, True, at)
+        self.emit(PipelineStage.READER, True, at)
         assert self.pipeline.recognizer is not None
         heard = self.pipeline.recognizer.recognize(audio, self.context, over_our_voice=self.over_our_voice)
-        self.emit(Stage.READER, False, at, intent=heard.intent.value, decode_ms=heard.decode_ms)
+        self.emit(PipelineStage.READER, False, at, intent=heard.intent.value, decode_ms=heard.decode_ms)
         return heard
 
     def _count(self, frame: Frame, program_at: float | None) -> None:
