@@ -54,7 +54,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # The quizmaster's dialogue: pure, fed what was heard.
     ("voicemaster.host",),
     # Its I/O shell: live play, the demo, the simulated players; the screen for the room, which watches them.
-    ("voicemaster.play", "voicemaster.screen"),
+    ("voicemaster.play", "voicemaster.screen", "voicemaster.phones"),
     ("voicemaster.cli", "voicemaster.__main__"),
 )
 LAB_LAYERS: tuple[tuple[str, ...], ...] = (

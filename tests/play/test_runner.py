@@ -104,3 +104,16 @@ def test_a_barge_in_and_an_early_decision_are_written_down_as_the_ear_reports_th
     lines_began = next(e["t"] for e in events if e["event"] == "say" and e["line"] == "question")
     assert barge_in["t"] == pytest.approx(lines_began + 1.25) and barge_in["t"] < early["t"]
     assert (read["started"], read["used"], read["thrown_ms"]) == (2, 1, 310.0)
+
+
+def test_a_phone_lost_while_listened_to_is_said_and_its_player_listened_to_again() -> None:
+    sink, out = FileSink(), io.StringIO()
+    ear = Stalls(Listened(Silence(), phone_lost=True))
+    runner = Runner(load_lines("de"), Speakers(DEFAULT_VOICES), sink, SessionClock(sink), ear, Transcript(out))
+    drive(question_then_answer(), runner.perform)
+
+    said = [json.loads(line) for line in out.getvalue().splitlines() if '"say"' in line]
+    lost = next(line for line in said if line["line"] == "phone_lost")
+    assert lost["text"].startswith("Anna,") and "Mikrofon" in lost["text"]
+    assert [line["line"] for line in said][-1] == "not_understood"  # nothing was decided from the cut sound
+    assert len(ear.speaking) == 2 and ear.speaking[1] is None  # listened to again, the lines played out

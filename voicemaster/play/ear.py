@@ -44,6 +44,9 @@ class Listened:
     """What reading ahead did, where the ear reads ahead (a live microphone)."""
     cued_at: float | None = None
     """Seconds of audio since listening began where the heard cue was last played; None when none was."""
+    phone_lost: bool = False
+    """The player's phone hung up or went quiet while it was listened to: nothing was decided; the runner says so and
+    listens again (through the room's microphone)."""
     stages: tuple[StageEvent, ...] = ()
     """How the listening pipeline went, stage by stage (`speech.hearing.pipeline`): written to the game's log."""
 
@@ -58,7 +61,7 @@ class Listened:
             stalled,
             hearing.speculation,
             hearing.cued_at,
-            hearing.events,
+            stages=hearing.events,
         )
 
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from contextlib import nullcontext, suppress
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import Protocol
 
 from voicemaster.config.settings import ASK, Settings
-from voicemaster.dialogue.turns import Listen, Say
+from voicemaster.dialogue.turns import Listen, Say, Silence
 from voicemaster.host import lines as host_lines
 from voicemaster.host.listening import offer_resume
 from voicemaster.host.millionaire.quizmaster import Quizmaster
@@ -36,6 +37,7 @@ from voicemaster.speech.devices.capture import Watch, speaker_present
 from voicemaster.speech.devices.interfaces import AudioUnavailable, MicrophoneLost, MicrophoneUnavailable, Playback
 from voicemaster.speech.devices.loudspeaker import Speaker
 from voicemaster.speech.devices.microphone import Microphone
+from voicemaster.speech.devices.phone import PhoneLost, PhoneMicrophone
 from voicemaster.speech.frontend import PlayedSound, usable_front_end
 from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, ListeningPipeline
 from voicemaster.speech.hearing.recognition import Recognizer
@@ -102,21 +104,45 @@ PAUSED_SECONDS = 5.0
 again (the silence was the program's, not theirs)."""
 
 
+class PhoneSources(Protocol):
+    def microphone(self, player: str | None) -> PhoneMicrophone | None:
+        """The phone that is `player`'s microphone now, if one is joined (`voicemaster.phones`)."""
+        ...
+
+
 @dataclass(frozen=True)
 class MicrophoneEar:
-    """Listens through the microphone and the listening pipeline; a stall of the devices while nobody was heard is
-    reported, not taken for the players' silence."""
+    """Listens to the player whose turn it is through their phone, if one is joined, else through the room's
+    microphone; each through the one listening pipeline. A phone lost while listened to is reported, nothing decided
+    from it; a stall of the devices while nobody was heard is reported, not taken for the players' silence."""
 
     microphone: Microphone
     speaker: Speaker
     pipeline: ListeningPipeline
+    phones: PhoneSources | None = None
+    _by_phone: dict[str, tuple[PhoneMicrophone, ListeningPipeline]] = field(default_factory=dict)
 
     def listen(self, listen: Listen, said: Say | None, speaking: Playback | None) -> Listened:
         del said
+        phone = self.phones.microphone(listen.player) if self.phones is not None else None
+        if phone is not None:
+            try:
+                hearing = self._through(phone).listen(listen.context, listen.timeout_seconds, speaking)
+            except PhoneLost:
+                return Listened(Silence(), phone_lost=True)
+            return Listened.from_hearing(hearing)
         self.microphone.stalled = 0.0
         hearing = self.pipeline.listen(listen.context, listen.timeout_seconds, speaking)
         stalled = max(self.microphone.stalled, self.speaker.stalled) >= PAUSED_SECONDS
         return Listened.from_hearing(hearing, stalled=hearing.heard is None and stalled)
+
+    def _through(self, phone: PhoneMicrophone) -> ListeningPipeline:
+        """The room's pipeline with the phone as its source, its own room level and voice-activity state."""
+        known = self._by_phone.get(phone.player)
+        if known is None or known[0] is not phone:
+            pipeline = replace(self.pipeline, source=phone, vad=SileroVad(), room=phone.room)
+            known = self._by_phone[phone.player] = (phone, pipeline)
+        return known[1]
 
 
 def open_ear(config: Settings, recognizer: Recognizer, notify: Callable[[str], None] | None = None) -> MicrophoneEar:

@@ -220,6 +220,11 @@ class Runner:
         since = self._speaking_since
         while True:
             listened = self.ear.listen(listen, self.last_said, speaking)
+            if listened.phone_lost:
+                # Nothing was decided from the cut sound: the player hears why, and is listened to again.
+                self.say_now("phone_lost", {"player": listen.player or ""})
+                speaking = None
+                continue
             if not listened.stalled:
                 break
             self.say_now("resumed")
@@ -263,10 +268,10 @@ class Runner:
         if renewed:
             self.say_now("store_renewed")
 
-    def say_now(self, key: str) -> None:
+    def say_now(self, key: str, params: Mapping[str, Any] | None = None) -> None:
         """A line outside the dialogue (about the program, not the game), played out before anything else."""
         self.finish_speaking()
-        self._speak([(self.lines.render(key, {}), Say(key))])
+        self._speak([(self.lines.render(key, params or {}), Say(key, dict(params or {})))])
         self._wait_for_speaking()
 
     def recall(self) -> None:

@@ -24,6 +24,7 @@ class PlayedSound:
         self._waiting = bytearray()
         self._lock = threading.Lock()
         self._most = 2 * round(MOST_SECONDS * RECOGNITION_RATE)
+        self._branches: list[PlayedSound] = []
 
     def add(self, samples: bytes) -> None:
         """Samples handed to the loudspeaker (called on its audio thread: never blocks for long)."""
@@ -31,6 +32,25 @@ class PlayedSound:
             self._waiting += samples
             if len(self._waiting) > self._most:
                 del self._waiting[: len(self._waiting) - self._most]
+            branches = list(self._branches)
+        for branch in branches:
+            branch.add(samples)
+
+    def branch(self, behind_seconds: float) -> PlayedSound:
+        """A queue of its own for a second microphone (a phone), handed everything played from now on, its first
+        `behind_seconds` silence: a phone's sound arrives after the network's delay, and an echo canceller needs the
+        reference before the echo, never after. `close` it when that microphone has gone."""
+        made = PlayedSound()
+        made._waiting += bytes(2 * round(behind_seconds * RECOGNITION_RATE))
+        with self._lock:
+            self._branches.append(made)
+        return made
+
+    def close(self, branch: PlayedSound) -> None:
+        """`branch` is handed nothing more."""
+        with self._lock:
+            if branch in self._branches:
+                self._branches.remove(branch)
 
     def take(self, size: int) -> bytes:
         """`size` bytes of what was played since the last take, silence where nothing was."""

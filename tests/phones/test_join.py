@@ -1,0 +1,175 @@
+"""A phone joins the game over HTTPS on loopback in a real Chromium whose microphone is a person's real recording,
+and the game hears that recording through the same listening pipeline as the room's microphone; a page with a wrong
+code or none is refused; a page closed while it is listened to ends that listening with nothing decided."""
+
+from __future__ import annotations
+
+import json
+import ssl
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tests.screen.browser import CHROMIUM, FLAGS
+from voicemaster.dialogue.meaning import Context, ContextName, Intent
+from voicemaster.phones.server import WRONG_CODES, Phones
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.devices.phone import PhoneLost, PhoneMicrophone
+from voicemaster.speech.hearing.pipeline import ListeningPipeline
+from voicemaster.speech.hearing.voice_activity import SileroVad
+from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
+from voicemaster.speech.signal import RECOGNITION_RATE, resample
+from voicemaster_lab.corpora import real_speech
+
+pytestmark = pytest.mark.browser
+
+ANSWER = Context(ContextName.ANSWER, "de", ("Berlin", "Paris", "Rom", "Wien"))
+B = next(clip for clip in real_speech.load() if clip.language == "de" and clip.kind == "letter" and clip.text == "B")
+JOINED_SECONDS = 30.0
+"""How long a page may take to join on a loaded machine: a guard, not a measurement."""
+
+
+@pytest.fixture
+def phones(tmp_path: Path) -> Iterator[Phones]:
+    with Phones(tmp_path, players=("Anna", "Ben"), port=0) as running:
+        yield running
+
+
+def _said(folder: Path, audio: Audio, silence: float = 1.0) -> Path:
+    """A recording as the fake microphone plays it, over and over: a pause, the words, a pause."""
+    spoken = resample(audio, RECOGNITION_RATE)
+    quiet = bytes(2 * round(silence * RECOGNITION_RATE))
+    path = folder / "said.wav"
+    Audio(quiet + spoken.samples + quiet * 3, RECOGNITION_RATE).write(path)
+    return path
+
+
+def _phone_page(recording: Path) -> Any:
+    from playwright.sync_api import sync_playwright
+
+    microphone = [
+        "--use-fake-ui-for-media-stream",
+        "--use-fake-device-for-media-stream",
+        f"--use-file-for-fake-audio-capture={recording}",
+        "--autoplay-policy=no-user-gesture-required",
+    ]
+    playwright = sync_playwright().start()
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=[*FLAGS, *microphone], headless=True)
+    context = browser.new_context(ignore_https_errors=True)
+    return playwright, browser, context.new_page()
+
+
+def _joined(phones: Phones, player: str) -> PhoneMicrophone:
+    deadline = time.monotonic() + JOINED_SECONDS
+    while time.monotonic() < deadline:
+        found = phones.microphone(player)
+        if found is not None:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"{player}'s phone never joined")
+
+
+def test_a_phone_joins_by_the_qr_codes_address_and_the_game_hears_its_player(
+    phones: Phones, tmp_path: Path, whisper: Callable[[str], WhisperRecognizer], vad: SileroVad
+) -> None:
+    playwright, browser, page = _phone_page(_said(tmp_path, Audio.read(B.path())))
+    try:
+        page.goto(phones.url)
+        page.get_by_role("button", name="Ich bin Anna: Mikrofon an").click()
+        microphone = _joined(phones, "Anna")
+        page.get_by_role("status").filter(has_text="Annas Mikrofon").wait_for()
+        assert phones.microphone("Ben") is None  # a phone acts for the player it joined as, no other
+        hearing = ListeningPipeline(microphone, whisper("de"), vad).listen(ANSWER, timeout=10.0)
+    finally:
+        browser.close()
+        playwright.stop()
+    assert hearing.heard is not None and (hearing.heard.intent, hearing.heard.value) == (Intent.ANSWER, "B")
+
+
+def _get(url: str) -> tuple[int, dict[str, Any]]:
+    unverified = ssl.create_default_context()
+    unverified.check_hostname = False
+    unverified.verify_mode = ssl.CERT_NONE
+    try:
+        with urllib.request.urlopen(url, context=unverified, timeout=10) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, {}
+
+
+def test_a_wrong_code_or_none_is_refused_and_guessing_ends_after_a_few_tries(phones: Phones) -> None:
+    base = f"https://127.0.0.1:{phones.port}"
+    assert _get(f"{base}/players")[0] == 403
+    wrong = "000000" if phones.code != "000000" else "111111"
+    assert _get(f"{base}/players?code={wrong}")[0] == 403
+    status, found = _get(f"{base}/players?code={phones.code}")
+    assert status == 200 and found["players"] == ["Anna", "Ben"] and found["joined"] == []
+    for _ in range(WRONG_CODES):
+        _get(f"{base}/players?code={wrong}")
+    assert _get(f"{base}/players?code={phones.code}")[0] == 403  # this address guessed too often: refused for good
+
+
+def test_a_page_with_a_wrong_code_asks_for_the_code_and_joins_nobody(phones: Phones, tmp_path: Path) -> None:
+    playwright, browser, page = _phone_page(_said(tmp_path, Audio.read(B.path())))
+    try:
+        page.goto(f"https://127.0.0.1:{phones.port}/?code=123")
+        page.get_by_role("status").filter(has_text="Dieser Code passt nicht").wait_for()
+        assert page.get_by_label("Code, den der Quizmaster sagt oder der auf dem Bildschirm steht").is_visible()
+        opened = page.evaluate(
+            """(port) => new Promise((done) => {
+                const socket = new WebSocket(`wss://127.0.0.1:${port}/sound?code=123&player=Anna`);
+                socket.onopen = () => done("open");
+                socket.onclose = () => done("closed");
+            })""",
+            phones.port,
+        )
+    finally:
+        browser.close()
+        playwright.stop()
+    assert opened == "closed" and phones.joined() == ()
+
+
+def test_a_page_closed_while_it_is_listened_to_decides_nothing(
+    phones: Phones, tmp_path: Path, whisper: Callable[[str], WhisperRecognizer], vad: SileroVad
+) -> None:
+    silence = Audio(bytes(2 * RECOGNITION_RATE), RECOGNITION_RATE)  # the player has not spoken yet
+    playwright, browser, page = _phone_page(_said(tmp_path, silence))
+    try:
+        page.goto(phones.url)
+        page.get_by_role("button", name="Ich bin Ben: Mikrofon an").click()
+        microphone = _joined(phones, "Ben")
+        frames = microphone.frames()
+        next(frames)  # sound arrives
+        page.close()
+        recognizer = whisper("de")
+        with pytest.raises(PhoneLost, match="Ben's phone"):
+            ListeningPipeline(microphone, recognizer, vad).listen(ANSWER, timeout=30.0)
+    finally:
+        browser.close()
+        playwright.stop()
+    assert phones.microphone("Ben") is None
+
+
+def test_what_a_phone_sends_is_taken_as_sound_only() -> None:
+    microphone = PhoneMicrophone("Anna")
+    with pytest.raises(ValueError, match="whole 16-bit samples"):
+        microphone.receive(b"\x01\x02\x03")
+    ramp = (np.arange(1024) % 300).astype("<i2").tobytes()
+    microphone.receive(ramp[:700])
+    microphone.receive(ramp[700:])
+    microphone.hang_up()
+    heard = [frame.samples for frame in _drained(microphone)]
+    assert b"".join(heard) == ramp  # whole frames, in order, however the messages were cut
+
+
+def _drained(microphone: PhoneMicrophone) -> list[Any]:
+    taken: list[Any] = []
+    with pytest.raises(PhoneLost, match="hung up"):
+        taken.extend(microphone.frames(before=10.0))
+    return taken

@@ -1,0 +1,246 @@
+"""The phones' server: the join page over HTTPS and each phone's sound over a WebSocket, in a thread of its own.
+
+Who may join is decided by the game's code: six digits, carried by the QR code and said by the quizmaster, so that
+someone on the same Wi-Fi who neither sees the screen nor hears the room cannot join; each network address gets
+`WRONG_CODES` tries. A phone joins as one of the game's players and acts for that player only: the one thing it can
+send is sound (anything else ends its connection), and a phone that joins as a player already joined takes over
+(the same player rejoining after a lock screen). Only GET routes and the sound's socket; nothing reads a file but
+the page's own.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import threading
+import time
+from collections.abc import Callable, MutableMapping
+from contextlib import suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from voicemaster.phones import DEFAULT_PORT, PhonesUnavailable
+from voicemaster.phones.certificate import certificate_for
+from voicemaster.speech.devices.phone import MOST_MESSAGE_BYTES, PhoneMicrophone
+from voicemaster.speech.frontend import FrontEnd, PlayedSound
+
+STATIC = Path(__file__).parent / "static"
+LOOPBACK = "127.0.0.1"
+CODE_DIGITS = 6
+WRONG_CODES = 10
+"""Wrong codes one network address may try before it is refused for the rest of the game."""
+BEHIND_SECONDS = 0.3
+"""How far the loudspeaker's reference is held back for a phone: more than a room's Wi-Fi delays its sound."""
+STARTUP_SECONDS = 10.0
+HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'; form-action 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+    "Permissions-Policy": "microphone=(self)",
+}
+
+
+def new_code() -> str:
+    return "".join(secrets.choice("0123456789") for _ in range(CODE_DIGITS))
+
+
+@dataclass
+class Phones:
+    """The players' phones and the server they join: `start()` returns once it listens, `stop()` ends it.
+
+    `front_end` makes each phone's own front end (an echo canceller learns one room path), fed what `played` hands
+    it; `folder` keeps the certificate."""
+
+    folder: Path
+    played: PlayedSound | None = None
+    front_end: Callable[[], FrontEnd] | None = None
+    host: str = LOOPBACK
+    port: int = DEFAULT_PORT
+    announced: str = LOOPBACK
+    """The address a phone in the room uses (this machine's on the local network)."""
+    code: str = field(default_factory=new_code)
+    players: tuple[str, ...] = ()
+    """Who may join: the game's players, once they are known."""
+    language: str = "de"
+    """The game's language, which the join page speaks."""
+    _microphones: dict[str, PhoneMicrophone] = field(default_factory=dict)
+    _wrong: dict[str, int] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _server: uvicorn.Server | None = None
+    _thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        """The join page with the game's code: what the QR code carries."""
+        return f"https://{_bracketed(self.announced)}:{self.port}/?code={self.code}"
+
+    def microphone(self, player: str | None) -> PhoneMicrophone | None:
+        """The phone that is `player`'s microphone now, if one is joined."""
+        with self._lock:
+            found = self._microphones.get(player or "")
+        return found if found is not None and found.connected else None
+
+    def joined(self) -> tuple[str, ...]:
+        with self._lock:
+            return tuple(player for player, microphone in self._microphones.items() if microphone.connected)
+
+    def code_is_right(self, code: str, client: str) -> bool:
+        """Whether `code` is the game's; a network address that has tried `WRONG_CODES` wrong ones gets no more."""
+        with self._lock:
+            if self._wrong.get(client, 0) >= WRONG_CODES:
+                return False
+            right = hmac.compare_digest(code.encode(), self.code.encode())
+            if not right:
+                self._wrong[client] = self._wrong.get(client, 0) + 1
+            return right
+
+    def join(self, player: str) -> PhoneMicrophone:
+        """A phone becomes `player`'s microphone; one that was before hangs up."""
+        played = self.played.branch(BEHIND_SECONDS) if self.played is not None else None
+        microphone = PhoneMicrophone(player, self.front_end() if self.front_end is not None else None, played)
+        with self._lock:
+            before = self._microphones.get(player)
+            self._microphones[player] = microphone
+        if before is not None:
+            before.hang_up()
+        return microphone
+
+    def leave(self, microphone: PhoneMicrophone) -> None:
+        microphone.hang_up()
+        with self._lock:
+            if self._microphones.get(microphone.player) is microphone:
+                del self._microphones[microphone.player]
+
+    def start(self) -> Phones:
+        certificate = certificate_for(tuple(dict.fromkeys((self.announced, LOOPBACK, "localhost"))), self.folder)
+        config = uvicorn.Config(
+            app(self),
+            host=self.host,
+            port=self.port,
+            ssl_certfile=str(certificate.certificate),
+            ssl_keyfile=str(certificate.key),
+            ws="websockets-sansio",
+            ws_max_size=MOST_MESSAGE_BYTES + 1024,
+            log_level="critical",
+            access_log=False,
+            lifespan="off",
+            limit_concurrency=32,
+            timeout_keep_alive=5,
+            timeout_graceful_shutdown=1,
+            server_header=False,
+        )
+        self._server = server = uvicorn.Server(config)
+
+        def run() -> None:
+            with suppress(SystemExit):  # uvicorn exits when it cannot listen: start() says so
+                server.run()
+
+        self._thread = threading.Thread(target=run, name="voicemaster-phones", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while not server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise PhonesUnavailable(
+                    f"the phones' page cannot listen on {self.host}:{self.port} (is the port taken? choose another "
+                    "with --phones-port N, or 0 for any free one)"
+                )
+            time.sleep(0.02)
+        sockets = [sock for listener in server.servers for sock in (listener.sockets or ())]
+        if sockets:
+            self.port = int(sockets[0].getsockname()[1])
+        return self
+
+    def stop(self) -> None:
+        with self._lock:
+            microphones = list(self._microphones.values())
+        for microphone in microphones:
+            microphone.hang_up()
+        if self._server is not None and self._thread is not None:
+            self._server.should_exit = True
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> Phones:
+        return self.start()
+
+    def __exit__(self, *_exc: object) -> None:
+        self.stop()
+
+
+def app(phones: Phones) -> ASGIApp:
+    async def page(_request: Request) -> Response:
+        return FileResponse(STATIC / "join.html")
+
+    async def players(request: Request) -> Response:
+        if not phones.code_is_right(request.query_params.get("code", ""), _client(request.client)):
+            return JSONResponse({"error": "code"}, status_code=403)
+        joined = list(phones.joined())
+        return JSONResponse({"players": list(phones.players), "joined": joined, "language": phones.language})
+
+    async def sound(socket: WebSocket) -> None:
+        code, player = socket.query_params.get("code", ""), socket.query_params.get("player", "")
+        if not phones.code_is_right(code, _client(socket.client)) or player not in phones.players:
+            await socket.close(code=1008)
+            return
+        await socket.accept()
+        microphone = phones.join(player)
+        try:
+            while True:
+                message = await socket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                data = message.get("bytes")
+                if data is None:
+                    continue  # words from a page are not acted on
+                microphone.receive(data)
+        except (ValueError, WebSocketDisconnect):
+            pass  # not a phone's sound, or gone: it hangs up
+        finally:
+            phones.leave(microphone)
+            with suppress(RuntimeError):
+                await socket.close()
+
+    hosts = list(dict.fromkeys([phones.announced, LOOPBACK, "localhost", "::1", phones.host]))
+    routes = [
+        Route("/", page),
+        Route("/players", players),
+        WebSocketRoute("/sound", sound),
+        Mount("/static", StaticFiles(directory=STATIC)),
+    ]
+    return _Headers(Starlette(routes=routes, middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)]))
+
+
+def _client(client: Any) -> str:
+    return str(client.host) if client is not None else ""
+
+
+def _bracketed(address: str) -> str:
+    return f"[{address}]" if ":" in address else address
+
+
+@dataclass
+class _Headers:
+    inner: ASGIApp
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def with_headers(message: MutableMapping[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [
+                    *message.get("headers", []),
+                    *((name.lower().encode(), value.encode()) for name, value in HEADERS.items()),
+                ]
+            await send(message)
+
+        await self.inner(scope, receive, with_headers)

@@ -1,0 +1,91 @@
+"""A player's phone as a microphone: the sound its page sends (16-bit mono at 16 kHz), delivered as `AudioIn` frames.
+
+The phones' server (`voicemaster.phones`) hands each message it receives to `receive`, on its own thread, and calls
+`hang_up` when the page closes or the connection drops. Each frame goes through a front end of the phone's own with
+what the loudspeaker played as its reference (`PlayedSound.branch`, held behind by the network's delay), as the room
+microphone's frames do, so our own voice in the phone is cancelled and judged the same way. What arrives while nobody
+listens is kept only as far back as a pre-roll needs.
+
+A phone that hangs up, or sends nothing for `QUIET_SECONDS` (locked, off the Wi-Fi), while it is listened to ends
+that listening with `PhoneLost`: nothing is decided from a cut stream, and the ear hears the player through the room's
+microphone instead.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+import time
+from collections.abc import Iterator
+
+from voicemaster.speech.devices.interfaces import Playback
+from voicemaster.speech.frame import FRAME_BYTES, FRAME_SECONDS, Frame
+from voicemaster.speech.frontend import FrontEnd, PlayedSound
+from voicemaster.speech.frontend.room_level import RoomLevel
+
+QUIET_SECONDS = 2.0
+"""A phone that sends nothing this long while listened to has gone (its page sends a frame every 32 ms)."""
+KEPT_SECONDS = 2.0
+"""What arrived while nobody listened, kept for the next listening's pre-roll; older sound is dropped."""
+MOST_MESSAGE_BYTES = 64 * FRAME_BYTES
+"""The longest message a page may send (about two seconds of sound): a longer one is not a phone's."""
+
+
+class PhoneLost(RuntimeError):
+    """The phone stopped sending while it was listened to."""
+
+
+class PhoneMicrophone:
+    """One player's phone: `receive` and `hang_up` from the server's thread, `frames` from the game's."""
+
+    def __init__(self, player: str, front_end: FrontEnd | None = None, played: PlayedSound | None = None) -> None:
+        self.player = player
+        self._front_end = front_end
+        self._played = played
+        self._pending = bytearray()
+        self._frames: collections.deque[Frame] = collections.deque(maxlen=round(KEPT_SECONDS / FRAME_SECONDS))
+        self._arrived = threading.Condition()
+        self._connected = True
+        self.room = RoomLevel()
+        """The room's level as this phone hears it, kept from one listening to the next."""
+
+    @property
+    def connected(self) -> bool:
+        return self._connected
+
+    def receive(self, message: bytes) -> None:
+        """Sound from the page: 16-bit little-endian mono at 16 kHz, any whole number of samples."""
+        if len(message) % 2 or len(message) > MOST_MESSAGE_BYTES:
+            raise ValueError(f"a phone sends whole 16-bit samples, at most {MOST_MESSAGE_BYTES} bytes at a time")
+        self._pending += message
+        while len(self._pending) >= FRAME_BYTES:
+            block = bytes(self._pending[:FRAME_BYTES])
+            del self._pending[:FRAME_BYTES]
+            played = self._played.take(FRAME_BYTES) if self._played is not None else bytes(FRAME_BYTES)
+            frame = self._front_end.process(block, played) if self._front_end is not None else Frame(block)
+            with self._arrived:
+                self._frames.append(frame)
+                self._arrived.notify()
+
+    def hang_up(self) -> None:
+        """The page closed or the connection dropped: a listening under way ends, the next goes elsewhere."""
+        with self._arrived:
+            self._connected = False
+            self._arrived.notify()
+
+    def frames(self, during: Playback | None = None, *, before: float = 0.0) -> Iterator[Frame]:
+        del during  # our own voice reaches a phone as any sound does
+        with self._arrived:
+            kept = round(before / FRAME_SECONDS)
+            while len(self._frames) > kept:
+                self._frames.popleft()
+        while True:
+            with self._arrived:
+                deadline = time.monotonic() + QUIET_SECONDS
+                while not self._frames and self._connected and time.monotonic() < deadline:
+                    self._arrived.wait(deadline - time.monotonic())
+                if not self._frames:
+                    gone = "hung up" if not self._connected else f"sent nothing for {QUIET_SECONDS:g} s"
+                    raise PhoneLost(f"{self.player}'s phone {gone}")
+                frame = self._frames.popleft()
+            yield frame
