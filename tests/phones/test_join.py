@@ -16,9 +16,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.screen.browser import CHROMIUM, FLAGS
+from tests.screen.browser import CHROMIUM, FLAGS, axe_violations
+from tests.screen.games import entries, play_game
 from voicemaster.dialogue.meaning import Context, ContextName, Intent
 from voicemaster.phones.server import WRONG_CODES, Phones
+from voicemaster.screen.feed import ScreenFeed
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.phone import PhoneLost, PhoneMicrophone
 from voicemaster.speech.hearing.pipeline import ListeningPipeline
@@ -61,7 +63,8 @@ def _phone_page(recording: Path) -> Any:
     ]
     playwright = sync_playwright().start()
     browser = playwright.chromium.launch(executable_path=CHROMIUM, args=[*FLAGS, *microphone], headless=True)
-    context = browser.new_context(ignore_https_errors=True)
+    # Bypassing the page's own policy lets the test's accessibility checker (axe-core) be added to it.
+    context = browser.new_context(ignore_https_errors=True, bypass_csp=True, viewport={"width": 390, "height": 844})
     return playwright, browser, context.new_page()
 
 
@@ -173,3 +176,43 @@ def _drained(microphone: PhoneMicrophone) -> list[Any]:
     with pytest.raises(PhoneLost, match="hung up"):
         taken.extend(microphone.frames(before=10.0))
     return taken
+
+
+class _Steps:
+    def __init__(self) -> None:
+        self.steps: list[tuple[float, str, dict[str, Any]]] = []
+
+    def publish(self, t: float, event: str, data: Any) -> None:
+        self.steps.append((t, event, dict(data)))
+
+    def stored(self, t: float, state: str) -> None:
+        self.steps.append((t, "stored", {"state": state}))
+
+
+def test_a_joined_phone_shows_its_player_their_turn_the_question_and_its_options(tmp_path: Path) -> None:
+    recorded = _Steps()
+    (tmp_path / "game").mkdir()
+    play_game(tmp_path / "game", recorded, seed=26, players=("Anna",))
+    feed = ScreenFeed("de", {entry.id: entry.question for entry in entries()}, live=False)
+    for t, event, data in recorded.steps:  # the game up to where Anna is first asked for her answer
+        feed.stored(t, data["state"]) if event == "stored" else feed.publish(t, event, data)
+        if event == "listen" and data.get("context") == "answer":
+            break
+    shown = feed.view()
+    silence = Audio(bytes(2 * RECOGNITION_RATE), RECOGNITION_RATE)
+    with Phones(tmp_path, players=("Anna",), port=0, board=feed.view_json) as phones:
+        playwright, browser, page = _phone_page(_said(tmp_path, silence))
+        try:
+            page.goto(phones.url)
+            page.get_by_role("button", name="Ich bin Anna: Mikrofon an").click()
+            page.get_by_text("Du bist dran: sprich jetzt.").wait_for()
+            question = page.locator("#question").inner_text()
+            options = page.locator("#options li").all_inner_texts()
+            found = axe_violations(page)
+        finally:
+            browser.close()
+            playwright.stop()
+    plain = question.replace("\u00ad", "")
+    assert shown["question"] is not None and plain == shown["question"]["text"].replace("\u00ad", "")
+    assert [option.split(":")[0] for option in options] == ["A", "B", "C", "D"]
+    assert found == []

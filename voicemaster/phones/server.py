@@ -76,6 +76,8 @@ class Phones:
     """Who may join: the game's players, once they are known."""
     language: str = "de"
     """The game's language, which the join page speaks."""
+    board: Callable[[], str] | None = None
+    """The screen's board as JSON (`ScreenFeed.view_json`), which a joined phone shows its player."""
     _microphones: dict[str, PhoneMicrophone] = field(default_factory=dict)
     _wrong: dict[str, int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -189,6 +191,12 @@ def app(phones: Phones) -> ASGIApp:
         joined = list(phones.joined())
         return JSONResponse({"players": list(phones.players), "joined": joined, "language": phones.language})
 
+    async def board(request: Request) -> Response:
+        if not phones.code_is_right(request.query_params.get("code", ""), _client(request.client)):
+            return JSONResponse({"error": "code"}, status_code=403)
+        shown = phones.board() if phones.board is not None else "null"
+        return Response(shown, media_type="application/json")
+
     async def sound(socket: WebSocket) -> None:
         code, player = socket.query_params.get("code", ""), socket.query_params.get("player", "")
         if not phones.code_is_right(code, _client(socket.client)) or player not in phones.players:
@@ -216,6 +224,7 @@ def app(phones: Phones) -> ASGIApp:
     routes = [
         Route("/", page),
         Route("/players", players),
+        Route("/board", board),
         WebSocketRoute("/sound", sound),
         Mount("/static", StaticFiles(directory=STATIC)),
     ]

@@ -94,14 +94,53 @@ async function join(player) {
   socket.addEventListener("open", () => {
     byId("players").hidden = true;
     say("listening", { player });
+    follow(player, socket);
   });
   socket.addEventListener("close", () => {
     capture.port.onmessage = null;
+    byId("game").hidden = true;
     for (const track of stream.getTracks()) track.stop();
     context.close();
     say("closed");
     byId("players").hidden = false;
   });
+}
+
+// The player's own screen while joined: whose turn it is, the question and the options read so far, what was heard.
+function follow(player, socket) {
+  const look = async () => {
+    if (socket.readyState !== WebSocket.OPEN) return;
+    try {
+      const answer = await fetch(`/board?code=${encodeURIComponent(code)}`);
+      if (answer.ok) show(player, await answer.json());
+    } catch {
+      // the next look tries again
+    }
+    setTimeout(look, 1000);
+  };
+  look();
+}
+
+function show(player, board) {
+  if (!board) return;
+  byId("game").hidden = false;
+  const turn = byId("turn");
+  const mine = board.listening === player;
+  turn.textContent = board.listening ? (mine ? text("your_turn") : text("turn", { player: board.listening })) : "";
+  turn.classList.toggle("mine", mine);
+  const question = board.question;
+  byId("question-label").textContent = question ? text("question", { number: question.number }) : "";
+  byId("question").textContent = question ? question.text : "";
+  const options = byId("options");
+  options.replaceChildren();
+  for (const option of (question && question.options) || []) {
+    const item = document.createElement("li");
+    item.textContent = `${option.letter}: ${option.text}`;
+    item.classList.toggle("removed", option.removed);
+    options.append(item);
+  }
+  const heard = board.heard && board.heard.player === player ? board.heard.text : "";
+  byId("heard").textContent = heard ? text("heard", { text: heard }) : "";
 }
 
 async function start() {
