@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from voicemaster import hints
-from voicemaster.screen import DEFAULT_PORT, LOOPBACK, ScreenUnavailable
+from voicemaster.screen import DEFAULT_PORT, LOOPBACK, ScreenUnavailable, is_loopback
 
 if TYPE_CHECKING:  # the command line starts without the speech stack or the web server
     from voicemaster.host.screen_address import ScreenAddress
@@ -25,7 +25,7 @@ def add_flags(command: argparse.ArgumentParser) -> None:
         help="show the game on a web page too (large type, read-only; on this computer)",
     )
     command.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"the screen's port (default {DEFAULT_PORT}; 0: any free one)"
+        "--port", type=port, default=DEFAULT_PORT, help=f"the screen's port (default {DEFAULT_PORT}; 0: any free one)"
     )
     command.add_argument(
         "--screen-host",
@@ -33,6 +33,17 @@ def add_flags(command: argparse.ArgumentParser) -> None:
         metavar="ADDRESS",
         help="where the screen listens: 0.0.0.0 lets phones and a TV on your network watch (default: this computer)",
     )
+
+
+def port(text: str) -> int:
+    """A port as `--port` takes it: a whole number from 0 (any free one) to 65535."""
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port: a whole number from 0 to 65535") from None
+    if not 0 <= number <= 65535:
+        raise argparse.ArgumentTypeError(f"{text} is not a port: a port is 0 to 65535 (0: any free one)")
+    return number
 
 
 @contextmanager
@@ -58,7 +69,7 @@ def screen_for(
 
 def notice(screen: Screen) -> str:
     """Where to open the page; on the local network, that anyone on it can watch, and a QR code of the address."""
-    if screen.host == LOOPBACK or screen.host == "localhost":
+    if is_loopback(screen.host):
         return f"Screen: open {screen.url} in a browser on this computer (--screen-host 0.0.0.0 for the local network)."
     import segno
 

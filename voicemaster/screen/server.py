@@ -3,16 +3,19 @@
 Why this stack (README, "The screen"): Starlette and uvicorn are small, typed, long-maintained ASGI parts with no
 build step; server-sent events carry the board one way, server to page, which is all a read-only page needs (no
 socket protocol a page could send on, no extra dependency: an EventSource in the browser reconnects by itself).
-The server has only GET routes; it reads the feed, never the game.
+The server has only GET routes; it reads the feed, never the game. It binds its socket itself, so that an unknown
+host, an address of another machine, a taken port are each said as what they are; on the local network it is
+guarded against its neighbours (`guard.py`): connections per device and in all, idle ones closed, `Host` checked.
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import socket
 import threading
 import time
-from collections.abc import AsyncIterator, MutableMapping
+from collections.abc import AsyncIterator, Iterable, MutableMapping
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,8 +30,9 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from voicemaster.host.screen_address import ScreenAddress
-from voicemaster.screen import DEFAULT_PORT, LOOPBACK, ScreenUnavailable
+from voicemaster.screen import DEFAULT_PORT, LOOPBACK, ScreenUnavailable, is_loopback
 from voicemaster.screen.feed import ScreenFeed
+from voicemaster.screen.guard import IDLE_SECONDS, Guarded, Hosts
 
 STATIC = Path(__file__).parent / "static"
 POLL_SECONDS = 0.1
@@ -36,6 +40,10 @@ POLL_SECONDS = 0.1
 below what a reader notices."""
 KEEP_ALIVE_SECONDS = 15.0
 STARTUP_SECONDS = 10.0
+TOTAL_CONNECTIONS = 64
+"""Connections at once, all devices together (uvicorn's `limit_concurrency`: past it, 503): eight devices holding
+all they may (`guard.PER_CLIENT`), far more than a living room opens."""
+WILDCARDS = ("0.0.0.0", "::", "")
 HEADERS = {
     # Nothing from elsewhere, nothing inline: the page is ours alone, and cannot be framed into another.
     "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'; form-action 'none'",
@@ -45,7 +53,10 @@ HEADERS = {
 }
 
 
-def app(feed: ScreenFeed) -> ASGIApp:
+def app(feed: ScreenFeed, hosts: Iterable[str] = ("127.0.0.1",)) -> ASGIApp:
+    """The page, its board and its stream, answered only to requests whose `Host` is one of `hosts` or a loopback
+    name (`guard.Hosts`)."""
+
     async def page(_request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
 
@@ -61,7 +72,7 @@ def app(feed: ScreenFeed) -> ASGIApp:
         Route("/events", events),
         Mount("/static", StaticFiles(directory=STATIC)),
     ]
-    return _Headers(Starlette(routes=routes))
+    return _Headers(Hosts.of(Starlette(routes=routes), hosts))
 
 
 async def _stream(feed: ScreenFeed) -> AsyncIterator[str]:
@@ -99,45 +110,50 @@ class _Headers:
 
 @dataclass
 class Screen:
-    """The server running in a daemon thread: `start()` returns once it listens, `stop()` ends it."""
+    """The server running in a daemon thread: `start()` returns once it listens (or raises ScreenUnavailable, saying
+    why in one line), `stop()` ends it. `idle_seconds`: how long a connection may wait without a request."""
 
     feed: ScreenFeed
     host: str = LOOPBACK
     port: int = DEFAULT_PORT
+    idle_seconds: int = IDLE_SECONDS
     _server: uvicorn.Server | None = None
     _thread: threading.Thread | None = None
+    _announced: str | None = None
 
     def start(self) -> Screen:
+        listening = bound(self.host, self.port)
+        self.port = int(listening.getsockname()[1])
+        self._announced = self.address()
         config = uvicorn.Config(
-            app(self.feed),
+            app(self.feed, (self.host, self._announced)),
             host=self.host,
             port=self.port,
+            http=Guarded,
+            ws="none",
+            proxy_headers=False,  # no proxy stands before it: the address a connection comes from is the device's
             log_level="critical",
             access_log=False,
             lifespan="off",
-            limit_concurrency=64,
+            limit_concurrency=TOTAL_CONNECTIONS,
+            timeout_keep_alive=self.idle_seconds,
             timeout_graceful_shutdown=1,
             server_header=False,
         )
         self._server = server = uvicorn.Server(config)
 
         def run() -> None:
-            with suppress(SystemExit):  # uvicorn exits when it cannot listen: start() says so, in the game's thread
-                server.run()
+            with suppress(SystemExit):  # uvicorn exits when it cannot serve: start() says so, in the game's thread
+                server.run(sockets=[listening])
 
         self._thread = threading.Thread(target=run, name="voicemaster-screen", daemon=True)
         self._thread.start()
         deadline = time.monotonic() + STARTUP_SECONDS
         while not server.started:
             if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise ScreenUnavailable(
-                    f"the screen cannot listen on {self.host}:{self.port} (is the port taken? choose another with "
-                    "--port N, or --port 0 for any free one)"
-                )
+                listening.close()
+                raise ScreenUnavailable(f"the screen could not start on {self._where()}")
             time.sleep(0.02)
-        sockets = [sock for listener in server.servers for sock in (listener.sockets or ())]
-        if sockets:
-            self.port = int(sockets[0].getsockname()[1])
         return self
 
     def stop(self) -> None:
@@ -157,17 +173,60 @@ class Screen:
 
     @property
     def url(self) -> str:
-        return f"http://{self.address()}:{self.port}/"
+        """The page's address as a browser takes it (an IPv6 address in brackets)."""
+        return f"http://{_bracketed(self._announced or self.address())}:{self.port}/"
 
     def address(self) -> str:
         """Where another device reaches the page: the loopback address, or this machine's on the local network."""
-        if self.host not in ("0.0.0.0", "::", ""):
+        if self.host not in WILDCARDS:
             return self.host
         return local_address()
 
     def spoken_address(self) -> ScreenAddress:
         """The address for the quizmaster to say when a player asks for it."""
-        return ScreenAddress(self.address(), self.port, local_network=self.host not in (LOOPBACK, "localhost"))
+        return ScreenAddress(self._announced or self.address(), self.port, local_network=not is_loopback(self.host))
+
+    def _where(self) -> str:
+        return f"{_bracketed(self.host)}:{self.port}"
+
+
+def bound(host: str, port: int) -> socket.socket:
+    """A socket bound to `host` and `port` (not yet listening); or ScreenUnavailable naming what is wrong: a port
+    out of range or taken, a name nothing answers to, an address of another machine."""
+    where = f"{_bracketed(host)}:{port}"
+    if not 0 <= port <= 65535:
+        raise ScreenUnavailable(f"the screen cannot listen on port {port}: a port is 0 to 65535 (0: any free one)")
+    try:
+        found = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError):
+        raise ScreenUnavailable(
+            f"the screen cannot listen on {host!r}: no such host here (--screen-host takes an address or name of "
+            "this computer: 127.0.0.1 for this computer only, 0.0.0.0 for the local network)"
+        ) from None
+    family, kind, proto, _name, address = found[0]
+    listening = socket.socket(family, kind, proto)
+    try:
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listening.bind(address)
+    except OSError as error:
+        listening.close()
+        raise ScreenUnavailable(f"the screen cannot listen on {where} ({_why(error)})") from None
+    return listening
+
+
+def _why(error: OSError) -> str:
+    if error.errno == errno.EADDRINUSE:
+        return "is the port taken? choose another with --port N, or --port 0 for any free one"
+    if error.errno == errno.EADDRNOTAVAIL:
+        return "that is not an address of this computer; 0.0.0.0 listens on all of its addresses"
+    if error.errno == errno.EACCES:
+        return "a port below 1024 needs administrator rights: choose another with --port N"
+    return str(error.strerror or error)
+
+
+def _bracketed(host: str) -> str:
+    """An IPv6 address in brackets, as a URL writes it; any other host as it is."""
+    return f"[{host}]" if ":" in host else host
 
 
 def local_address() -> str:
