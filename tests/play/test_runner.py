@@ -14,7 +14,10 @@ from voicemaster.dialogue.meaning import Context, ContextName
 from voicemaster.dialogue.turns import Effect, Listen, Observation, Say, Silence
 from voicemaster.host.lines import load as load_lines
 from voicemaster.play.ear import Answers, Listened
+from voicemaster.play.narration import Narrator
+from voicemaster.play.paced import Paced
 from voicemaster.play.runner import Runner, SessionClock, Transcript, drive
+from voicemaster.screen.board import Board, Step, follow
 from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import Playback
 from voicemaster.speech.hearing.ahead import Speculation
@@ -117,3 +120,33 @@ def test_a_phone_lost_while_listened_to_is_said_and_its_player_listened_to_again
     assert lost["text"].startswith("Anna,") and "Mikrofon" in lost["text"]
     assert [line["line"] for line in said][-1] == "not_understood"  # nothing was decided from the cut sound
     assert len(ear.speaking) == 2 and ear.speaking[1] is None  # listened to again, the lines played out
+
+
+def test_lines_the_player_cut_off_before_they_began_are_taken_back_for_every_watcher() -> None:
+    """The lines up to listening are written down as they are started, ahead of the sound; a player who answers over
+    the question stops them, and the lines after that moment were never heard: not on the screen, not in the
+    terminal's narration when the demo plays aloud (where the quizmaster seemed to talk over its own reply)."""
+    sink, out = FileSink(), io.StringIO()
+    ear = Stalls(Listened(Silence(), barged_in_at=1.25))
+    runner = Runner(load_lines("de"), Speakers(DEFAULT_VOICES), sink, SessionClock(sink), ear, Transcript(out))
+    drive(question_then_answer(), runner.perform)
+
+    events = [json.loads(line) for line in out.getvalue().splitlines()]
+    cut = next(e["t"] for e in events if e["event"] == "barge_in")
+    lines = [e for e in events if e["event"] == "say" and e["line"] in ("question", "option", "your_answer")][:4]
+    unsaid = {e["start"] for e in events if e["event"] == "unsaid"}
+    assert unsaid == {line["start"] for line in lines if line["start"] >= cut} and unsaid  # all those after the cut
+    assert lines[0]["start"] not in unsaid  # the question, begun before the player spoke, was heard (in part)
+
+    told: list[str] = []
+    paced = Paced(Narrator(told.append))
+    board = Board(language="de")
+    for event in events:
+        paced.publish(event["t"], event["event"], event)
+        board = follow(board, Step(event["t"], event["event"], event), {})
+    paced.release(float("inf"))
+    shown = [text for _, text in board.said]
+    for line in lines:
+        heard = line["start"] not in unsaid
+        assert any(line["text"] in said for said in told) == heard
+        assert (line["text"] in shown) == heard

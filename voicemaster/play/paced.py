@@ -19,6 +19,9 @@ class Paced:
     _held: collections.deque[tuple[float, str, Mapping[str, Any] | str]] = field(default_factory=collections.deque)
 
     def publish(self, t: float, event: str, data: Mapping[str, Any]) -> None:
+        if event == "unsaid":  # a line taken back before the sound reached it is never passed on
+            held = [step for step in self._held if not _said_at(step, data["start"])]
+            self._held = collections.deque(held)
         self._held.append((t, event, dict(data)))
 
     def stored(self, t: float, state: str) -> None:
@@ -32,3 +35,8 @@ class Paced:
                 self.watch.stored(t, data)
             else:
                 self.watch.publish(t, event, data)
+
+
+def _said_at(step: tuple[float, str, Mapping[str, Any] | str], start: float) -> bool:
+    _, event, data = step
+    return event == "say" and isinstance(data, Mapping) and data.get("start") == start

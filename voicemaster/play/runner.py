@@ -157,6 +157,9 @@ class Runner:
     """Lines leading up to listening, not yet played: their words, and the line of the phrase file they say."""
     _led_to_listening: list[tuple[str, Say]] = field(default_factory=list)
     """The lines played as one before the last listening: where the game stands, to say again after a stall."""
+    _sounding: list[tuple[float, str]] = field(default_factory=list)
+    """Where each line of the last sound begins in the session, and which line it is: written down ahead, so that a
+    line the player cut off before it began can be taken back (`unsaid`)."""
 
     def __post_init__(self) -> None:
         if self.render_ahead:
@@ -217,7 +220,7 @@ class Runner:
         """Listens through the ear, writing down a barge-in and an early decision as the ear reports them; after the
         devices stood still, says where the game was and listens again."""
         speaking, self._speaking = self._speaking, None
-        since = self._speaking_since
+        since, lines = self._speaking_since, self._sounding
         while True:
             listened = self.ear.listen(listen, self.last_said, speaking)
             if listened.phone_lost:
@@ -233,6 +236,10 @@ class Runner:
         if listened.barged_in_at is not None:
             at = listened.barged_in_at
             self.transcript.write(since + at, "barge_in", {"player": listen.player, "at": at})
+            # The lines the player cut off before they began were written down ahead, and never heard.
+            for start, key in lines:
+                if start >= since + at:
+                    self.transcript.write(since + at, "unsaid", {"line": key, "start": start})
         if listened.cued_at is not None:
             self.transcript.write(self.now, "heard_cue", {"player": listen.player, "at": listened.cued_at})
         if listened.early:
@@ -307,12 +314,14 @@ class Runner:
         rate = said[0][2].rate
         audio = Audio(b"".join(resample(sound, rate).samples for _, _, sound in said), rate)
         self._speaking = self.out.play(audio)
+        self._sounding = []
         for text, line, sound in said:
             end = start + sound.seconds
             step = {"speaker": "host", "text": text, "start": start, "end": end, "line": line.key}
             if "letter" in line.params:
                 step["letter"] = str(line.params["letter"])
             self.transcript.write(start, "say", step)
+            self._sounding.append((start, line.key))
             start = end
 
     def _wait_for_speaking(self) -> None:

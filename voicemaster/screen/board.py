@@ -103,6 +103,8 @@ def follow(board: Board, step: Step, questions: Mapping[str, str]) -> Board:
             if data.get("line") == "option" and board.read is not None and "letter" in data:
                 board = replace(board, read=(*board.read, (str(data["letter"]), start)))
             return board
+        case "unsaid":  # written down ahead, then cut off by a player before it began
+            return replace(board, said=tuple(line for line in board.said if line[0] != data["start"]))
         case "question" if board.question is not None:
             return replace(board, read=())  # asked now: its options are shown as they are read
         case "listen":
