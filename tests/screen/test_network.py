@@ -20,6 +20,7 @@ from voicemaster.screen import ScreenUnavailable
 from voicemaster.screen.feed import ScreenFeed
 from voicemaster.screen.guard import PER_CLIENT, REFUSED
 from voicemaster.screen.server import TOTAL_CONNECTIONS, Screen
+from voicemaster_lab.faults import network
 
 TV = "127.0.0.1"
 NEIGHBOUR = "127.0.0.2"
@@ -227,3 +228,11 @@ def test_a_port_out_of_range_is_refused_where_it_is_read(port: str, capsys: pyte
     assert stopped.value.code == 2
     err = capsys.readouterr().err
     assert "0 to 65535" in err and "Traceback" not in err
+
+
+def test_the_benchs_network_drill_finds_the_page_kept_and_no_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`bench faults` makes the same faults and some more (garbage requests, other hosts' names, half-sent ones)."""
+    monkeypatch.setattr(network, "COMMAND_VALUES", ())  # the commands' values are this file's tests above
+    figures = network.run()
+    assert (figures["tracebacks"], figures["tv_blanked"]) == (0, 0)
+    assert figures["right"] == figures["faults"] == len(network.DRILLS), network.report(figures)

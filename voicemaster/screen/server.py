@@ -200,8 +200,8 @@ def bound(host: str, port: int) -> socket.socket:
         found = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except (OSError, UnicodeError):
         raise ScreenUnavailable(
-            f"the screen cannot listen on {host!r}: no such host here (--screen-host takes an address or name of "
-            "this computer: 127.0.0.1 for this computer only, 0.0.0.0 for the local network)"
+            f"the screen cannot listen on {_short(host)!r}: no such host here (--screen-host takes an address or "
+            "name of this computer: 127.0.0.1 for this computer only, 0.0.0.0 for the local network)"
         ) from None
     family, kind, proto, _name, address = found[0]
     listening = socket.socket(family, kind, proto)
@@ -222,6 +222,10 @@ def _why(error: OSError) -> str:
     if error.errno == errno.EACCES:
         return "a port below 1024 needs administrator rights: choose another with --port N"
     return str(error.strerror or error)
+
+
+def _short(text: str, most: int = 60) -> str:
+    return text if len(text) <= most else f"{text[:most]}… ({len(text)} characters)"
 
 
 def _bracketed(host: str) -> str:

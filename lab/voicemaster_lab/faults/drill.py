@@ -10,9 +10,12 @@
   and the settings belong, a file where the speech cache keeps a folder, no sound server, no microphone
   (faults/damaged_store.py); the store damaged, replaced or made read-only under a running game, its data folder
   replaced by a file, and a process stopped and continued while it speaks (faults/midgame.py)
+- network: the screen's server faulted by a neighbour on the Wi-Fi (idle connections, open streams, half-sent
+  requests, other hosts' names, requests no browser sends) and `--screen-host`/`--port` values it cannot listen
+  on (faults/network.py)
 
 Other tools read `resume.games`, `resume.exact`, `fuzz.inputs`, `fuzz.tracebacks`, `fuzz.written_on_failure`,
-`fuzz.hung`, `faults.games_lost` and `faults.lost_but_said_kept`.
+`fuzz.hung`, `faults.games_lost`, `faults.lost_but_said_kept`, `network.tracebacks` and `network.tv_blanked`.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import sys
 import time
 from typing import Any
 
-from voicemaster_lab.faults import damaged_store, resume
+from voicemaster_lab.faults import damaged_store, network, resume
 
 GAMES = 100
 INPUTS = 5000
@@ -41,6 +44,7 @@ def run(games: int = GAMES, inputs: int = INPUTS, seed: int = SEED) -> dict[str,
         "resume": resumed,
         "fuzz": fuzz,
         "faults": faults,
+        "network": network.run(),
         "seconds": round(time.perf_counter() - started, 1),
     }
 
@@ -80,6 +84,8 @@ def report(figures: dict[str, Any]) -> str:
         lost += {None: "", True: " (said kept)", False: " (said not kept)"}[outcome.get("said_kept")] if lost else ""
         kind = "traceback: " if outcome["traceback"] else ""
         lines.append(f"  {outcome['fault']:24} {outcome['command']}: {state}{lost}; {kind}{outcome['message'][:100]}")
+    if "network" in figures:
+        lines += network.report(figures["network"])
     return "\n".join(lines)
 
 
