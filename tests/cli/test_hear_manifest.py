@@ -40,7 +40,7 @@ def test_a_manifest_line_reads_options_as_text_or_list_and_files_from_its_folder
 @pytest.mark.parametrize(
     ("line", "says"),
     [
-        ("{not json", "mine.jsonl:2: not a JSON object"),
+        ("{not json", "mine.jsonl:2: not JSON"),
         ('["a.wav"]', "mine.jsonl:2: not a JSON object"),
         ('{"lang": "de", "context": "answer"}', "mine.jsonl:2: field 'file' is missing"),
         ('{"file": "a.wav", "lang": "es", "context": "answer"}', "mine.jsonl:2: field 'lang'"),

@@ -77,17 +77,19 @@ def summarize(stored: StoredGame) -> GameSummary:
 
 def listed(store: Store, limit: int) -> list[GameSummary]:
     """The newest games. Games that cannot be read get the store set aside (kept whole, with them) and a fresh one
-    started with everything else, so that history and `play` work again and nothing is deleted."""
-    summaries: list[GameSummary] = []
-    unreadable: dict[str, str] = {}
-    for stored in store.recent_games(limit):
-        try:
-            summaries.append(summarize(stored))
-        except UnreadableGame as error:
-            unreadable[stored.id] = str(error)
-    if unreadable:
+    started with everything else, so that history and `play` work again and nothing is deleted; the games are then
+    listed from that fresh store, as `play` will find them (the newest game left unfinished is the one it offers)."""
+    while True:  # each round sets aside at least one game: a fresh list may reach older games, unread till then
+        summaries: list[GameSummary] = []
+        unreadable: dict[str, str] = {}
+        for stored in store.recent_games(limit):
+            try:
+                summaries.append(summarize(stored))
+            except UnreadableGame as error:
+                unreadable[stored.id] = str(error)
+        if not unreadable:
+            return summaries
         store.set_aside(unreadable, "; ".join(unreadable.values()))
-    return summaries
 
 
 def show(args: argparse.Namespace) -> int:

@@ -4,20 +4,30 @@ heard in, so that anyone can measure the game on their own recordings and rooms 
 Each line: `file` (relative to the manifest's folder unless absolute), `lang`, `context`, and `options` ("A|B|C|D"
 or a list) and `names` likewise where the context has them. `intent` and `value` may say what the recording means;
 `bench asr` counts against them and `hear` ignores them. A line that is wrong is refused with its file, its line
-number and the field, because a person wrote it and must find it.
+number and the field, because a person wrote it and must find it. The file is read by the bounded reader
+(`voicemaster.file_reading`: a FIFO or a device is refused unread, a UTF-8 byte-order mark dropped), and each text
+in it is bounded: a manifest names recordings, and an option of megabytes would only keep the recognizer busy.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from voicemaster.config.files import LANGUAGES
 from voicemaster.dialogue.meaning import Context, ContextName, Intent
+from voicemaster.file_reading import READ_ERRORS, Unreadable, parse_json, problem, read_text
 
 FIELDS = frozenset({"file", "lang", "context", "options", "names", "intent", "value", "text"})
+MANIFEST_MOST_BYTES = 20_000_000
+"""A manifest larger than this is refused unread: a line takes some hundred bytes."""
+TEXT_MOST_CHARACTERS = 500
+"""An option, a name or another text of a line: a pack's options are twelve words at most."""
+FILE_MOST_CHARACTERS = 4096
+"""A recording's path: the longest path the system takes."""
+CHOICES_MOST = 26
+"""Options or names a line gives: a game offers four options and six players at most."""
 
 
 class ManifestError(ValueError):
@@ -43,9 +53,9 @@ class ManifestEntry:
 def read_manifest(path: Path) -> list[ManifestEntry]:
     """Every entry of the manifest, or `ManifestError` for the first wrong line (an unreadable file too)."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise ManifestError(f"{path}: cannot read the manifest: {error}") from None
+        lines = read_text(path, MANIFEST_MOST_BYTES).splitlines()
+    except READ_ERRORS as error:
+        raise ManifestError(f"{path}: cannot read the manifest: {problem(error)}") from None
     return list(_entries(path, lines))
 
 
@@ -58,9 +68,9 @@ def _entries(path: Path, lines: list[str]) -> Iterator[ManifestEntry]:
 def _entry(path: Path, number: int, line: str) -> ManifestEntry:
     where = f"{path}:{number}"
     try:
-        fields = json.loads(line)
-    except json.JSONDecodeError as error:
-        raise ManifestError(f"{where}: not a JSON object: {error.msg}") from None
+        fields = parse_json(line)
+    except Unreadable as error:  # not JSON, or nested or numbered beyond the reader's bounds
+        raise ManifestError(f"{where}: {error}") from None
     if not isinstance(fields, dict):
         raise ManifestError(f"{where}: not a JSON object")
     for unknown in sorted(set(fields) - FIELDS):
@@ -96,7 +106,15 @@ def _text(fields: dict[str, object], name: str, where: str, *, required: bool = 
         return ""
     if not isinstance(value, str) or (required and not value.strip()):
         raise ManifestError(f"{where}: field {name!r} must be a non-empty text")
+    _bounded(value, name, where, FILE_MOST_CHARACTERS if name == "file" else TEXT_MOST_CHARACTERS)
     return value.strip()
+
+
+def _bounded(text: str, name: str, where: str, most: int) -> None:
+    if len(text) > most:
+        raise ManifestError(
+            f"{where}: field {name!r}: a text of {len(text):,} characters; at most {most:,} (shorten it)"
+        )
 
 
 def _choices(fields: dict[str, object], name: str, where: str) -> tuple[str, ...]:
@@ -112,4 +130,8 @@ def _choices(fields: dict[str, object], name: str, where: str) -> tuple[str, ...
         raise ManifestError(f"{where}: field {name!r} must be a text like 'A|B|C|D' or a list of texts")
     if not all(isinstance(item, str) for item in items):
         raise ManifestError(f"{where}: field {name!r}: every item must be a text")
+    if len(items) > CHOICES_MOST:
+        raise ManifestError(f"{where}: field {name!r}: {len(items)} items; at most {CHOICES_MOST}")
+    for item in items:
+        _bounded(str(item), name, where, TEXT_MOST_CHARACTERS)
     return tuple(item.strip() for item in items if isinstance(item, str) and item.strip())

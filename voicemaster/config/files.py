@@ -1,19 +1,23 @@
 """The settings files' common ground: reading a TOML file, the error that names a file and key, the languages.
 
 Everything that reads TOML (settings, phrase files, question packs) imports this leaf, which imports nothing of
-voicemaster, so the settings schema above it may use the speech and rules types without a cycle.
+voicemaster but the bounded reader (`voicemaster.file_reading`), so the settings schema above it may use the speech
+and rules types without a cycle.
 """
 
 from __future__ import annotations
 
 import errno
 import os
-import stat
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
+
+from voicemaster.file_reading import FileRefused, open_regular, read_bounded, read_text
+
+__all__ = ["FileRefused", "open_regular", "read_bounded"]  # the bounded reader's, kept importable from here
 
 LANGUAGES = ("de", "en", "fr")
 CURRENCIES = ("EUR", "GBP", "points")
@@ -29,50 +33,6 @@ class ConfigError(ValueError):
 
 SETTINGS_MAX_BYTES = 1_000_000
 """A settings or phrase file larger than this is refused unread: ours are some kilobytes."""
-_KINDS = (
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISCHR, "a device"),
-    (stat.S_ISBLK, "a disk device"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
-
-class FileRefused(OSError):
-    """A file that is not read: not a regular file, or larger than the reader's bound. str() is the reason."""
-
-
-def open_regular(path: Path) -> BinaryIO:
-    """A regular file opened for reading. A FIFO, a device (/dev/zero, /dev/urandom) or a symlink to one is refused
-    without waiting or reading: such a file has no end, or blocks until a writer comes."""
-    # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, for ever.
-    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    try:
-        info = os.fstat(descriptor)
-        if stat.S_ISDIR(info.st_mode):
-            raise IsADirectoryError(21, "is a folder", str(path))
-        if not stat.S_ISREG(info.st_mode):
-            kind = next((name for test, name in _KINDS if test(info.st_mode)), "a special file")
-            raise FileRefused(f"not a regular file ({kind}); give the path of the file itself")
-        return os.fdopen(descriptor, "rb")
-    except BaseException:
-        os.close(descriptor)
-        raise
-
-
-def read_bounded(path: Path, limit: int) -> bytes:
-    """A regular file's bytes (`open_regular`), at most `limit` of them: a larger file is refused."""
-    with open_regular(path) as file:
-        size = os.fstat(file.fileno()).st_size
-        if size > limit:
-            raise FileRefused(f"{_megabytes(size)} is too large (at most {_megabytes(limit)})")
-        data = file.read(limit + 1)  # a file growing while it is read still stops at the bound
-        if len(data) > limit:
-            raise FileRefused(f"grew past {_megabytes(limit)} while it was read")
-        return data
-
-
-def _megabytes(size: int) -> str:
-    return f"{size / 1e6:.1f} MB" if size < 10_000_000 else f"{size // 1_000_000} MB"
 
 
 def parse_toml(text: str) -> dict[str, Any]:
@@ -91,17 +51,14 @@ def parse_toml(text: str) -> dict[str, Any]:
 def read_toml(path: Path, limit: int = SETTINGS_MAX_BYTES) -> dict[str, Any]:
     """A TOML file's tables; a missing, special, oversized or malformed file is a ConfigError naming it."""
     try:
-        text = read_bounded(path, limit).decode("utf-8")
-        return parse_toml(text)
+        return parse_toml(read_text(path, limit))
     except FileNotFoundError:
         if os.path.islink(path):
             target = os.readlink(path)
             raise ConfigError(path, "(file)", f"a symbolic link to {target}, which does not exist: remove the link, or "
                               "point it to your settings file") from None  # fmt: skip
         raise ConfigError(path, "(file)", "not found") from None
-    except UnicodeDecodeError as error:
-        raise ConfigError(path, "(file)", f"not UTF-8 text (byte {error.start}): save it as UTF-8") from None
-    except ValueError as error:
+    except ValueError as error:  # not UTF-8 (Unreadable), not TOML
         raise ConfigError(path, "(file)", str(error)) from None
     except IsADirectoryError:
         raise ConfigError(path, "(file)", "is a folder, not a settings file") from None

@@ -3,7 +3,8 @@ money drop), written as JSON after every rules transition and read back by `rest
 not.
 
 A store can hold a game it cannot give back (written by hand, cut off by a full disk, from a version that stored it
-otherwise); it is named as such, so the store can be set aside instead of the program failing on it. A game that
+otherwise, nested thousands deep by another hand: the bounded reader, `file_reading.parse_json`, refuses that); it is
+named as such, so the store can be set aside instead of the program failing on it. A game that
 reads back but stands on a question the bank no longer has, and that it did not keep the words of (stored by an
 earlier version), cannot be finished: `unfinishable` names that question, so the players hear what changed.
 """
@@ -13,9 +14,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from voicemaster.file_reading import parse_json
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import moneydrop as md
-from voicemaster.rules.codec import dumps, loads
+from voicemaster.rules.codec import dumps, from_data
 from voicemaster.rules.state import Game
 
 
@@ -47,10 +49,11 @@ class Session:
 
     @staticmethod
     def from_json(text: str) -> Session:
-        data = json.loads(text)
+        data = parse_json(text)
         texts = tuple(str(text) for text in data.get("texts", ()))
         told = data.get("told_heard_before") is True
-        return Session(loads(Game, data["game"]), tuple(data["asked"]), tuple(data["options"]), texts, told)
+        game = from_data(Game, parse_json(data["game"]))
+        return Session(game, tuple(data["asked"]), tuple(data["options"]), texts, told)
 
 
 @dataclass(frozen=True)
@@ -86,12 +89,12 @@ class DropSession:
 
     @staticmethod
     def from_json(text: str) -> DropSession:
-        data = json.loads(text)
+        data = parse_json(text)
         offered = tuple(tuple(options) for options in data["offered"])
         texts = tuple(tuple(str(text) for text in card) for card in data.get("texts", ()))
         read = tuple(str(card) for card in data.get("read", ()))
         told = data.get("told_heard_before") is True
-        game = loads(md.MoneyDropGame, data["game"])
+        game = from_data(md.MoneyDropGame, parse_json(data["game"]))
         return DropSession(game, tuple(data["asked"]), offered, texts, read, told)
 
 
@@ -103,7 +106,7 @@ class UnreadableGame(ValueError):
 
 def restore(game_id: str, state: str) -> Session | DropSession:
     try:
-        data = json.loads(state)
+        data = parse_json(state)
         if not isinstance(data, dict):
             raise ValueError("expected a JSON object")
         if data.get("format") == "moneydrop":

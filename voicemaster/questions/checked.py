@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from voicemaster.config.files import FileRefused, read_bounded
+from voicemaster.file_reading import READ_ERRORS, FileRefused, read_bounded, read_json
 from voicemaster.questions.model import Entry, Problem
 from voicemaster.questions.packs import PACK_MAX_BYTES, file_problem, load_text
 from voicemaster.questions.validation import check_entry, repeats
@@ -27,7 +27,16 @@ from voicemaster.questions.validation import check_entry, repeats
 CACHE_NAME = "questions-checked.json"
 KEPT_PACKS, KEPT_BANKS = 400, 8
 """The cache holds the checks of this many packs and banks at most (the newest), some hundred kilobytes."""
-_CHECKING_CODE = ("checked.py", "validation.py", "readability.py", "spoken.py", "packs.py", "model.py", "review.py")
+_CHECKING_CODE = (
+    "checked.py",
+    "validation.py",
+    "facts.py",
+    "readability.py",
+    "spoken.py",
+    "packs.py",
+    "model.py",
+    "review.py",
+)
 
 
 @dataclass(frozen=True)
@@ -54,7 +63,7 @@ def check_files(files: Sequence[Path], cache: Path | None = None, *, remember: b
         digest, found, wrong = _load(path)
         digests.append(digest)
         problems += wrong
-        remembered = _remembered(digest, cached.packs) if digest else None
+        remembered = _remembered(digest, cached.packs, len(found)) if digest else None
         if remembered is None:
             remembered = [[i, p.field, p.message] for i, e in enumerate(found) for p in check_entry(e)]
         if digest:
@@ -65,7 +74,7 @@ def check_files(files: Sequence[Path], cache: Path | None = None, *, remember: b
         entries += found
     named = b"\n".join(d.encode() + b":" + os.fsencode(p) for d, p in zip(digests, files, strict=True))
     bank_key = hashlib.sha256(named).hexdigest()
-    repeated = _remembered(bank_key, cached.banks) if all(digests) else None
+    repeated = _remembered(bank_key, cached.banks, len(entries)) if all(digests) else None
     if repeated is None:
         repeated = [[r.index, r.problem.field, r.problem.message] for r in repeats(entries)]
     cached.banks[bank_key] = _CHECKED_HERE[bank_key] = repeated
@@ -79,11 +88,13 @@ def check_files(files: Sequence[Path], cache: Path | None = None, *, remember: b
     return Checked(tuple(entries), tuple(problems), frozenset(unusable))
 
 
-def _remembered(key: str, cached: dict[str, Remembered]) -> Remembered | None:
-    """The checks made under `key`, from the cache file or from this process; None when neither has them (an empty
-    list is a pack or bank without a problem)."""
+def _remembered(key: str, cached: dict[str, Remembered], count: int) -> Remembered | None:
+    """The checks made under `key` of `count` entries, from the cache file or from this process; None when neither
+    has them (an empty list is a pack or bank without a problem), or the cache's name an entry there is not."""
     found = cached.get(key)
-    return found if found is not None else _CHECKED_HERE.get(key)
+    if found is not None and all(index < count for index, _, _ in found):
+        return found
+    return _CHECKED_HERE.get(key)
 
 
 def _load(path: Path) -> tuple[str, list[Entry], list[Problem]]:
@@ -131,6 +142,34 @@ _CHECKED_HERE: dict[str, Remembered] = {}
 (an import after a validation, a bench's every fuzzed input) does not check the same packs twice, cache or none."""
 
 
+CACHE_MOST_BYTES = 20_000_000
+"""A cache file larger than this is not read (ours is some hundred kilobytes), and is written afresh."""
+
+
+def _well_formed(data: Any, key: str) -> dict[str, Remembered]:
+    """The remembered checks under `key` that have the shape this module writes (lists of [index, field, message]);
+    whatever else a damaged cache holds is left out, to be checked again."""
+    table = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(table, dict):
+        return {}
+    return {
+        digest: remembered
+        for digest, remembered in table.items()
+        if isinstance(remembered, list) and all(_a_check(item) for item in remembered)
+    }
+
+
+def _a_check(item: Any) -> bool:
+    return (
+        isinstance(item, list)
+        and len(item) == 3
+        and type(item[0]) is int
+        and item[0] >= 0
+        and isinstance(item[1], (str, type(None)))
+        and isinstance(item[2], str)
+    )
+
+
 class _Cache:
     def __init__(self, path: Path | None) -> None:
         self.path = path
@@ -139,10 +178,10 @@ class _Cache:
         self._before: tuple[int, int] = (0, 0)
         if path is None:
             return
-        try:
-            data = json.loads(read_bounded(path, 20_000_000))
-            self.packs, self.banks = dict(data["packs"]), dict(data["banks"])
-        except (OSError, ValueError, KeyError, TypeError):
+        try:  # a cache damaged, nested thousands deep or made a FIFO by another hand is only checked afresh
+            data = read_json(path, CACHE_MOST_BYTES)
+            self.packs, self.banks = _well_formed(data, "packs"), _well_formed(data, "banks")
+        except READ_ERRORS:
             self.packs, self.banks = {}, {}
         self._before = (len(self.packs), len(self.banks))
 

@@ -59,6 +59,8 @@ __all__ = ["Store", "StoreBusy", "StoreError", "StoreUnwritable", "StoredGame", 
 
 UNFINISHED, FINISHED, ABANDONED = 0, 1, 2
 """A game's `finished`: abandoned is one the players chose not to continue; it is listed, never offered again."""
+MOST_ROWS = 2**63 - 1
+"""SQLite's largest integer: a larger count given to it fails (OverflowError) instead of meaning "all"."""
 _JOURNALS = ("-journal", "-wal", "-shm")
 """What SQLite keeps beside the file: the rollback journal, and a WAL and its index from earlier versions."""
 
@@ -412,9 +414,11 @@ class Store:
 
     def recent_games(self, limit: int) -> list[StoredGame]:
         """The most recently played games first, finished or not. Of games left unfinished, only the newest can be
-        offered again; older ones (from before games were abandoned explicitly) are listed as abandoned."""
+        offered again; older ones (from before games were abandoned explicitly) are listed as abandoned. A `limit`
+        beyond what SQLite counts (more than 2⁶³ - 1) is every game; none below 1."""
         rows = self._db.execute(
-            "SELECT id, state, finished, updated FROM games ORDER BY updated DESC, rowid DESC LIMIT ?", (limit,)
+            "SELECT id, state, finished, updated FROM games ORDER BY updated DESC, rowid DESC LIMIT ?",
+            (min(max(limit, 0), MOST_ROWS),),
         ).fetchall()
         offered = self.unfinished_game()
         return [
