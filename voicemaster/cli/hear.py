@@ -33,18 +33,25 @@ def hear(args: argparse.Namespace) -> int:
         return 2
     from voicemaster.dialogue.meaning import Context
     from voicemaster.speech.hearing.engines import open_recognizer
+    from voicemaster.speech.sound_file import recording_seconds
 
     language = args.lang or settings_for(args).game.language
     options = tuple(text.strip() for text in args.options.split("|") if text.strip())
     names = tuple(text.strip() for text in args.names.split("|") if text.strip())
     context = Context(ContextName(args.context), language, options, names)
-    try:
-        recordings = [_read(path) for path in args.files]
+    try:  # every recording checked (its header) before the model loads; each read only when it is heard
+        for path in args.files:
+            recording_seconds(path)
     except (OSError, ValueError) as error:
-        print(f"voicemaster: cannot read a recording: {error}", file=sys.stderr)
+        print(f"voicemaster: cannot read a recording: {_said(error)}", file=sys.stderr)
         return 2
     recognizer = open_recognizer(args.engine, language)
-    for path, audio in zip(args.files, recordings, strict=True):
+    for path in args.files:
+        try:
+            audio = _read(path)
+        except (OSError, ValueError) as error:  # changed or removed since it was checked
+            print(f"voicemaster: cannot read a recording: {_said(error)}", file=sys.stderr)
+            return 2
         heard = recognizer.recognize(audio, context)
         if args.json:
             print(json.dumps(_as_json(heard), ensure_ascii=False), flush=True)
@@ -58,23 +65,26 @@ def hear(args: argparse.Namespace) -> int:
 
 def hear_manifest(args: argparse.Namespace) -> int:
     """Every recording of a manifest in its own context, the models loaded once; a wrong line or an unreadable
-    recording stops before any model is loaded, with one line that names the manifest's line."""
+    recording stops before any model is loaded, with one line that names the manifest's line. Each recording is
+    checked by its header first and read only when it is heard, so that a manifest naming one long recording on
+    many lines holds one of them in memory at a time."""
     from voicemaster.cli.manifest import ManifestError, read_manifest
     from voicemaster.speech.hearing.engines import recognizers
 
     try:
         entries = read_manifest(args.manifest)
-        recordings = []
         for entry in entries:
-            try:
-                recordings.append(_read(entry.file))
-            except (OSError, ValueError) as error:
-                raise ManifestError(f"{args.manifest}:{entry.line}: field 'file': cannot read it: {error}") from None
+            _checked_entry(args.manifest, entry.line, entry.file)
     except ManifestError as error:
         print(f"voicemaster: {error}", file=sys.stderr)
         return 2
     recognizer_for = recognizers(args.engine)
-    for entry, audio in zip(entries, recordings, strict=True):
+    for entry in entries:
+        try:
+            audio = _read_entry(args.manifest, entry.line, entry.file)
+        except ManifestError as error:  # changed or removed since it was checked
+            print(f"voicemaster: {error}", file=sys.stderr)
+            return 2
         heard = recognizer_for(entry.context.language).recognize(audio, entry.context)
         if args.json:
             print(json.dumps({"file": entry.said, **_as_json(heard)}, ensure_ascii=False), flush=True)
@@ -82,6 +92,34 @@ def hear_manifest(args: argparse.Namespace) -> int:
             meaning = heard.intent + (f" {heard.value}" if heard.value else "")
             print(f"{entry.said}: {meaning} (heard {heard.text!r}, confidence {heard.confidence:.2f})", flush=True)
     return 0
+
+
+def _checked_entry(manifest: Path, line: int, file: Path) -> None:
+    from voicemaster.cli.manifest import ManifestError
+    from voicemaster.speech.sound_file import recording_seconds
+
+    try:
+        recording_seconds(file)
+    except (OSError, ValueError) as error:
+        raise ManifestError(f"{manifest}:{line}: field 'file': cannot read it: {_said(error)}") from None
+
+
+def _read_entry(manifest: Path, line: int, file: Path) -> Audio:
+    from voicemaster.cli.manifest import ManifestError
+
+    try:
+        return _read(file)
+    except (OSError, ValueError) as error:
+        raise ManifestError(f"{manifest}:{line}: field 'file': cannot read it: {_said(error)}") from None
+
+
+def _said(error: OSError | ValueError) -> str:
+    """An error reading a recording, in one line: a ValueError names the file already; an OSError its file too."""
+    if isinstance(error, OSError):
+        from voicemaster.file_reading import problem
+
+        return f"{error.filename}: {problem(error)}" if error.filename else problem(error)
+    return str(error)
 
 
 def _read(path: Path) -> Audio:

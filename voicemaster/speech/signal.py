@@ -11,6 +11,17 @@ Samples = npt.NDArray[np.float32]
 
 RECOGNITION_RATE = 16_000
 """What every recognizer and the microphone use."""
+SILENT_PEAK = 16
+"""Samples no louder than this (of 32 767: -66 dBFS, below any microphone's own hiss) are silence."""
+
+
+def silent(audio: Audio) -> bool:
+    """True for a recording with nothing in it: no samples, or none louder than `SILENT_PEAK`. A recognizer hears
+    such a recording as nothing; Whisper, left to it, makes a word up ("you")."""
+    if len(audio.samples) < 2:
+        return True
+    values = np.frombuffer(audio.samples[: len(audio.samples) // 2 * 2], dtype="<i2").astype(np.int32)
+    return int(np.abs(values).max()) <= SILENT_PEAK
 
 
 def to_float(audio: Audio) -> Samples:

@@ -13,10 +13,11 @@ import os
 import struct
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
-from voicemaster.config.files import FileRefused, open_regular
+from voicemaster.file_reading import FileRefused, open_regular
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.signal import from_float
 
@@ -25,6 +26,10 @@ RATES = (4_000, 384_000)
 """The sample rates a recording may have: a header claiming 2 147 483 647 Hz is damaged, not a recording."""
 HEAD_BYTES = 1 << 16
 """Where a WAV's format chunk and the start of its data must be found; only the samples wanted are read after."""
+
+
+class NotSound(ValueError):
+    """Samples that no sound has (NaN or infinite floats); str() says so in a user's words."""
 
 
 @dataclass(frozen=True)
@@ -42,12 +47,15 @@ class Sound:
     """8-bit WAV is unsigned."""
 
     def to_audio(self, rate: int | None = None) -> Audio:
-        """16-bit mono at `rate` (default: the header's); channels are averaged."""
+        """16-bit mono at `rate` (default: the header's); channels are averaged. `NotSound` for float samples that
+        are not numbers (NaN, infinity): a damaged file, which no arithmetic turns into sound."""
         frame = self.channels * self.width
         usable = self.samples[: len(self.samples) // frame * frame]
         order = ">" if self.big_endian else "<"
         if self.floating:
             values = np.frombuffer(usable, dtype=f"{order}f{self.width}").astype(np.float64)
+            if not np.isfinite(values).all():
+                raise NotSound("its float samples hold NaN or infinity, which no recording has: export it again")
         elif self.width == 3:
             raw = np.frombuffer(usable, dtype=np.uint8).reshape(-1, 3).astype(np.int32)
             high, low = (raw[:, 0], raw[:, 2]) if self.big_endian else (raw[:, 2], raw[:, 0])
@@ -68,13 +76,8 @@ def read_recording(path: Path, seconds: float | None = None) -> tuple[Audio, flo
     read from disk; a file cut off mid-sample is read up to its last whole sample. A ValueError names the file."""
     try:
         with open_regular(path) as file:
-            head = file.read(HEAD_BYTES)
-            sound_format, start, declared = _recording_format(head)
-            size = os.fstat(file.fileno()).st_size
+            sound_format, start, frames = _recording_format(file)
             channels, width = sound_format.channels, sound_format.width
-            # A size of 0 (a streaming writer's) or past the end: the samples are what the file holds.
-            available = min(declared, size - start) if declared else size - start
-            frames = max(0, available) // (channels * width)
             wanted = frames if seconds is None else min(frames, int(seconds * sound_format.rate))
             file.seek(start)
             samples = file.read(wanted * channels * width)
@@ -86,15 +89,42 @@ def read_recording(path: Path, seconds: float | None = None) -> tuple[Audio, flo
     if channels == 1 and width == 2 and not sound.floating:
         audio = Audio(samples[: len(samples) // 2 * 2], sound.rate)  # already what we use: no arithmetic
     else:
-        audio = sound.to_audio()
+        try:
+            audio = sound.to_audio()
+        except NotSound as error:
+            raise ValueError(f"{path}: {error}") from None
     return audio, frames / sound.rate
+
+
+def recording_seconds(path: Path) -> float:
+    """How long a recording is, from its header alone: what `read_recording` would refuse is refused here too
+    (a ValueError naming the file), but no sample is read, so that many recordings can be checked before one is
+    decoded."""
+    try:
+        with open_regular(path) as file:
+            sound_format, _, frames = _recording_format(file)
+    except FileRefused as error:
+        raise ValueError(f"{path}: {error}") from None
+    except _NotAWave as error:
+        raise ValueError(f"{path}: not a WAV file ({error})") from None
+    return frames / sound_format.rate
+
+
+def _recording_format(file: BinaryIO) -> tuple[Sound, int, int]:
+    """A WAV's format (a Sound without samples), where its samples start, and how many whole frames it holds."""
+    head = file.read(HEAD_BYTES)
+    sound_format, start, declared = _head_format(head)
+    size = os.fstat(file.fileno()).st_size
+    # A size of 0 (a streaming writer's) or past the end: the samples are what the file holds.
+    available = min(declared, size - start) if declared else size - start
+    return sound_format, start, max(0, available) // (sound_format.channels * sound_format.width)
 
 
 class _NotAWave(ValueError):
     pass
 
 
-def _recording_format(head: bytes) -> tuple[Sound, int, int]:
+def _head_format(head: bytes) -> tuple[Sound, int, int]:
     """The format (a Sound without samples), where the samples start and their declared size."""
     if head[:4] != b"RIFF" or head[8:12] != b"WAVE":
         raise _NotAWave("no RIFF/WAVE header")

@@ -12,7 +12,7 @@ from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.intents import understand
 from voicemaster.speech.hearing.normal_form import spoken
 from voicemaster.speech.hearing.phrases import HearPhrases, grammar, load
-from voicemaster.speech.hearing.recognition import Recognizer, RecognizerUnavailable
+from voicemaster.speech.hearing.recognition import NOTHING_HEARD, Recognizer, RecognizerUnavailable
 
 EngineName = Literal["auto", "vosk", "whisper"]
 ENGINES: tuple[EngineName, ...] = ("auto", "vosk", "whisper")
@@ -34,6 +34,10 @@ class VoskRecognizer:
 
     def recognize(self, audio: Audio, context: Context, *, over_our_voice: bool = False) -> Heard:
         del over_our_voice  # the grammar decides, whoever spoke over what
+        from voicemaster.speech.signal import silent  # numpy: not loaded by the command line's start
+
+        if silent(audio):
+            return NOTHING_HEARD
         started = time.perf_counter()
         phrases = load(context.language)
         transcript = self.engine.transcribe(audio, vocabulary(context, phrases))

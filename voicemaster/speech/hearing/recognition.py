@@ -10,8 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from voicemaster.dialogue.meaning import Context, Heard
+from voicemaster.dialogue.meaning import Context, Heard, Intent
 from voicemaster.speech.audio import Audio
+
+NOTHING_HEARD = Heard(Intent.UNKNOWN, None, "", 0.0)
+"""What a recognizer makes of a silent or empty recording (`signal.silent`): no words, no meaning, no confidence."""
 
 
 @dataclass(frozen=True)
@@ -29,7 +32,8 @@ class Recognizer(Protocol):
         ...
 
     def recognize(self, audio: Audio, context: Context, *, over_our_voice: bool = False) -> Heard:
-        """What `audio` means in `context`; `unknown` when that is not clear. `over_our_voice`: the utterance began
+        """What `audio` means in `context`; `unknown` when that is not clear, and `NOTHING_HEARD` for a silent or
+        empty recording. `over_our_voice`: the utterance began
         while the quizmaster still spoke (a barge-in), so the echo canceller took its start for double talk and
         suppressed it: what is read lost words, and only the decoder's own words may decide."""
         ...

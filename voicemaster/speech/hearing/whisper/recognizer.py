@@ -22,12 +22,12 @@ from voicemaster.speech.hearing.band import narrowband
 from voicemaster.speech.hearing.crowd import crowded
 from voicemaster.speech.hearing.normal_form import Normalized
 from voicemaster.speech.hearing.phrases import grammar, load
-from voicemaster.speech.hearing.recognition import RecognizerUnavailable
+from voicemaster.speech.hearing.recognition import NOTHING_HEARD, RecognizerUnavailable
 from voicemaster.speech.hearing.whisper.decision import spelled_from
 from voicemaster.speech.hearing.whisper.model import Array, Whisper
 from voicemaster.speech.hearing.whisper.strategies import Encoded, Strategy, Tuning, budget_for, strategy_for, trie
 from voicemaster.speech.hearing.whisper.tokens import Tokens, complete_tokenizer
-from voicemaster.speech.signal import RECOGNITION_RATE, resample, to_float
+from voicemaster.speech.signal import RECOGNITION_RATE, resample, silent, to_float
 
 FRAMES_PER_SECOND = 100
 SAMPLES_PER_FRAME = RECOGNITION_RATE // FRAMES_PER_SECOND
@@ -65,7 +65,10 @@ class WhisperRecognizer:
     def recognize_with(
         self, strategy: Strategy, audio: Audio, context: Context, *, over_our_voice: bool = False
     ) -> Heard:
-        """`audio` heard by the encoder, then by `strategy`; timed whole."""
+        """`audio` heard by the encoder, then by `strategy`; timed whole. A silent or empty recording is heard as
+        nothing, undecoded: Whisper would make a word up for it."""
+        if silent(audio):
+            return NOTHING_HEARD
         started = time.perf_counter()
         with cores.deciding():
             heard = strategy.hear(self.listen(audio, context.language, over_our_voice=over_our_voice), context)
