@@ -3,17 +3,39 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
+from pathlib import Path
+from types import FrameType
 
 
 def run(args: argparse.Namespace) -> int:
-
+    """The `models` action asked for. Stopped by Ctrl-C or a TERM signal, it ends as an interrupted install ends:
+    the half-made model removed, a half-fetched download kept to be resumed."""
+    main_thread = threading.current_thread() is threading.main_thread()  # where Python lets signals be handled
+    previous = signal.signal(signal.SIGTERM, _interrupted) if main_thread else None
     try:
         result: int = args.models_action(args)
     except KeyboardInterrupt:
         print("\nvoicemaster: interrupted; run the same command again to resume a download", file=sys.stderr)
         return 130
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
     return result
+
+
+def _interrupted(_signum: int, _frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def _tidy(root: Path) -> None:
+    """What an install stopped by a kill left in the models folder: removed (or put back), and said."""
+    from voicemaster.models.staging import leftovers_removed
+
+    for note in leftovers_removed(root):
+        print(f"models: {note}", file=sys.stderr)
 
 
 def list_models(_args: argparse.Namespace) -> int:
@@ -34,6 +56,7 @@ def install(args: argparse.Namespace) -> int:
     from voicemaster.models.install import install as install_model
     from voicemaster.models.manifest import load_manifest, models_dir
 
+    _tidy(models_dir())
     installed = install_model(args.path, name=args.name, manifest=load_manifest(), root=models_dir())
     print(f"{installed.spec.name} installed in {installed.path}: {installed.how}")
     return 0
@@ -45,6 +68,7 @@ def download(args: argparse.Namespace) -> int:
     from voicemaster.models.verify import check
 
     root = models_dir()
+    _tidy(root)
     spec = resolve(args.name, load_manifest())
     if not args.force and check(spec, root).ok:
         print(f"{spec.name} is installed and intact in {root / spec.name} (--force downloads it again)")
@@ -72,6 +96,7 @@ def setup(args: argparse.Namespace) -> int:
     from voicemaster.models.manifest import load_manifest, models_dir, shared_dir
 
     shared = args.shared or shared_dir()
+    _tidy(models_dir())
     for line in set_up_models(manifest=load_manifest(), root=models_dir(), shared=shared):
         print(f"models: {line}")
     return 0

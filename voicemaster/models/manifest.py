@@ -11,20 +11,22 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from voicemaster import paths
-from voicemaster.config.files import LANGUAGES
+from voicemaster.config.files import LANGUAGES, parse_toml
+from voicemaster.file_reading import READ_ERRORS, problem, read_text
 
 MULTILINGUAL = "multi"
 """The language of a model that hears every language voicemaster speaks."""
 ENGINES = ("vosk", "whisper", "kokoro")
 MANIFEST_ENVIRONMENT = "VOICEMASTER_MANIFEST"
 MIRROR_ENVIRONMENT = "VOICEMASTER_MODEL_MIRROR"
+MANIFEST_MOST_BYTES = 1_000_000
+"""A manifest larger than this is refused unread: ours lists a few models in some kilobytes."""
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -117,14 +119,13 @@ def load_manifest(path: Path | None = None) -> dict[str, ModelSpec]:
     """The models the manifest lists, by name, in the manifest's order."""
     path = path or manifest_path()
     try:
-        with path.open("rb") as file:
-            data = tomllib.load(file)
+        data = parse_toml(read_text(path, MANIFEST_MOST_BYTES))
     except FileNotFoundError:
         raise ModelError(
             f"{path}: the model manifest is missing; reinstall voicemaster (or unset {MANIFEST_ENVIRONMENT})"
         ) from None
-    except tomllib.TOMLDecodeError as error:
-        raise ModelError(f"{path}: not valid TOML: {error}") from None
+    except READ_ERRORS as error:  # a FIFO or a device, too large, not UTF-8, not TOML
+        raise ModelError(f"{path}: {problem(error)}") from None
     entries = data.get("models")
     if not isinstance(entries, dict) or not entries:
         raise ModelError(f"{path}: expected [models.NAME] tables")

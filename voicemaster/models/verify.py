@@ -8,17 +8,19 @@ can tell a corrupt Vosk model from an intact one although Alpha Cephei publishes
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from voicemaster.file_reading import READ_ERRORS, open_regular, read_json
 from voicemaster.models.manifest import MULTILINGUAL, ModelMissing, ModelSpec, load_manifest, models_dir, resolve
 
 RECORD = ".voicemaster-install.json"
 """The record an install leaves in the model's folder: every file's size and sha256."""
 CHUNK = 1 << 20
 """Bytes read or copied at a time."""
+RECORD_MOST_BYTES = 10_000_000
+"""A record larger than this is not read: ours name each file in a line."""
 
 
 @dataclass(frozen=True)
@@ -121,16 +123,17 @@ def verify(manifest: Mapping[str, ModelSpec], root: Path) -> list[Check]:
 
 def _read_record(path: Path) -> dict[str, tuple[int | None, str | None]]:
     try:
-        data = json.loads((path / RECORD).read_text(encoding="utf-8"))
+        data = read_json(path / RECORD, RECORD_MOST_BYTES)
         return {name: (entry["size"], entry["sha256"]) for name, entry in data["files"].items()}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (*READ_ERRORS, KeyError, TypeError, AttributeError):
         # Installed by hand, or the record itself is damaged: the manifest's list still applies.
         return {}
 
 
 def file_sha256(path: Path) -> str:
+    """The file's sha256; a FIFO or a device is refused unread (`file_reading.open_regular`), never hashed for ever."""
     digest = hashlib.sha256()
-    with path.open("rb") as file:
+    with open_regular(path) as file:
         while chunk := file.read(CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
