@@ -14,7 +14,7 @@ import hmac
 import secrets
 import threading
 import time
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,17 +22,18 @@ from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
-from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from voicemaster.phones import DEFAULT_PORT, PhonesUnavailable
 from voicemaster.phones.certificate import certificate_for
+from voicemaster.screen import ScreenUnavailable
+from voicemaster.screen.guard import IDLE_SECONDS, Guarded, Hosts, SecurityHeaders, client_key
+from voicemaster.screen.server import bound, bracketed
 from voicemaster.speech.devices.phone import MOST_MESSAGE_BYTES, PhoneMicrophone
 from voicemaster.speech.frontend import FrontEnd, PlayedSound
 
@@ -44,6 +45,8 @@ WRONG_CODES = 10
 BEHIND_SECONDS = 0.3
 """How far the loudspeaker's reference is held back for a phone: more than a room's Wi-Fi delays its sound."""
 STARTUP_SECONDS = 10.0
+TOTAL_CONNECTIONS = 32
+"""Connections at once, all phones together: a party's phones, each with its page, its sound and its board."""
 HEADERS = {
     "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'; form-action 'none'",
     "X-Content-Type-Options": "nosniff",
@@ -78,6 +81,9 @@ class Phones:
     """The game's language, which the join page speaks."""
     board: Callable[[], str] | None = None
     """The screen's board as JSON (`ScreenFeed.view_json`), which a joined phone shows its player."""
+    idle_seconds: int = IDLE_SECONDS
+    """How long a connection may send no whole request before it is closed (`screen.guard`); a phone's sound is
+    never idle."""
     _microphones: dict[str, PhoneMicrophone] = field(default_factory=dict)
     _wrong: dict[str, int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -87,7 +93,7 @@ class Phones:
     @property
     def url(self) -> str:
         """The join page with the game's code: what the QR code carries."""
-        return f"https://{_bracketed(self.announced)}:{self.port}/?code={self.code}"
+        return f"https://{bracketed(self.announced)}:{self.port}/?code={self.code}"
 
     def microphone(self, player: str | None) -> PhoneMicrophone | None:
         """The phone that is `player`'s microphone now, if one is joined."""
@@ -127,42 +133,46 @@ class Phones:
                 del self._microphones[microphone.player]
 
     def start(self) -> Phones:
+        """Listens on `host` and `port` (0: any free one) with the screen's guards (`screen.guard`): connections per
+        device and in all, idle ones closed, the `Host` checked."""
         certificate = certificate_for(tuple(dict.fromkeys((self.announced, LOOPBACK, "localhost"))), self.folder)
+        try:
+            listening = bound(self.host, self.port, "the phones' page", "--phones-port")
+        except ScreenUnavailable as error:
+            raise PhonesUnavailable(str(error)) from None
+        self.port = int(listening.getsockname()[1])
         config = uvicorn.Config(
             app(self),
             host=self.host,
             port=self.port,
             ssl_certfile=str(certificate.certificate),
             ssl_keyfile=str(certificate.key),
+            http=Guarded,
             ws="websockets-sansio",
             ws_max_size=MOST_MESSAGE_BYTES + 1024,
+            proxy_headers=False,
             log_level="critical",
             access_log=False,
             lifespan="off",
-            limit_concurrency=32,
-            timeout_keep_alive=5,
+            limit_concurrency=TOTAL_CONNECTIONS,
+            timeout_keep_alive=self.idle_seconds,
             timeout_graceful_shutdown=1,
             server_header=False,
         )
         self._server = server = uvicorn.Server(config)
 
         def run() -> None:
-            with suppress(SystemExit):  # uvicorn exits when it cannot listen: start() says so
-                server.run()
+            with suppress(SystemExit):  # uvicorn exits when it cannot serve: start() says so
+                server.run(sockets=[listening])
 
         self._thread = threading.Thread(target=run, name="voicemaster-phones", daemon=True)
         self._thread.start()
         deadline = time.monotonic() + STARTUP_SECONDS
         while not server.started:
             if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise PhonesUnavailable(
-                    f"the phones' page cannot listen on {self.host}:{self.port} (is the port taken? choose another "
-                    "with --phones-port N, or 0 for any free one)"
-                )
+                listening.close()
+                raise PhonesUnavailable(f"the phones' page could not start on {bracketed(self.host)}:{self.port}")
             time.sleep(0.02)
-        sockets = [sock for listener in server.servers for sock in (listener.sockets or ())]
-        if sockets:
-            self.port = int(sockets[0].getsockname()[1])
         return self
 
     def stop(self) -> None:
@@ -220,7 +230,6 @@ def app(phones: Phones) -> ASGIApp:
             with suppress(RuntimeError):
                 await socket.close()
 
-    hosts = list(dict.fromkeys([phones.announced, LOOPBACK, "localhost", "::1", phones.host]))
     routes = [
         Route("/", page),
         Route("/players", players),
@@ -228,28 +237,9 @@ def app(phones: Phones) -> ASGIApp:
         WebSocketRoute("/sound", sound),
         Mount("/static", StaticFiles(directory=STATIC)),
     ]
-    return _Headers(Starlette(routes=routes, middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)]))
+    return SecurityHeaders(Hosts.of(Starlette(routes=routes), (phones.host, phones.announced)), HEADERS)
 
 
 def _client(client: Any) -> str:
-    return str(client.host) if client is not None else ""
-
-
-def _bracketed(address: str) -> str:
-    return f"[{address}]" if ":" in address else address
-
-
-@dataclass
-class _Headers:
-    inner: ASGIApp
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        async def with_headers(message: MutableMapping[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                message["headers"] = [
-                    *message.get("headers", []),
-                    *((name.lower().encode(), value.encode()) for name, value in HEADERS.items()),
-                ]
-            await send(message)
-
-        await self.inner(scope, receive, with_headers)
+    """Who is guessing: a device's address (an IPv6 one by its /64 network, `guard.client_key`)."""
+    return client_key((client.host, client.port) if client is not None else None) or ""

@@ -9,16 +9,18 @@ from a page on the internet.
 - `Hosts`, a check of the `Host` header: a request is answered only when it names this screen (a loopback name or
   address, the address the screen was told to listen on, the address it announced, or the address the connection
   came in on), so DNS rebinding (a name on the internet made to point at this machine) finds nothing; the refusal
-  repeats nothing of what was sent.
+  repeats nothing of what was sent. A WebSocket (the phones' sound, `voicemaster.phones`) is checked the same way.
+- `SecurityHeaders`: every answer carries the page's security headers (its content policy above all).
+The phones' server (`voicemaster.phones.server`) stands on the same three.
 """
 
 from __future__ import annotations
 
 import asyncio
 import ipaddress
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers
@@ -73,6 +75,13 @@ class Guarded(H11Protocol):
         super().on_response_complete()
         self._wait_for_a_request()
 
+    def handle_websocket_upgrade(self, event: Any) -> None:
+        """A WebSocket is a conversation, not an idle connection: the idle deadline ends here."""
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+        super().handle_websocket_upgrade(event)
+
     def connection_lost(self, exc: Exception | None) -> None:
         if self._deadline is not None:
             self._deadline.cancel()
@@ -104,7 +113,12 @@ class Hosts:
         return cls(inner, frozenset(normal(name) for name in names if name))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and not self.ours(Headers(scope=scope).get("host"), scope.get("server")):
+        if scope["type"] in ("http", "websocket") and not self.ours(
+            Headers(scope=scope).get("host"), scope.get("server")
+        ):
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
+                return
             await PlainTextResponse(REFUSED, status_code=400)(scope, receive, send)
             return
         await self.inner(scope, receive, send)
@@ -123,3 +137,22 @@ class Hosts:
         name = normal(name)
         arrived = normal(server[0]) if server else None
         return name in self.names or is_loopback(name) or name == arrived
+
+
+@dataclass
+class SecurityHeaders:
+    """Adds `headers` to every answer of `inner`."""
+
+    inner: ASGIApp
+    headers: Mapping[str, str]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def with_headers(message: MutableMapping[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [
+                    *message.get("headers", []),
+                    *((name.lower().encode(), value.encode()) for name, value in self.headers.items()),
+                ]
+            await send(message)
+
+        await self.inner(scope, receive, with_headers)

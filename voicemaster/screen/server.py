@@ -15,11 +15,10 @@ import errno
 import socket
 import threading
 import time
-from collections.abc import AsyncIterator, Iterable, MutableMapping
+from collections.abc import AsyncIterator, Iterable
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
@@ -27,12 +26,12 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp
 
 from voicemaster.host.screen_address import ScreenAddress
 from voicemaster.screen import DEFAULT_PORT, LOOPBACK, ScreenUnavailable, is_loopback
 from voicemaster.screen.feed import ScreenFeed
-from voicemaster.screen.guard import IDLE_SECONDS, Guarded, Hosts
+from voicemaster.screen.guard import IDLE_SECONDS, Guarded, Hosts, SecurityHeaders
 
 STATIC = Path(__file__).parent / "static"
 POLL_SECONDS = 0.1
@@ -72,7 +71,7 @@ def app(feed: ScreenFeed, hosts: Iterable[str] = ("127.0.0.1",)) -> ASGIApp:
         Route("/events", events),
         Mount("/static", StaticFiles(directory=STATIC)),
     ]
-    return _Headers(Hosts.of(Starlette(routes=routes), hosts))
+    return SecurityHeaders(Hosts.of(Starlette(routes=routes), hosts), HEADERS)
 
 
 async def _stream(feed: ScreenFeed) -> AsyncIterator[str]:
@@ -90,22 +89,6 @@ async def _stream(feed: ScreenFeed) -> AsyncIterator[str]:
             yield ": still here\n\n"
         await asyncio.sleep(POLL_SECONDS)
         quiet += POLL_SECONDS
-
-
-@dataclass
-class _Headers:
-    inner: ASGIApp
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        async def with_headers(message: MutableMapping[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                message["headers"] = [
-                    *message.get("headers", []),
-                    *((name.lower().encode(), value.encode()) for name, value in HEADERS.items()),
-                ]
-            await send(message)
-
-        await self.inner(scope, receive, with_headers)
 
 
 @dataclass
@@ -174,7 +157,7 @@ class Screen:
     @property
     def url(self) -> str:
         """The page's address as a browser takes it (an IPv6 address in brackets)."""
-        return f"http://{_bracketed(self._announced or self.address())}:{self.port}/"
+        return f"http://{bracketed(self._announced or self.address())}:{self.port}/"
 
     def address(self) -> str:
         """Where another device reaches the page: the loopback address, or this machine's on the local network."""
@@ -187,20 +170,21 @@ class Screen:
         return ScreenAddress(self._announced or self.address(), self.port, local_network=not is_loopback(self.host))
 
     def _where(self) -> str:
-        return f"{_bracketed(self.host)}:{self.port}"
+        return f"{bracketed(self.host)}:{self.port}"
 
 
-def bound(host: str, port: int) -> socket.socket:
+def bound(host: str, port: int, what: str = "the screen", flag: str = "--port") -> socket.socket:
     """A socket bound to `host` and `port` (not yet listening); or ScreenUnavailable naming what is wrong: a port
-    out of range or taken, a name nothing answers to, an address of another machine."""
-    where = f"{_bracketed(host)}:{port}"
+    out of range or taken, a name nothing answers to, an address of another machine. `what` is said to be unable to
+    listen, and `flag` chooses another port."""
+    where = f"{bracketed(host)}:{port}"
     if not 0 <= port <= 65535:
-        raise ScreenUnavailable(f"the screen cannot listen on port {port}: a port is 0 to 65535 (0: any free one)")
+        raise ScreenUnavailable(f"{what} cannot listen on port {port}: a port is 0 to 65535 (0: any free one)")
     try:
         found = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except (OSError, UnicodeError):
         raise ScreenUnavailable(
-            f"the screen cannot listen on {_short(host)!r}: no such host here (--screen-host takes an address or "
+            f"{what} cannot listen on {_short(host)!r}: no such host here (--screen-host takes an address or "
             "name of this computer: 127.0.0.1 for this computer only, 0.0.0.0 for the local network)"
         ) from None
     family, kind, proto, _name, address = found[0]
@@ -210,17 +194,17 @@ def bound(host: str, port: int) -> socket.socket:
         listening.bind(address)
     except OSError as error:
         listening.close()
-        raise ScreenUnavailable(f"the screen cannot listen on {where} ({_why(error)})") from None
+        raise ScreenUnavailable(f"{what} cannot listen on {where} ({_why(error, flag)})") from None
     return listening
 
 
-def _why(error: OSError) -> str:
+def _why(error: OSError, flag: str = "--port") -> str:
     if error.errno == errno.EADDRINUSE:
-        return "is the port taken? choose another with --port N, or --port 0 for any free one"
+        return f"is the port taken? choose another with {flag} N, or {flag} 0 for any free one"
     if error.errno == errno.EADDRNOTAVAIL:
         return "that is not an address of this computer; 0.0.0.0 listens on all of its addresses"
     if error.errno == errno.EACCES:
-        return "a port below 1024 needs administrator rights: choose another with --port N"
+        return f"a port below 1024 needs administrator rights: choose another with {flag} N"
     return str(error.strerror or error)
 
 
@@ -228,7 +212,7 @@ def _short(text: str, most: int = 60) -> str:
     return text if len(text) <= most else f"{text[:most]}… ({len(text)} characters)"
 
 
-def _bracketed(host: str) -> str:
+def bracketed(host: str) -> str:
     """An IPv6 address in brackets, as a URL writes it; any other host as it is."""
     return f"[{host}]" if ":" in host else host
 
