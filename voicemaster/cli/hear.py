@@ -33,7 +33,6 @@ def hear(args: argparse.Namespace) -> int:
         return 2
     from voicemaster.dialogue.meaning import Context
     from voicemaster.speech.hearing.engines import open_recognizer
-    from voicemaster.speech.sound_file import recording_seconds
 
     language = args.lang or settings_for(args).game.language
     options = tuple(text.strip() for text in args.options.split("|") if text.strip())
@@ -41,7 +40,7 @@ def hear(args: argparse.Namespace) -> int:
     context = Context(ContextName(args.context), language, options, names)
     try:  # every recording checked (its header) before the model loads; each read only when it is heard
         for path in args.files:
-            recording_seconds(path)
+            _check(path)
     except (OSError, ValueError) as error:
         print(f"voicemaster: cannot read a recording: {_said(error)}", file=sys.stderr)
         return 2
@@ -96,10 +95,9 @@ def hear_manifest(args: argparse.Namespace) -> int:
 
 def _checked_entry(manifest: Path, line: int, file: Path) -> None:
     from voicemaster.cli.manifest import ManifestError
-    from voicemaster.speech.sound_file import recording_seconds
 
     try:
-        recording_seconds(file)
+        _check(file)
     except (OSError, ValueError) as error:
         raise ManifestError(f"{manifest}:{line}: field 'file': cannot read it: {_said(error)}") from None
 
@@ -122,18 +120,25 @@ def _said(error: OSError | ValueError) -> str:
     return str(error)
 
 
-def _read(path: Path) -> Audio:
-    """A recording's first `HEAR_SECONDS`, saying on stderr when more was left unheard."""
-    from voicemaster.speech.sound_file import read_recording
+def _check(path: Path) -> None:
+    """A recording checked by its header (no sample read), saying on stderr when more than `HEAR_SECONDS` of it
+    will be left unheard; a ValueError or OSError for one that cannot be heard."""
+    from voicemaster.speech.sound_file import recording_seconds
 
-    audio, seconds = read_recording(path, HEAR_SECONDS)
-    if seconds > audio.seconds + 0.01:
+    seconds = recording_seconds(path)
+    if seconds > HEAR_SECONDS + 0.01:
         print(
             f"voicemaster: {path} is {seconds:.0f} s long; only its first {HEAR_SECONDS} s are heard (one "
             "utterance: cut the recording to the part that matters).",
             file=sys.stderr,
         )
-    return audio
+
+
+def _read(path: Path) -> Audio:
+    """A recording's first `HEAR_SECONDS`."""
+    from voicemaster.speech.sound_file import read_recording
+
+    return read_recording(path, HEAR_SECONDS)[0]
 
 
 def _as_json(heard: Heard) -> dict[str, object]:
