@@ -8,6 +8,7 @@ ends quietly with 130, as a shell expects.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
 import sys
@@ -75,7 +76,8 @@ def guarded(run: Callable[[], int], argv: Sequence[str], err: TextIO | None = No
 
 
 def write_bug_log(error: BaseException, argv: Sequence[str]) -> Path:
-    """The traceback, in a new file of the data folder (or, if that cannot be written, the temporary folder)."""
+    """The traceback, in a new file of the data folder (or, if that cannot be written, the temporary folder): whole
+    or not at all, written under a temporary name and renamed, so that a full disk leaves no empty log behind."""
     now = datetime.datetime.now()
     text = (
         f"voicemaster {__version__}, Python {sys.version.split()[0]}, {sys.platform}, {now.isoformat()}\n"
@@ -85,12 +87,23 @@ def write_bug_log(error: BaseException, argv: Sequence[str]) -> Path:
     for folder in (paths.data_dir() / "logs", Path(tempfile.gettempdir())):
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            path = folder / name
-            path.write_text(text, encoding="utf-8")
-            return path
+            return _written_whole(folder / name, text)
         except OSError:
             continue
     return Path("(nowhere: neither the data folder nor the temporary folder can be written)")
+
+
+def _written_whole(path: Path, text: str) -> Path:
+    handle, partial = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(partial, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(partial)
+        raise
+    return path
 
 
 def _one_line(message: str) -> str:

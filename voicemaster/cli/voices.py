@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import shutil
 import subprocess
+import sys
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -168,12 +170,21 @@ def _setting_file(files: list[Path], language: str) -> Path:
 
 def say(args: argparse.Namespace, settings: Settings) -> int:
     check_speakable(args.text, "the text")  # before a voice loads: said at once, whatever the engine
+    refused = _out_problem(args.out) if args.out is not None else None
+    if refused is not None:  # before a voice loads, too
+        print(f"voicemaster: --out {args.out}: {refused}", file=sys.stderr)
+        return 2
     language = args.lang or settings.game.language
     voice = chosen_voice(args.voice, language, settings)
     # Read as the quizmaster reads: years, numerals after names and abbreviations as in a game.
     audio = quizmaster_voice({language: voice}, {}).render(args.text, language)
     if args.out is not None:
-        audio.write(args.out)
+        try:
+            audio.write(args.out)  # whole or not at all: a full disk leaves nothing behind
+        except OSError as error:
+            print(f"voicemaster: cannot write {args.out} ({error.strerror or error}); nothing was written: "
+                  f"{_mend(error)}", file=sys.stderr)  # fmt: skip
+            return 2
         print(f"{audio.seconds:.2f} s of speech at {audio.rate} Hz written to {args.out}")
         return 0
     from voicemaster.speech.devices.loudspeaker import Speaker
@@ -187,3 +198,23 @@ def say(args: argparse.Namespace, settings: Settings) -> int:
         playback.stop()
         return 130
     return 0
+
+
+def _out_problem(out: Path) -> str | None:
+    """Why `say` cannot write its WAV to `out` (a folder there, its folder missing), or None."""
+    if out.is_dir():
+        return f"is a folder: give a file name in it, such as {out / 'said.wav'}"
+    folder = out.parent
+    if not folder.is_dir():
+        missing = "is a file, not a folder" if folder.exists() else "does not exist"
+        return f"the folder {folder} {missing}: create it first (mkdir -p {folder}), or give another path"
+    return None
+
+
+def _mend(error: OSError) -> str:
+    """What to do when a file could not be written, by the system's reason."""
+    if error.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
+        return "free some space, or give --out another place"
+    if error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return "make its folder writable, or give --out another place"
+    return "give --out another place"

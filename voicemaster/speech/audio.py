@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import array
+import contextlib
+import errno
 import math
+import os
+import tempfile
 import wave
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 
 @dataclass(frozen=True)
@@ -25,7 +30,32 @@ class Audio:
         return math.sqrt(sum(v * v for v in values) / len(values)) if values else 0.0
 
     def write(self, path: Path) -> None:
-        with wave.open(str(path), "wb") as out:
+        """A 16-bit mono WAV file, whole or not at all: written under a temporary name beside it and renamed into
+        place, so that a full disk or a kill leaves no half-written (or empty) file, and what was there stays. A
+        target that is no regular file (a FIFO, /dev/stdout) is written straight; a missing folder or a folder in
+        the file's place is an OSError naming `path`."""
+        if path.is_dir():
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
+        if os.path.exists(path) and not path.is_file():
+            with path.open("wb") as out:
+                self._write_to(out)
+            return
+        try:
+            handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+        except FileNotFoundError:
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(path)) from None
+        try:
+            with os.fdopen(handle, "wb") as out:
+                self._write_to(out)
+            os.chmod(name, 0o644)
+            os.replace(name, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(name)
+            raise
+
+    def _write_to(self, file: BinaryIO) -> None:
+        with wave.open(file, "wb") as out:
             out.setnchannels(1)
             out.setsampwidth(2)
             out.setframerate(self.rate)

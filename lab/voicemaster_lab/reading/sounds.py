@@ -42,6 +42,10 @@ def switches(text: str, accent: str) -> bool:
 @cache
 def _backend(accent: str) -> Any:
     import phonemizer.backend
+
+    from voicemaster.speech.onnx_runtime import onnxruntime
+
+    onnxruntime()  # kokoro-onnx loads it: its telemetry off first
     from kokoro_onnx.tokenizer import Tokenizer
 
     Tokenizer()  # points the phonemizer at the eSpeak-NG library and data Kokoro uses

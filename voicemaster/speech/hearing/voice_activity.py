@@ -10,6 +10,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from voicemaster.hints import python_extra
+from voicemaster.speech import onnx_runtime
 from voicemaster.speech.devices.interfaces import AudioUnavailable
 from voicemaster.speech.frame import FRAME_SAMPLES
 
@@ -40,7 +41,7 @@ class SileroVad:
 
     def __init__(self, model: Path | None = None) -> None:
         try:
-            import onnxruntime
+            onnxruntime = onnx_runtime.onnxruntime()  # its telemetry off
         except ImportError:
             raise VoiceActivityUnavailable(f"Detecting speech needs onnxruntime: {python_extra('whisper')}.") from None
         path = model or bundled_silero_model()

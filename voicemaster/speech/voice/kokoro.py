@@ -22,6 +22,7 @@ from voicemaster import paths
 from voicemaster.config.voice import Voice
 from voicemaster.hints import python_extra
 from voicemaster.speakable import Unspeakable
+from voicemaster.speech import onnx_runtime
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.signal import from_float
 from voicemaster.speech.voice.synthesis import SpeechUnavailable
@@ -93,7 +94,7 @@ class Kokoro:
         if files is None:
             raise SpeechUnavailable("the Kokoro voice is not installed: run `voicemaster models setup`.")
         try:
-            import onnxruntime
+            onnxruntime = onnx_runtime.onnxruntime()  # telemetry off before kokoro-onnx loads it
             from kokoro_onnx import Kokoro as Engine
         except ImportError:
             raise SpeechUnavailable(f"kokoro-onnx is not installed: {python_extra('voice')}.") from None
@@ -162,12 +163,17 @@ def _voice_tables(folder: Path) -> Path:
 
 
 def write_whole(target: Path, write: Callable[[Path], object]) -> None:
-    """Writes a cache file under another name and renames it into place: a crash never leaves half a file."""
+    """Writes a cache file under another name and renames it into place: a crash never leaves half a file, and a
+    failed write (a full disk) leaves none."""
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=target.parent, suffix=target.suffix, delete=False) as out:
         pass
-    write(Path(out.name))
-    Path(out.name).replace(target)
+    try:
+        write(Path(out.name))
+        Path(out.name).replace(target)
+    except BaseException:
+        Path(out.name).unlink(missing_ok=True)
+        raise
 
 
 def cache_dir() -> Path:

@@ -9,6 +9,7 @@ the quizmaster falls back to eSpeak-NG and says why once, rather than staying si
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import re
 import shutil
@@ -190,7 +191,9 @@ def cache_problem(folder: Path, error: OSError) -> str:
             f"{paths.shown(blocking)} is a file where voicemaster keeps rendered speech in folders: remove it (rm "
             f"{paths.shown(blocking)}); until then each line is rendered anew."
         )
+    full = error.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)  # a full disk, not a locked folder
+    mend = "free some space on its disk" if full else "make the cache folder writable"
     return (
-        f"cannot keep rendered speech in {paths.shown(folder)} ({error.strerror or error}): make the cache folder "
-        "writable, or point XDG_CACHE_HOME to another folder; until then each line is rendered anew."
+        f"cannot keep rendered speech in {paths.shown(folder)} ({error.strerror or error}): {mend}, or point "
+        "XDG_CACHE_HOME to another folder; until then each line is rendered anew."
     )
