@@ -16,7 +16,7 @@ OPENTDB = {
     "response_code": 0,
     "results": [
         {"category": "Science &amp; Nature", "type": "multiple", "difficulty": "easy",
-         "question": "Which gas do plants take in from the air to make sugar?", "correct_answer": "Carbon dioxide",
+         "question": "Which gas puts the bubbles in fizzy drinks?", "correct_answer": "Carbon dioxide",
          "incorrect_answers": ["Helium", "Neon", "Argon"]},
         {"category": "Geography", "type": "boolean", "difficulty": "easy",
          "question": "Paris is in France.", "correct_answer": "True", "incorrect_answers": ["False"]},

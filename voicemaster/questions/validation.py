@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
+from voicemaster.questions.facts import giveaway, same_facts
 from voicemaster.questions.model import Entry, Format, Problem
 from voicemaster.questions.readability import reading_problems
 from voicemaster.questions.spoken import heard_form, said_text, spoken_form, unspoken
@@ -103,6 +104,9 @@ def check_entry(entry: Entry) -> list[Problem]:
         problem = speech_problem(text) if not unspoken(text) else None  # no words at all: said above, or allowed
         if problem is not None:
             wrong(field, f"cannot be read aloud: {problem}")
+    given_away = giveaway(entry)
+    if given_away is not None:
+        wrong("question", given_away)
     seconds = reading_seconds(entry)
     if seconds > READ_SECONDS:
         wrong("question", f"too long to read aloud: with its options about {seconds:.1f} seconds (at most 12)")
@@ -126,7 +130,8 @@ class Repeat:
 
 def repeats(entries: Sequence[Entry], earlier: Sequence[Entry] = ()) -> list[Repeat]:
     """The entries (by index) that repeat one before them, in `earlier` (the bank they join) or in `entries`
-    itself: the same id, or a near-duplicate question. The first of each is kept; each later one is named."""
+    itself: the same id, a near-duplicate question, or the same fact asked in the other format (`facts.py`). The
+    first of each is kept; each later one is named."""
     everything = [*earlier, *entries]
     found: dict[int, Repeat] = {}
     seen: dict[str, int] = {}
@@ -150,6 +155,14 @@ def repeats(entries: Sequence[Entry], earlier: Sequence[Entry] = ()) -> list[Rep
                     everything[position], "question", f"near-duplicate of {original.id} ({original.path})"
                 )
                 found[position] = Repeat(position - len(earlier), problem, block[first] < len(earlier))
+    for fact in same_facts(entries, earlier):
+        position = len(earlier) + fact.later
+        if position not in found:
+            original = everything[fact.earlier]
+            message = f"asks the fact of {original.id} ({original.path}) again, in the other format"
+            found[position] = Repeat(
+                fact.later, _problem(everything[position], "question", message), fact.earlier < len(earlier)
+            )
     return [found[position] for position in sorted(found)]
 
 
