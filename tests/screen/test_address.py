@@ -112,6 +112,25 @@ def test_a_player_who_asks_for_the_screen_hears_its_address_to_type(tmp_path: Pa
     assert told["end"] > told["start"]  # and it was spoken: rendered, as long as its words take
 
 
+CODE_SAID = {"de": "vier, null, zwei, sieben, eins, drei", "en": "four, zero, two, seven, one, three"}
+
+
+@pytest.mark.parametrize("language", ["de", "en"])
+def test_a_player_without_sight_of_the_qr_code_hears_where_the_phones_join_and_the_code(
+    tmp_path: Path, language: str
+) -> None:
+    phones = ScreenAddress("192.168.178.23", 8765, local_network=True, phones_port=8766, phones_code="402713")
+    events = _played(
+        play_game, tmp_path, players=("Anna",), language=language, screen=phones, cast=asking(ASKED[language])
+    )
+    _, said = _answer(events)
+    screen, join = said[0]["text"], said[1]["text"]
+    assert SAID[language] in screen
+    assert "h t t p s" in join and SAID[language].split(", ")[0] in join  # the address, typed after https://
+    assert join.count(CODE_SAID[language]) == 2  # the code digit by digit, twice
+    assert not any(character.isdigit() for character in join)
+
+
 def test_a_screen_on_this_computer_only_is_said_to_be_there(tmp_path: Path) -> None:
     here = ScreenAddress("127.0.0.1", 8765, local_network=False)
     events = _played(play_game, tmp_path, players=("Anna",), screen=here, cast=asking("Bildschirmadresse"))

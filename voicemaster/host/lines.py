@@ -64,6 +64,13 @@ class Address:
 
 
 @dataclass(frozen=True)
+class Digits:
+    """A code to be typed ("402713"), said digit by digit, each as a number, a pause between them."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class Unit:
     one: str
     many: str
@@ -138,6 +145,8 @@ class Lines:
             case Address(text):
                 groups = [self.number(int(group)) if group.isdecimal() else group for group in text.split(".")]
                 return f" {self.render('screen_dot', {})} ".join(groups)
+            case Digits(text):
+                return ", ".join(self.number(int(digit)) for digit in text if digit.isdecimal())
             case bool():
                 return str(value)
             case int():

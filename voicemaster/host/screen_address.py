@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from voicemaster.dialogue.turns import Dialogue, Say
-from voicemaster.host.lines import Address
+from voicemaster.host.lines import Address, Digits
 
 
 @dataclass(frozen=True)
@@ -22,13 +22,23 @@ class ScreenAddress:
     port: int
     local_network: bool
     """Whether phones and a TV on the network may open it (`--screen-host 0.0.0.0`), or this computer only."""
+    page: bool = True
+    """Whether the screen's page runs; without, only the phones' page may (`phones_port`)."""
+    phones_port: int | None = None
+    """Where the players' phones join as their microphones (`voicemaster.phones`, HTTPS at `host`); None: they do not."""
+    phones_code: str = ""
+    """The game's code a phone joins with."""
 
 
 def tell(screen: ScreenAddress | None) -> Dialogue:
     """The address, group by group, then the port, said twice (it is typed while it is heard); without a screen,
     that there is none and how to have one."""
-    if screen is None:
+    if screen is None or not (screen.page or screen.phones_port):
         yield Say("screen_none")
         return
-    params = {"address": Address(screen.host), "port": screen.port}
-    yield Say("screen_address", params, form="network" if screen.local_network else "local")
+    if screen.page:
+        params = {"address": Address(screen.host), "port": screen.port}
+        yield Say("screen_address", params, form="network" if screen.local_network else "local")
+    if screen.phones_port:
+        code = Digits(screen.phones_code)
+        yield Say("phones_address", {"address": Address(screen.host), "port": screen.phones_port, "code": code})
