@@ -25,7 +25,7 @@ class ScreenAddress:
     page: bool = True
     """Whether the screen's page runs; without, only the phones' page may (`phones_port`)."""
     phones_port: int | None = None
-    """Where the players' phones join as their microphones (`voicemaster.phones`, HTTPS at `host`); None: they do not."""
+    """Where the players' phones join as microphones (`voicemaster.phones`, HTTPS at `host`); None: they do not."""
     phones_code: str = ""
     """The game's code a phone joins with."""
 
