@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import io
 import socket
 import threading
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,15 +53,27 @@ HEADERS = {
 }
 
 
-def app(feed: ScreenFeed, hosts: Iterable[str] = ("127.0.0.1",)) -> ASGIApp:
+def app(
+    feed: ScreenFeed, hosts: Iterable[str] = ("127.0.0.1",), phones_url: Callable[[], str | None] = lambda: None
+) -> ASGIApp:
     """The page, its board and its stream, answered only to requests whose `Host` is one of `hosts` or a loopback
-    name (`guard.Hosts`)."""
+    name (`guard.Hosts`); and the phones' QR code (`phones_url`), to this computer's own browser only."""
 
     async def page(_request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
 
     async def board(_request: Request) -> Response:
         return Response(feed.view_json(), media_type="application/json")
+
+    async def phones(request: Request) -> Response:
+        url = phones_url()
+        if url is None or request.client is None or not is_loopback(request.client.host):
+            return Response(status_code=404)
+        import segno
+
+        drawn = io.BytesIO()
+        segno.make(url, error="m").save(drawn, kind="svg", scale=8, border=2, dark="#000", light="#fff")
+        return Response(drawn.getvalue(), media_type="image/svg+xml")
 
     async def events(_request: Request) -> Response:
         return StreamingResponse(_stream(feed), media_type="text/event-stream")
@@ -69,6 +82,7 @@ def app(feed: ScreenFeed, hosts: Iterable[str] = ("127.0.0.1",)) -> ASGIApp:
         Route("/", page),
         Route("/board", board),
         Route("/events", events),
+        Route("/phones.svg", phones),
         Mount("/static", StaticFiles(directory=STATIC)),
     ]
     return SecurityHeaders(Hosts.of(Starlette(routes=routes), hosts), HEADERS)
@@ -100,6 +114,9 @@ class Screen:
     host: str = LOOPBACK
     port: int = DEFAULT_PORT
     idle_seconds: int = IDLE_SECONDS
+    phones_url: str | None = None
+    """Where the players' phones join, with the game's code (`voicemaster.phones`): its QR code is shown on this
+    computer's own screen only, never to a page opened from elsewhere on the network, which could then join."""
     _server: uvicorn.Server | None = None
     _thread: threading.Thread | None = None
     _announced: str | None = None
@@ -109,7 +126,7 @@ class Screen:
         self.port = int(listening.getsockname()[1])
         self._announced = self.address()
         config = uvicorn.Config(
-            app(self.feed, (self.host, self._announced)),
+            app(self.feed, (self.host, self._announced), lambda: self.phones_url),
             host=self.host,
             port=self.port,
             http=Guarded,

@@ -257,6 +257,20 @@ function take(data) {
   render();
 }
 
+// The phones' QR code, where this computer's own screen is given one (never a page opened from elsewhere).
+async function showJoin() {
+  try {
+    const answer = await fetch("/phones.svg");
+    if (!answer.ok) return;
+    byId("join-code").src = "/phones.svg";
+    byId("join-code").alt = text("join_code");
+    byId("join-label").textContent = text("join");
+    byId("join").hidden = false;
+  } catch (_) {
+    // no phones in this game
+  }
+}
+
 async function start() {
   chooseTheme();
   try {
@@ -265,6 +279,7 @@ async function start() {
     labels = {};
   }
   themeButton();
+  showJoin();
   const events = new EventSource("/events");
   events.addEventListener("board", (event) => take(event.data));
   events.addEventListener("error", () => { if (board) byId("connection").textContent = text("disconnected"); });
