@@ -16,6 +16,7 @@ from voicemaster.play.live import MicrophoneEar, open_ear
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.phone import PhoneMicrophone
 from voicemaster.speech.frame import FRAME_BYTES, FRAME_SECONDS
+from voicemaster.speech.frontend import FrontEnd, PlayedSound
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.signal import RECOGNITION_RATE, resample
 from voicemaster_lab.corpora import real_speech
@@ -29,6 +30,9 @@ class Joined:
     """The phones' server as the ear sees it: whose phone is joined."""
 
     phones: dict[str, PhoneMicrophone] = field(default_factory=dict)
+    played: PlayedSound | None = None
+    front_end: Callable[[], FrontEnd] | None = None
+    players: tuple[str, ...] = ()
 
     def microphone(self, player: str | None) -> PhoneMicrophone | None:
         found = self.phones.get(player or "")

@@ -18,6 +18,7 @@ from voicemaster import __version__
 from voicemaster.cli import hear as hear_cli
 from voicemaster.cli import history as history_cli
 from voicemaster.cli import models as model_cli
+from voicemaster.cli import phones as phones_cli
 from voicemaster.cli import play as play_cli
 from voicemaster.cli import questions as question_cli
 from voicemaster.cli import screen as screen_cli
@@ -59,6 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--log", type=Path, help="append every step of the game to this JSON-lines file")
     play.add_argument("--seed", type=int, default=None, help="the same seed asks the same questions")
     screen_cli.add_flags(play)
+    phones_cli.add_flags(play)
     play.set_defaults(run=play_cli.play)
 
     demo = commands.add_parser("demo", help="watch a complete game played by simulated players")

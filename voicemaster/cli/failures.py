@@ -35,6 +35,7 @@ USERS_ERRORS = (
     ("voicemaster.speech.devices.interfaces", "AudioUnavailable"),
     ("voicemaster.store", "StoreError"),
     ("voicemaster.screen", "ScreenUnavailable"),
+    ("voicemaster.phones", "PhonesUnavailable"),
     ("voicemaster.speakable", "Unspeakable"),
 )
 """The errors whose message is meant for the user, by module and name: only those of modules already imported are

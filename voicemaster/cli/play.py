@@ -10,6 +10,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from voicemaster.cli import phones as phones_cli
 from voicemaster.cli import questions as question_cli
 from voicemaster.cli import screen as screen_cli
 from voicemaster.cli.failures import warn
@@ -56,8 +57,14 @@ def _play_with(
 
     divert_native_stderr()
     try:
-        # The screen before the model: a port in use is said at once, not after the model has loaded.
-        with screen_cli.screen_for(args, language, entries, live=True) as (watch, screen):
+        # The screen and the phones before the model: a port in use is said at once, not after the model has loaded.
+        with (
+            phones_cli.phones_for(args, language) as phones,
+            screen_cli.screen_for(
+                args, language, entries, live=True, phones_url=phones.url if phones else None
+            ) as shown,
+        ):
+            watch, screen = phones_cli.with_phones(phones, *shown, language, entries)
             played = play_live(
                 settings,
                 players=names,
@@ -70,6 +77,7 @@ def _play_with(
                 store=store,
                 watch=watch,
                 screen=screen,
+                phones=phones,
                 notify=warn,
             )
     except StoreUnwritable as error:

@@ -48,10 +48,16 @@ def port(text: str) -> int:
 
 @contextmanager
 def screen_for(
-    args: argparse.Namespace, language: str, entries: tuple[Entry, ...], *, live: bool
+    args: argparse.Namespace,
+    language: str,
+    entries: tuple[Entry, ...],
+    *,
+    live: bool,
+    phones_url: str | None = None,
 ) -> Iterator[tuple[Watcher | None, ScreenAddress | None]]:
     """The screen's feed while the game runs, and its address for the quizmaster to say when asked (both None
-    without --screen); the address is printed before the game."""
+    without --screen); the address is printed before the game. `phones_url`: where the phones join, with the code,
+    shown as a QR code to this computer's own browser."""
     if not args.screen:
         yield None, None
         return
@@ -62,7 +68,7 @@ def screen_for(
     except ImportError as missing:
         raise ScreenUnavailable(f"the screen needs {missing.name}: {hints.python_extra('screen')}") from None
     feed = ScreenFeed(language, {entry.id: entry.question for entry in entries}, live=live)
-    with Screen(feed, args.screen_host, args.port) as screen:
+    with Screen(feed, args.screen_host, args.port, phones_url=phones_url) as screen:
         print(notice(screen), flush=True)
         yield feed, screen.spoken_address()
 

@@ -28,6 +28,8 @@ class ScreenAddress:
     """Where the players' phones join as microphones (`voicemaster.phones`, HTTPS at `host`); None: they do not."""
     phones_code: str = ""
     """The game's code a phone joins with."""
+    phones_host: str = ""
+    """The address the phones join at, where it is not `host` (a screen on this computer only)."""
 
 
 def tell(screen: ScreenAddress | None) -> Dialogue:
@@ -41,4 +43,5 @@ def tell(screen: ScreenAddress | None) -> Dialogue:
         yield Say("screen_address", params, form="network" if screen.local_network else "local")
     if screen.phones_port:
         code = Digits(screen.phones_code)
-        yield Say("phones_address", {"address": Address(screen.host), "port": screen.phones_port, "code": code})
+        where = Address(screen.phones_host or screen.host)
+        yield Say("phones_address", {"address": where, "port": screen.phones_port, "code": code})

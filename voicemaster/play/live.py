@@ -38,7 +38,7 @@ from voicemaster.speech.devices.interfaces import AudioUnavailable, MicrophoneLo
 from voicemaster.speech.devices.loudspeaker import Speaker
 from voicemaster.speech.devices.microphone import Microphone
 from voicemaster.speech.devices.phone import PhoneLost, PhoneMicrophone
-from voicemaster.speech.frontend import PlayedSound, usable_front_end
+from voicemaster.speech.frontend import FrontEnd, PlayedSound, usable_front_end
 from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, ListeningPipeline
 from voicemaster.speech.hearing.recognition import Recognizer
 from voicemaster.speech.hearing.voice_activity import SileroVad
@@ -63,16 +63,17 @@ def play(
     store: Store | None = None,
     watch: Watcher | None = None,
     screen: ScreenAddress | None = None,
+    phones: PhoneSources | None = None,
 ) -> bool:
     """Runs a game until it ends: True; False when the players gave no clear answer to continuing an interrupted
     game, which is kept for later. Raises AudioUnavailable when a device is missing or lost, StoreError when the
     store is busy (another game) or cannot be written. `watch` sees every step (the screen); `screen`: where it is,
-    said when a player asks."""
+    said when a player asks; `phones`: the players' phones, each its player's microphone once joined."""
     # The store first: a second quizmaster on the same games is refused before it opens the speaker. A store given
     # is open already (the command line opens it before loading a model) and stays open.
     opened = nullcontext(store) if store is not None else Store(store_path, exclusive=True, notify=notify)
     with opened as store:
-        ear = open_ear(config, recognizer, notify)
+        ear = open_ear(config, recognizer, notify, phones)
         speaker, microphone = ear.speaker, ear.microphone
 
         with (log or Path("/dev/null")).open("a", encoding="utf-8") as log_file:
@@ -93,6 +94,8 @@ def play(
                 if host is None:
                     runner.finish_speaking()
                     return False
+                if phones is not None:  # who may join: the game's players (or teams), once they are known
+                    phones.players = host.game.settings.players if isinstance(host, Quizmaster) else host.settings.teams
                 _run(host, store, runner)
                 return True
             finally:
@@ -105,8 +108,17 @@ again (the silence was the program's, not theirs)."""
 
 
 class PhoneSources(Protocol):
+    """The players' phones as the ear sees them (`voicemaster.phones.server.Phones`)."""
+
+    played: PlayedSound | None
+    """What the loudspeaker plays, of which each phone is handed a branch as its echo canceller's reference."""
+    front_end: Callable[[], FrontEnd] | None
+    """Each phone's own front end, made as it joins."""
+    players: tuple[str, ...]
+    """Who may join."""
+
     def microphone(self, player: str | None) -> PhoneMicrophone | None:
-        """The phone that is `player`'s microphone now, if one is joined (`voicemaster.phones`)."""
+        """The phone that is `player`'s microphone now, if one is joined."""
         ...
 
 
@@ -145,10 +157,16 @@ class MicrophoneEar:
         return known[1]
 
 
-def open_ear(config: Settings, recognizer: Recognizer, notify: Callable[[str], None] | None = None) -> MicrophoneEar:
+def open_ear(
+    config: Settings,
+    recognizer: Recognizer,
+    notify: Callable[[str], None] | None = None,
+    phones: PhoneSources | None = None,
+) -> MicrophoneEar:
     """The game's ear, built as `play` builds it: the front end the settings ask for, fed what the speaker plays as
     the microphone hears it (our own voice is cancelled before hearing listens, and what it leaves of it is never a
-    player's), the microphone, and the listening pipeline over them, reading ahead on a worker thread. Opens no
+    player's), the microphone, and the listening pipeline over them, reading ahead on a worker thread; given
+    `phones`, each phone as its player's microphone through the same pipeline, with a front end of its own. Opens no
     device yet: the microphone's stream opens at the first listening."""
     barge_in = config.barge_in
     front_end, why_not = usable_front_end(**asdict(config.front_end), settings=barge_in)
@@ -170,7 +188,10 @@ def open_ear(config: Settings, recognizer: Recognizer, notify: Callable[[str], N
     cue = None if sound is None else (lambda: speaker.play(sound))
     settings = replace(DEFAULT_SETTINGS, barge_in=barge_in)
     pipeline = ListeningPipeline(microphone, recognizer, SileroVad(), settings, microphone.room, cue=cue, ahead=True)
-    return MicrophoneEar(microphone, speaker, pipeline)
+    if phones is not None:
+        phones.played = played
+        phones.front_end = lambda: usable_front_end(**asdict(config.front_end), settings=barge_in)[0]
+    return MicrophoneEar(microphone, speaker, pipeline, phones)
 
 
 def _resumed_or_new(
