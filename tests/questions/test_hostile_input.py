@@ -62,8 +62,8 @@ def test_a_broken_pack_is_named_never_a_traceback(
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ('{"results": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
-        ('{"results": [' + "9" * 5000 + "]}", "a number with thousands of digits"),
+        ('{"results": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested 100001 deep"),
+        ('{"results": [' + "9" * 5000 + "]}", "a number of 5000 digits"),
         ({"results": [GOOD_QUESTION | {"incorrect_answers": None}]}, "results[0]: incorrect_answers: expected a list"),
         ({"results": [GOOD_QUESTION | {"incorrect_answers": 3}]}, "incorrect_answers: expected a list of texts, got a"),
         ({"results": [GOOD_QUESTION | {"question": "Who\ud800"}]}, "results[0]: question: not valid Unicode text"),

@@ -14,6 +14,7 @@ from voicemaster import paths
 from voicemaster.config.files import ConfigError
 from voicemaster.questions.checked import CACHE_NAME, Checked, check_files
 from voicemaster.questions.model import Entry, Format, Problem
+from voicemaster.questions.writing import one_import_at_a_time
 from voicemaster.rules import LEVELS
 from voicemaster.rules.moneydrop import MoneyDropSettings
 
@@ -189,6 +190,18 @@ def _progress(done: int, total: int) -> None:
         print(f"checking questions: {done}/{total}", file=sys.stderr, flush=True)
 
 
+IMPORT_LOCK = "questions-import.lock"
+"""In the cache folder: held by the import that is checking against the bank and writing its pack."""
+
+
+def _waiting() -> None:
+    print("voicemaster: another import is under way; this one waits for it to finish.", file=sys.stderr, flush=True)
+
+
+def _nothing_in(input_format: str) -> str:
+    return "an empty 'results' list" if input_format == "opentdb" else "its header"
+
+
 def import_pack(args: argparse.Namespace) -> int:
     from voicemaster.questions import importers
 
@@ -206,14 +219,19 @@ def import_pack(args: argparse.Namespace) -> int:
         found = importers.from_opentdb(args.file, text, args.lang, _progress)
     else:
         found = importers.from_csv(args.file, text, args.lang, args.license, _progress)
-    # The bank as `play` will load it, but for the pack this one replaces: a question repeating one of the bank's
-    # would make the bank fail validation.
-    imported = importers.finish(found, _checked(None, leaving=out).usable(), _progress)
-    if not imported.entries:
-        raise importers.ImportFailed(
-            f"{args.file}: no question could be imported ({_left_out(imported.left_out)}); nothing written"
-        )
-    importers.write_pack(imported.entries, out)
+    if not found.entries and not found.left_out:
+        raise importers.ImportFailed(f"{args.file}: holds no question, only {_nothing_in(args.input_format)}; "
+                                     "nothing written")  # fmt: skip
+    # One import at a time, from the bank it joins to the pack it writes: two at once would each miss the other's.
+    with one_import_at_a_time(paths.cache_dir() / IMPORT_LOCK, _waiting):
+        # The bank as `play` will load it, but for the pack this one replaces: a question repeating one of the
+        # bank's would make the bank fail validation.
+        imported = importers.finish(found, _checked(None, leaving=out).usable(), _progress)
+        if not imported.entries:
+            raise importers.ImportFailed(
+                f"{args.file}: no question could be imported ({_left_out(imported.left_out)}); nothing written"
+            )
+        importers.write_pack(imported.entries, out)
     print(f"{len(imported.entries)} questions written to {out}")
     for reason, count in imported.skipped.most_common():
         print(f"  skipped {count}: {reason}")

@@ -9,7 +9,6 @@ import csv
 import hashlib
 import html
 import io
-import json
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -17,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from voicemaster.config.files import FileRefused, read_bounded
+from voicemaster.file_reading import READ_ERRORS, Unreadable, parse_json, problem
+from voicemaster.file_reading import read_text as read_bounded_text
 from voicemaster.questions.model import Entry, Format, Problem
 from voicemaster.questions.packs import load_text, shown
 from voicemaster.questions.spoken import unspoken
@@ -54,16 +54,12 @@ class Imported:
 
 
 def read_text(path: Path) -> str:
+    """The input file's text (`file_reading.read_text`: a regular file of at most MAX_BYTES, UTF-8, a byte-order
+    mark dropped); `ImportFailed` naming the file and what is wrong with it."""
     try:
-        return read_bounded(path, MAX_BYTES).decode("utf-8-sig")
-    except FileRefused as error:
-        raise ImportFailed(f"{path}: {error}") from None
-    except FileNotFoundError:
-        raise ImportFailed(f"{path}: no such file") from None
-    except UnicodeDecodeError as error:
-        raise ImportFailed(f"{path}: not UTF-8 text (byte {error.start}); save it as UTF-8 and try again") from None
-    except OSError as error:
-        raise ImportFailed(f"{path}: cannot be read ({error.strerror or error})") from None
+        return read_bounded_text(path, MAX_BYTES)
+    except READ_ERRORS as error:
+        raise ImportFailed(f"{path}: {problem(error)}") from None
 
 
 Progress = Callable[[int, int], None]
@@ -74,14 +70,9 @@ def from_opentdb(path: Path, text: str, language: str, progress: Progress | None
     """The questions of an Open Trivia DB file (`text`, as `read_text(path)` read it), each checked alone: `finish`
     joins them to a bank. A file that is no Open Trivia DB file is refused before the bank is loaded."""
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ImportFailed(f"{path}: not JSON ({error.msg}, line {error.lineno})") from None
-    except RecursionError:
-        raise ImportFailed(f"{path}: not usable JSON (lists or objects nested too deeply)") from None
-    except ValueError:
-        # Python's int() refuses a number of more than 4300 digits (CVE-2020-10735).
-        raise ImportFailed(f"{path}: not usable JSON (a number with thousands of digits)") from None
+        data = parse_json(text)
+    except Unreadable as error:  # not JSON, or nested or numbered beyond the bounded reader's limits
+        raise ImportFailed(f"{path}: {error}") from None
     results = data.get("results") if isinstance(data, dict) else None
     if not isinstance(results, list):
         raise ImportFailed(f"{path}: expected an Open Trivia DB object with a 'results' list")
@@ -148,6 +139,9 @@ def from_csv(
     to a bank. A row with other than four options is named, not guessed."""
     # newline=None reads old Mac (CR-only) and Windows line endings as well as Unix ones.
     reader = csv.reader(io.StringIO(text, newline=None))
+    # csv's own bound on a field (128 KiB) would refuse a whole file for one long field: the file's bound is ours,
+    # and a question too long to read aloud is left out with its line named, the others kept.
+    csv.field_size_limit(max(csv.field_size_limit(), MAX_BYTES))
     imported = Imported()
     source = pack_name(path.stem)
     try:
@@ -157,14 +151,19 @@ def from_csv(
             raise ImportFailed(f"{path}: the header must start with {','.join(CSV_FIELDS)}[,explanation]")
         rows: list[tuple[int, list[str]]] = []
         last = reader.line_num
+        started = last + 1
         for row in reader:
             if row:
                 rows.append((reader.line_num, row))
+                started = last + 1
             last = reader.line_num
     except csv.Error as error:
         # The commonest cause by far: a quote opened and never closed, which swallows the rest of the file.
         where = f"{path}: the record from line {last + 1}"
         raise ImportFailed(f"{where}: not readable CSV ({error}); is a quote left open?") from None
+    if rows and _quote_left_open(text, started):  # it took in every line after it: no row after it can be trusted
+        raise ImportFailed(f"{path}: the record from line {started}: not readable CSV (a quote opened there is never "
+                           "closed, and takes in the rest of the file); is a quote left open?")  # fmt: skip
     explained = len(header) > len(CSV_FIELDS)
     for number, (line, row) in enumerate(rows):
         where = f"line {line}"
@@ -192,6 +191,18 @@ def from_csv(
     return imported
 
 
+def _quote_left_open(text: str, line: int) -> bool:
+    """Whether the record from `line` to the end of `text` ends inside a quoted field: csv, lenient, takes such a
+    quote to run to the end of the file, and reads every line after it as one field."""
+    tail = "".join(io.StringIO(text, newline=None).readlines()[line - 1 :])
+    try:
+        for _ in csv.reader(io.StringIO(tail), strict=True):
+            pass
+    except csv.Error as error:
+        return "unexpected end of data" in str(error)
+    return False
+
+
 def _tell(progress: Progress | None, done: int, total: int) -> None:
     if progress is not None and (done % PROGRESS_EVERY == 0 or done == total):
         progress(done, total)
@@ -217,6 +228,10 @@ def _add(
     wrong: list[str],
     explanation: str,
 ) -> None:
+    category, question, correct, explanation = (
+        _undirected(text) for text in (category, question, correct, explanation)
+    )
+    wrong = [_undirected(text) for text in wrong]
     texts = {"category": category, "question": question, "answer": correct, "explanation": explanation}
     texts |= {f"options[{i + 1}]": w for i, w in enumerate(wrong)}
     for name, text in texts.items():
@@ -253,6 +268,15 @@ def _add(
     else:
         imported.found_at[f"#{len(imported.entries)}"] = where  # by position: a repeated question has a twin id
         imported.entries.append(entry)
+
+
+BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Marks that turn text around on a screen (U+202E RIGHT-TO-LEFT OVERRIDE shows "Paris" as "siraP") and are never
+heard: an import drops them, as a question of ours has none."""
+
+
+def _undirected(text: str) -> str:
+    return BIDI_CONTROLS.sub("", text)
 
 
 def finish(imported: Imported, bank: Sequence[Entry] = (), progress: Progress | None = None) -> Imported:

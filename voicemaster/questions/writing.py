@@ -1,13 +1,18 @@
-"""Writing an imported pack: in our format, atomically, and never over anything but a pack file."""
+"""Writing an imported pack: in our format, atomically, never over anything but a pack file, and one import at a
+time (`one_import_at_a_time`): two imports of the same questions at once would each check against a bank without the
+other's, and both write them."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
+import sys
 import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from voicemaster import paths
 from voicemaster.questions.model import Entry
@@ -88,3 +93,34 @@ def _not_replaceable(out: Path) -> str | None:
     if not stat.S_ISREG(info.st_mode):
         return "is not a regular file (a FIFO, a device or a socket)"
     return None
+
+
+@contextlib.contextmanager
+def one_import_at_a_time(lock_path: Path, waiting: Callable[[], None]) -> Iterator[None]:
+    """Holds the import lock (flock on `lock_path`) while an import checks its questions against the bank and writes
+    its pack; an import that finds it held calls `waiting` once and waits for it. The system drops the lock with its
+    process, so a killed import never blocks the next. Where no lock can be taken (Windows, an unwritable folder)
+    the import goes on unlocked, as it always did."""
+    lock = _opened(lock_path)
+    if lock is None or sys.platform == "win32":
+        yield
+        return
+    import fcntl
+
+    try:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            waiting()
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+    finally:
+        lock.close()  # closing the file drops the lock
+
+
+def _opened(path: Path) -> IO[str] | None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path.open("a", encoding="utf-8")
+    except OSError:
+        return None
