@@ -246,6 +246,13 @@ def test_history_with_a_limit_beyond_any_number_lists_every_game(user_folders: P
     assert [game["id"] for game in json.loads(done.stdout)["games"]] == ["one"]
 
 
+@pytest.mark.parametrize("limit", ["0", "-5"])
+def test_history_with_a_limit_below_one_says_what_it_takes(limit: str) -> None:
+    done = voicemaster("history", "--limit", limit)
+    assert done.returncode == 2 and done.stdout == ""
+    assert one_line(done.stderr) == f"voicemaster: --limit {limit}: give how many games to list, 1 or more"
+
+
 # The question bank's cache
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -93,6 +94,9 @@ def listed(store: Store, limit: int) -> list[GameSummary]:
 
 
 def show(args: argparse.Namespace) -> int:
+    if args.limit < 1:  # any larger number is taken: all the games there are, as many as that
+        print(f"voicemaster: --limit {args.limit}: give how many games to list, 1 or more", file=sys.stderr)
+        return 2
     with Store(notify=warn) as store:
         games = listed(store, args.limit)
     if args.json:
