@@ -94,6 +94,21 @@ def test_special_files_are_refused_unread(tmp_path: Path, special: str) -> None:
         read_json(path, 1000)
 
 
+@pytest.mark.parametrize("damage", ["fifo", "deep", "no-merges"])
+def test_a_damaged_tokenizer_file_names_the_model_to_install_again(tmp_path: Path, damage: str) -> None:
+    from voicemaster.speech.hearing.recognition import RecognizerUnavailable
+    from voicemaster.speech.hearing.whisper.tokens import complete_tokenizer
+
+    tokenizer = tmp_path / "tokenizer.json"
+    if damage == "fifo":
+        os.mkfifo(tokenizer)
+    else:
+        tokenizer.write_text(DEEP if damage == "deep" else '{"model": {}}', encoding="utf-8")
+    with pytest.raises(RecognizerUnavailable, match="the Whisper model is damaged; install it again") as refused:
+        complete_tokenizer(tokenizer)
+    assert str(refused.value).startswith(f"{tokenizer}: ")
+
+
 # hear --manifest
 
 

@@ -9,18 +9,32 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from voicemaster.file_reading import READ_ERRORS, problem, read_json
+from voicemaster.speech.hearing.recognition import RecognizerUnavailable
+
 FIRST_MERGE = "Ġ t"
 """GPT-2's first byte-pair merge, which the packaged `tokenizer.json` lacks (49 999 merges instead of 50 000; a
 converter took the first line of merges.txt for its header)."""
 
 
+TOKENIZER_MOST_BYTES = 50_000_000
+"""Whisper's tokenizer.json is 2 MB: a larger one (or a FIFO, or one nested thousands deep) is no tokenizer."""
+
+
 def complete_tokenizer(path: Path) -> Any:
     """The model's tokenizer with its first merge restored. Without it every word after a space that starts with a
-    lower-case "t" is split ("the" as " " + "the"), a spelling the model never learned."""
+    lower-case "t" is split ("the" as " " + "the"), a spelling the model never learned. Read by the bounded reader:
+    a tokenizer file that is damaged, a FIFO or too large is a `RecognizerUnavailable` naming it."""
     import tokenizers
 
-    spec = json.loads(path.read_text(encoding="utf-8"))
-    merges = spec["model"]["merges"]
+    try:
+        spec = read_json(path, TOKENIZER_MOST_BYTES)
+        merges = spec["model"]["merges"]
+    except (*READ_ERRORS, KeyError, TypeError) as error:
+        said = problem(error) if isinstance(error, READ_ERRORS) else f"no merges ({type(error).__name__})"
+        raise RecognizerUnavailable(
+            f"{path}: {said}: the Whisper model is damaged; install it again (voicemaster models download whisper-base)"
+        ) from None
     if FIRST_MERGE not in merges[:1] and ["Ġ", "t"] not in merges[:1]:
         merges.insert(0, FIRST_MERGE if isinstance(merges[0], str) else FIRST_MERGE.split())
     return tokenizers.Tokenizer.from_str(json.dumps(spec))
