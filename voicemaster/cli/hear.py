@@ -72,8 +72,9 @@ def hear_manifest(args: argparse.Namespace) -> int:
 
     try:
         entries = read_manifest(args.manifest)
+        told: set[Path] = set()
         for entry in entries:
-            _checked_entry(args.manifest, entry.line, entry.file)
+            _checked_entry(args.manifest, entry.line, entry.file, told)
     except ManifestError as error:
         print(f"voicemaster: {error}", file=sys.stderr)
         return 2
@@ -93,11 +94,11 @@ def hear_manifest(args: argparse.Namespace) -> int:
     return 0
 
 
-def _checked_entry(manifest: Path, line: int, file: Path) -> None:
+def _checked_entry(manifest: Path, line: int, file: Path, told: set[Path]) -> None:
     from voicemaster.cli.manifest import ManifestError
 
     try:
-        _check(file)
+        _check(file, told)
     except (OSError, ValueError) as error:
         raise ManifestError(f"{manifest}:{line}: field 'file': cannot read it: {_said(error)}") from None
 
@@ -120,12 +121,17 @@ def _said(error: OSError | ValueError) -> str:
     return str(error)
 
 
-def _check(path: Path) -> None:
+def _check(path: Path, told: set[Path] | None = None) -> None:
     """A recording checked by its header (no sample read), saying on stderr when more than `HEAR_SECONDS` of it
-    will be left unheard; a ValueError or OSError for one that cannot be heard."""
+    will be left unheard (once a recording, for those in `told`); a ValueError or OSError for one that cannot be
+    heard."""
     from voicemaster.speech.sound_file import recording_seconds
 
     seconds = recording_seconds(path)
+    if told is not None:
+        if path in told:
+            return
+        told.add(path)
     if seconds > HEAR_SECONDS + 0.01:
         print(
             f"voicemaster: {path} is {seconds:.0f} s long; only its first {HEAR_SECONDS} s are heard (one "
