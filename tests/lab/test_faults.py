@@ -20,6 +20,7 @@ from voicemaster.rules.actions import AskQuestion, StartRound
 from voicemaster.rules.codec import to_data
 from voicemaster.rules.letters import Letter
 from voicemaster_lab.faults import checks, damaged_store, drill, fuzz, hostile, resume
+from voicemaster_lab.faults import inputs as input_faults
 
 pytestmark = pytest.mark.usefixtures("user_folders")
 
@@ -97,8 +98,12 @@ def test_the_json_holds_the_keys_other_tools_read(
     monkeypatch.setattr(
         damaged_store, "run", lambda: {"outcomes": [], "time_limit_seconds": 60, "seconds": 0, **counted}
     )
+    # The files-and-inputs drill runs whole in tests/lab/test_input_faults.py.
+    quiet = {"outcomes": [], "faults": 0, "right": 0, "wrong": 0, "tracebacks": 0, "hung": 0, "time_limit_seconds": 1}
+    monkeypatch.setattr(input_faults, "run", lambda: quiet)
     assert main(["bench", "faults", "--games", "0", "--inputs", "3", "--json"]) == 0
     figures = json.loads(capsys.readouterr().out)
+    assert figures["inputs"]["tracebacks"] == figures["inputs"]["hung"] == figures["inputs"]["wrong"] == 0
     assert figures["resume"]["games"] == 0 and figures["resume"]["exact"] == 0
     assert figures["fuzz"]["inputs"] == 3
     assert isinstance(figures["fuzz"]["tracebacks"], int) and isinstance(figures["fuzz"]["written_on_failure"], int)

@@ -13,9 +13,13 @@
 - network: the screen's server faulted by a neighbour on the Wi-Fi (idle connections, open streams, half-sent
   requests, other hosts' names, requests no browser sends) and `--screen-host`/`--port` values it cannot listen
   on (faults/network.py)
+- inputs: files and inputs as another hand or a disk leaves them (faults/inputs.py): JSON nested thousands deep,
+  numbers of thousands of digits, FIFOs, devices and looping links where a file or a model belongs, texts of
+  megabytes, a full disk, installs killed mid-way, imports at once, recordings of nothing, onnxruntime's telemetry
 
 Other tools read `resume.games`, `resume.exact`, `fuzz.inputs`, `fuzz.tracebacks`, `fuzz.written_on_failure`,
-`fuzz.hung`, `faults.games_lost`, `faults.lost_but_said_kept`, `network.tracebacks` and `network.tv_blanked`.
+`fuzz.hung`, `faults.games_lost`, `faults.lost_but_said_kept`, `network.tracebacks`, `network.tv_blanked`,
+`inputs.tracebacks`, `inputs.hung` and `inputs.wrong`.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import time
 from typing import Any
 
 from voicemaster_lab.faults import damaged_store, network, resume
+from voicemaster_lab.faults import inputs as input_faults
 
 GAMES = 100
 INPUTS = 5000
@@ -45,6 +50,7 @@ def run(games: int = GAMES, inputs: int = INPUTS, seed: int = SEED) -> dict[str,
         "fuzz": fuzz,
         "faults": faults,
         "network": network.run(),
+        "inputs": input_faults.run(),
         "seconds": round(time.perf_counter() - started, 1),
     }
 
@@ -86,6 +92,8 @@ def report(figures: dict[str, Any]) -> str:
         lines.append(f"  {outcome['fault']:24} {outcome['command']}: {state}{lost}; {kind}{outcome['message'][:100]}")
     if "network" in figures:
         lines += network.report(figures["network"])
+    if "inputs" in figures:
+        lines += input_faults.report(figures["inputs"])
     return "\n".join(lines)
 
 

@@ -1,0 +1,34 @@
+"""`bench faults`, files and inputs (faults/inputs.py): every fault made as a user or a disk would make it, met by
+the real command as promised, with no traceback and no hang; those that need the installed speech models are the
+product's own tests (tests/cli/test_hostile_inputs.py, tests/cli/test_files_written.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from voicemaster_lab.faults import inputs
+
+pytestmark = pytest.mark.usefixtures("user_folders")
+
+
+def test_every_file_and_input_fault_is_met_as_promised() -> None:
+    figures = inputs.run(models=False)
+    assert figures["faults"] == len(inputs.FAULTS)
+    wrong = [outcome for outcome in figures["outcomes"] if not outcome["right"]]
+    assert (figures["tracebacks"], figures["hung"], wrong) == (0, 0, []), "\n".join(inputs.report(figures))
+    assert set(figures["per_kind"]) == {
+        "nesting and numbers",
+        "special files",
+        "sizes",
+        "full disk and missing places",
+        "kills and races",
+    }
+
+
+def test_a_wrong_answer_is_counted_as_such() -> None:
+    """A fault met otherwise than promised is counted wrong, with its first line: the drill can fail to agree."""
+    from voicemaster_lab.faults.input_files import line, manifest_line
+
+    wrongly = manifest_line("a line naming no recording there is", line(), "a message it will never say")
+    figures = inputs.run_faults((("sizes", wrongly),))
+    assert (figures["faults"], figures["right"], figures["wrong"]) == (1, 0, 1)
