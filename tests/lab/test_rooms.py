@@ -31,7 +31,9 @@ def spoken(folder: Path, name: str, speaker: str, frequency: float = 220.0) -> r
 
 
 CAR_5, CAR_0 = rooms.ROOMS["car"]
-PARTY_5, _ = rooms.ROOMS["party"]
+PARTY_5, PARTY_0 = rooms.ROOMS["party"]
+(LIVING_ROOM,) = rooms.ROOMS["living-room"]
+PHONE = {condition.label: condition for condition in rooms.ROOMS["phone"]}
 
 
 def test_a_room_is_the_same_on_every_run_and_made_once(tmp_path: Path) -> None:
@@ -84,8 +86,57 @@ def test_the_living_room_reverberates_about_half_a_second() -> None:
         assert 0.45 <= measured <= 0.6
 
 
+def test_a_phone_at_the_mouth_is_made_the_same_on_every_run_into_its_own_cache(tmp_path: Path) -> None:
+    player = spoken(tmp_path, "a", "anna")
+    pool = [player, spoken(tmp_path, "b", "ben", 330.0), spoken(tmp_path, "c", "cleo", 150.0)]
+    made = set()
+    for condition in rooms.ROOMS["phone"]:
+        assert condition.phone and condition.of in {each.label for room in rooms.ROOMS.values() for each in room}
+        first, again = rooms.through(condition, player, pool), rooms.through(condition, player, pool)
+        assert first.samples == again.samples
+        made.add(rooms.made(condition, player, pool, tmp_path / "corpus"))
+    assert len(made) == len(rooms.ROOMS["phone"])
+    assert not made & {rooms.made(condition, player, pool, tmp_path / "corpus") for condition in (CAR_0, PARTY_0)}
+
+
+def _snr_db(condition: rooms.Condition, player: rooms.Spoken, pool: list[rooms.Spoken]) -> tuple[float, rooms.Signal]:
+    """The player's speech over the noise in a made clip (the clip less the dry recording), and that noise."""
+    speech = to_float(Audio.read(player.path)).astype(np.float64)
+    noise = to_float(rooms.through(condition, player, pool)).astype(np.float64) - speech
+    return 10 * float(np.log10(rooms.speech_power(speech) / np.mean(noise**2))), noise
+
+
+def test_the_phone_hears_the_player_louder_over_the_same_noise_by_the_inverse_distance_law(tmp_path: Path) -> None:
+    player = spoken(tmp_path, "a", "anna")
+    pool = [player, spoken(tmp_path, "b", "ben", 330.0), spoken(tmp_path, "c", "cleo", 150.0)]
+    assert round(rooms.PHONE_GAIN_DB, 1) == 14.0  # 1 m to 0.2 m
+    for room, phone in ((CAR_0, PHONE["phone car 0 dB"]), (PARTY_0, PHONE["phone party 0 dB"])):
+        (at_room, room_noise), (at_phone, phone_noise) = _snr_db(room, player, pool), _snr_db(phone, player, pool)
+        assert at_phone - at_room == pytest.approx(rooms.PHONE_GAIN_DB, abs=0.3)
+        ratio = phone_noise / np.where(np.abs(room_noise) > 1e-3, room_noise, np.nan)
+        assert np.nanstd(ratio) < 0.05 * abs(np.nanmean(ratio))  # the same noise, only fainter against the player
+
+
+def test_the_phone_in_the_living_room_hears_little_of_its_reverberation(tmp_path: Path) -> None:
+    for distance in rooms.LIVING_ROOM_DISTANCES:
+        for position in range(4):
+            at_table = rooms.room_response(rooms.LIVING_ROOM_SABINE, distance, position)
+            at_mouth = rooms.phone_response(rooms.LIVING_ROOM_SABINE, distance, position)
+            assert rooms.direct_to_reverberant_db(at_table) < 0 < 8 < rooms.direct_to_reverberant_db(at_mouth)
+            assert 0.45 <= rooms.measured_rt60(at_mouth) <= 0.6  # the same room
+    player = spoken(tmp_path, "a", "anna")  # a tone between silences: what rings on after it is the room
+    ended = RECOGNITION_RATE // 5 + RECOGNITION_RATE // 2 + RECOGNITION_RATE // 50
+
+    def ringing_db(condition: rooms.Condition) -> float:
+        heard = to_float(rooms.through(condition, player, [])).astype(np.float64)
+        after = heard[ended + RECOGNITION_RATE // 20 : ended + RECOGNITION_RATE // 4]
+        return 10 * float(np.log10(np.mean(after**2) / rooms.speech_power(heard)))
+
+    assert ringing_db(PHONE["phone living room"]) < ringing_db(LIVING_ROOM) - 10
+
+
 def test_rooms_on_the_command_line_name_every_room_and_keep_a_manifest_whole() -> None:
-    assert corpora_named("real,rooms,car") == ["real", "quiet", "car", "living-room", "far", "party"]
+    assert corpora_named("real,rooms,car") == ["real", "quiet", "car", "living-room", "far", "party", "phone"]
     assert corpora_named("manifest:/a,b.jsonl") == ["manifest:/a", "b.jsonl"]  # a comma ends a path
     assert corpora_named("options,manifest:/my/own.jsonl") == ["options", "manifest:/my/own.jsonl"]
 
