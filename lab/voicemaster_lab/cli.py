@@ -33,6 +33,7 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
             "fuzz",
             "screen",
             "read-aloud",
+            "phones",
         ),
         help="rules: simulated games per second; asr: recognition accuracy and speed; latency: from the end of an "
         "utterance to the reply; live: felt latency in a real game on virtual sound devices; room: whole games "
@@ -46,9 +47,15 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "screen: a real-time game with and without the screen open; frontend: the echo cancellers and noise "
         "suppressors on the quizmaster's own voice in a laptop's microphone (ERLE, echo taken for a player, players "
         "heard over it, CPU, latency); read-aloud: the questions read by the quizmaster's voice and heard back by "
-        "Whisper, what came back wrong",
+        "Whisper, what came back wrong; phones: what a phone's sound over the phones' server adds to felt latency on "
+        "loopback (send to delivery, frames lost), without and with the echo canceller",
     )
-    bench.add_argument("--seconds", type=float, default=1.0, help="rules: time per scenario")
+    bench.add_argument(
+        "--seconds",
+        type=float,
+        default=None,
+        help="rules: time per scenario (default 1); phones: sound sent each way (default 30)",
+    )
     bench.add_argument(
         "--corpus",
         type=Path,
@@ -176,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
     if args.what == "rules":
         from voicemaster_lab.timing import rules
 
-        figures = rules.run(args.seconds)
+        figures = rules.run(1.0 if args.seconds is None else args.seconds)
         print(json.dumps(figures) if args.json else rules.report(figures))
         return 0
     if args.what == "voice":
@@ -273,6 +280,12 @@ def run(args: argparse.Namespace) -> int:
             out=args.out, plain=args.plain, demo_seeds=[int(s) for s in args.demo_seeds.split(",") if s.strip()],
         )  # fmt: skip
         print(json.dumps(figures, ensure_ascii=False) if args.json else read_aloud.report(figures))
+        return 0
+    if args.what == "phones":
+        from voicemaster_lab.timing import phones
+
+        figures = phones.run(30.0 if args.seconds is None else max(0.1, args.seconds))
+        print(json.dumps(figures) if args.json else phones.report(figures))
         return 0
     if args.what == "memory":
         from voicemaster_lab.timing import memory
