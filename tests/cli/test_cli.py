@@ -118,3 +118,12 @@ def test_question_stats_as_json_follow_the_contract() -> None:
 def test_validating_a_missing_path_says_so(tmp_path: Path) -> None:
     shown = run("questions", "validate", str(tmp_path / "nowhere"))
     assert shown.returncode == 2 and "no such file or folder" in shown.stderr
+
+
+def test_the_demo_is_short_unless_asked_for_a_whole_evening() -> None:
+    """By default two players and one round; `--full`, three players over two rounds."""
+    short = run("demo", "--text", "--seed", "5")
+    full = run("demo", "--text", "--full", "--seed", "5")
+    assert short.returncode == full.returncode == 0, short.stderr + full.stderr
+    assert "Anna, Ben, seed 5" in short.stdout and "Round 1:" in short.stdout and "Round 2:" not in short.stdout
+    assert "Anna, Ben, Cem, seed 5" in full.stdout and "Round 2:" in full.stdout

@@ -17,9 +17,10 @@ import pytest
 from voicemaster.config.voice import Voice
 from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.play.demo import PLAYER_ESPEAK_VOICES, Demo, DemoResult
+from voicemaster.play.simulated import FULL, SHORT, DemoPlan
 from voicemaster.questions.model import Entry
 from voicemaster.questions.packs import load, pack_files
-from voicemaster.rules import GameSettings, variant
+from voicemaster.rules import AudienceForm, GameSettings, PhoneForm, variant
 from voicemaster.rules.moneydrop import MoneyDropSettings
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.frontend import open_front_end
@@ -156,3 +157,74 @@ def test_a_demo_listens_as_play_does_answered_early_and_spoken_over(
 
 SPOKEN_OVER_SEED = 3
 """A game in which the player speaks over the question at least once."""
+
+
+def planned(plan: DemoPlan, language: str, seed: int) -> GameSettings:
+    """A Millionaire game as `voicemaster demo` sets it up for the plan: its players and rounds, the jokers' forms
+    the number of players brings."""
+    players = ("Anna", "Ben", "Cem")[: plan.players]
+    together = len(players) > 1
+    audience, phone = (
+        (AudienceForm.PLAYERS, PhoneForm.PARTNER) if together else (AudienceForm.SIMULATED, PhoneForm.CALL)
+    )
+    rules = {"de": "classic", "en": "uk", "fr": "qvgdm"}[language]
+    return GameSettings(
+        variant(rules), players, audience_form=audience, phone_form=phone, rounds=plan.rounds, seed=seed
+    )
+
+
+def short_demo(
+    language: str, seed: int, entries: tuple[Entry, ...], whisper: Callable[[str], Recognizer], out: Path
+) -> list[dict[str, Any]]:
+    """The short demo's steps, with every moment its script stages: the ladder climbing (each question's amount said,
+    and what is at stake before the next), an answer said over the quizmaster, a joker, a walk-away and a wrong
+    answer, in four questions."""
+    settings = planned(SHORT, language, seed)
+    result = demo(language, entries, whisper, out).millionaire(settings, SHORT.script)
+    events = heard_as_meant(result, language)
+    anna, ben = settings.players
+    questions = [e for e in events if e["event"] == "question"]
+    assert [q["amount"] for q in questions] == list(settings.variant.ladder.amounts[:4])
+    said = [e["line"] for e in events if e["event"] == "say"]
+    assert said.count("question_intro") == 4 and said.count("play_on") >= 2 * 3  # both, before questions 2 to 4
+    level_of = {events.index(q): q["level"] for q in questions}
+
+    def level(event: dict[str, Any]) -> int:
+        return max(level for index, level in level_of.items() if index < events.index(event))
+
+    [barge_in] = [e for e in events if e["event"] == "barge_in"]
+    [joker] = [e for e in events if e["event"] == "joker"]
+    [walk_away] = [e for e in events if e["event"] == "walk_away"]
+    wrong = [e for e in events if e["event"] == "result" and not e["correct"]]
+    assert (barge_in["player"], level(barge_in)) == (anna, 1)
+    assert (joker["player"], joker["joker"], level(joker)) == (ben, "fifty_fifty", 2)
+    assert (walk_away["player"], walk_away["amount"], level(walk_away)) == (anna, settings.variant.ladder.amounts[2], 4)
+    assert [(e["player"], level(e)) for e in wrong] == [(ben, 4)]
+    [over] = [e for e in events if e["event"] == "game_over"]
+    assert over["totals"] == {anna: walk_away["amount"], ben: 0}
+    return events
+
+
+# The default suite plays the German short demo; English (Kokoro's voices, slower) and French run in `make test-slow`.
+@pytest.mark.parametrize(
+    ("language", "seed"),
+    [("de", 11), pytest.param("en", 11, marks=pytest.mark.slow), pytest.param("fr", 11, marks=pytest.mark.slow)],
+)
+def test_the_short_demo_stages_a_joker_an_answer_over_the_quizmaster_a_walk_away_and_a_loss(
+    language: str, seed: int, entries: tuple[Entry, ...], whisper: Callable[[str], Recognizer], tmp_path: Path
+) -> None:
+    short_demo(language, seed, entries, whisper, tmp_path)
+
+
+@pytest.mark.slow  # a whole evening through the recognizer
+def test_the_short_demo_asks_a_fraction_of_the_questions_of_a_whole_evening(
+    entries: tuple[Entry, ...], whisper: Callable[[str], Recognizer], tmp_path: Path
+) -> None:
+    short = short_demo("de", 11, entries, whisper, tmp_path / "short")
+    full = demo("de", entries, whisper, tmp_path / "full").millionaire(planned(FULL, "de", 11), FULL.script)
+    evening = heard_as_meant(full, "de")
+    asked = [len([e for e in events if e["event"] == "question"]) for events in (short, evening)]
+    rounds = [
+        len([e for e in events if e["event"] == "say" and e["line"] == "round_started"]) for events in (short, evening)
+    ]
+    assert asked[1] >= 3 * asked[0] and rounds == [1, 2]

@@ -63,11 +63,21 @@ def _parser() -> argparse.ArgumentParser:
     phones_cli.add_flags(play)
     play.set_defaults(run=play_cli.play)
 
-    demo = commands.add_parser("demo", help="watch a complete game played by simulated players")
+    demo = commands.add_parser(
+        "demo", help="watch a short game played by simulated players (about five minutes; --full: a whole evening)"
+    )
     demo.add_argument("--format", choices=("millionaire", "moneydrop"), default="millionaire")
     demo.add_argument("--variant", choices=tuple(VARIANTS), help="the rules to play by (default: from config)")
-    demo.add_argument("--players", type=int, default=3, help="how many simulated players or teams (1-6)")
-    demo.add_argument("--rounds", type=int, default=2, help="how many rounds to play")
+    demo.add_argument(
+        "--full",
+        action="store_true",
+        help="a whole evening (three players, two rounds; eight money-drop cards a team) instead of a short game "
+        "with a joker, an answer said over the quizmaster, a walk-away and a wrong answer in four questions",
+    )
+    demo.add_argument(
+        "--players", type=int, default=None, help="how many simulated players or teams, 1-6 (default: 2; --full: 3)"
+    )
+    demo.add_argument("--rounds", type=int, default=None, help="how many rounds to play (default: 1; --full: 2)")
     demo.add_argument("--seed", type=int, default=None, help="the same seed plays the same game")
     demo.add_argument("--lang", default=None, choices=LANGUAGES, help="default: from config")
     # Relative to where the command runs: `make demo` puts it into the checkout, as the README says.

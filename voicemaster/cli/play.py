@@ -21,6 +21,8 @@ from voicemaster.speakable import check_speakable
 from voicemaster.store import Store, StoreUnwritable
 
 if TYPE_CHECKING:
+    from voicemaster.play.simulated import DemoPlan
+    from voicemaster.rules.moneydrop import MoneyDropSettings
     from voicemaster.speech.devices.interfaces import AudioOut
 
 
@@ -107,11 +109,11 @@ def unsaved(error: StoreUnwritable) -> str:
     return f"{error} {kept}"
 
 
-def _demo_text(args: argparse.Namespace, settings: Settings, names: tuple[str, ...], seed: int) -> int:
+def _demo_text(args: argparse.Namespace, settings: Settings, plan: DemoPlan, names: tuple[str, ...], seed: int) -> int:
     from voicemaster.play import tabletop
 
     if args.format == "moneydrop":
-        lines = tabletop.play_money_drop(settings.money_drop_settings(names), seed)
+        lines = tabletop.play_money_drop(_money_drop_settings(settings, plan, names), seed)
     else:
         lines = tabletop.play_millionaire(settings.game_settings(names, seed), seed)
     for line in lines:
@@ -123,24 +125,33 @@ DEMO_NAMES = ("Anna", "Ben", "Cem", "Dana", "Emil", "Fatma")
 """The simulated players (or teams); a Millionaire game has at most six players (MAX_PLAYERS)."""
 
 
+def _money_drop_settings(settings: Settings, plan: DemoPlan, names: tuple[str, ...]) -> MoneyDropSettings:
+    """The money drop's settings for these teams, with the plan's cards."""
+    dropped = settings.money_drop_settings(names)
+    return dropped if plan.cards is None else replace(dropped, option_counts=plan.cards)
+
+
 def demo(args: argparse.Namespace) -> int:
+    from voicemaster.play.simulated import FULL, SHORT
+
+    plan = FULL if args.full else SHORT  # a short game by default, a whole evening with --full
     settings = speaking_settings(args) if not args.text else settings_for(args)
     seed = random.randrange(10_000) if args.seed is None else args.seed
     who = "teams" if args.format == "moneydrop" else "players"
-    if not 1 <= args.players <= len(DEMO_NAMES):
-        print(
-            f"voicemaster: --players {args.players}: the demo plays with 1 to {len(DEMO_NAMES)} {who}.", file=sys.stderr
-        )
+    players = plan.players if args.players is None else args.players
+    if not 1 <= players <= len(DEMO_NAMES):
+        print(f"voicemaster: --players {players}: the demo plays with 1 to {len(DEMO_NAMES)} {who}.", file=sys.stderr)
         return 2
-    names = DEMO_NAMES[: args.players]
+    names = DEMO_NAMES[:players]
     if args.variant or settings.game.variant == ASK:  # simulated players do not choose: the classic rules
         settings = replace(settings, game=replace(settings.game, variant=args.variant or "classic"))
-    settings = replace(settings, game=replace(settings.game, rounds=args.rounds))
+    rounds = plan.rounds if args.rounds is None else args.rounds
+    settings = replace(settings, game=replace(settings.game, rounds=rounds))
     if args.text:
         if args.screen:
             print("voicemaster: --screen shows a game the quizmaster hosts; --text has none.", file=sys.stderr)
             return 2
-        return _demo_text(args, settings, names, seed)
+        return _demo_text(args, settings, plan, names, seed)
     from voicemaster.play.demo import Demo
     from voicemaster.play.narration import Narrator, Watchers
     from voicemaster.play.simulated_ear import DemoStuck
@@ -162,7 +173,7 @@ def demo(args: argparse.Namespace) -> int:
         speaker = None if args.fast else _loudspeaker()
         print(
             f"{_pace_notice(args.out, speaker is not None)} "
-            f"Language {language}, seed {seed}, players {', '.join(names)}.",
+            f"Language {language}, seed {seed}, {who} {', '.join(names)}: {plan.told}.",
             flush=True,
         )
         with screen_cli.screen_for(args, language, entries, live=speaker is not None) as (feed, screen):
@@ -172,9 +183,9 @@ def demo(args: argparse.Namespace) -> int:
                 heard_cue=settings.heard_cue, front_end=front_end,
             )  # fmt: skip
             if args.format == "moneydrop":
-                result = demo.money_drop(settings.money_drop_settings(names), seed)
+                result = demo.money_drop(_money_drop_settings(settings, plan, names), seed, plan.script)
             else:
-                result = demo.millionaire(settings.game_settings(names, seed))
+                result = demo.millionaire(settings.game_settings(names, seed), plan.script)
     except (RecognizerUnavailable, SpeechUnavailable, DemoStuck) as error:
         print(f"voicemaster: {error}", file=sys.stderr)
         return 2

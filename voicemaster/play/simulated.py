@@ -4,12 +4,17 @@ Millionaire players are mostly right on low levels and less so higher up, someti
 away, sometimes say "no" at "final answer?". A money-drop team bets everything when it knows, hedges when it does
 not, sometimes switches category and sometimes corrects its placement. What they say is text; the demo speaks it
 and the real recognizer hears it.
+
+A `Script` tells them instead which moments to stage, whatever the seed: a short demo (`SHORT`) shows a newcomer a
+joker, an answer said over the quizmaster, a walk-away and a loss in a few questions; a whole evening (`FULL`) is
+left to the seeded policy.
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from voicemaster.dialogue.meaning import ContextName
 from voicemaster.dialogue.turns import Listen, Say
@@ -33,6 +38,87 @@ TAKE_BACK_LINES = ("locked", "reveal_suspense")
 """The lines after a yes that the quizmaster listens through for it to be taken back."""
 
 
+class Act(StrEnum):
+    """A moment a `Script` has a player (or team) stage."""
+
+    SPEAK_OVER = "speak_over"
+    """Answers over the quizmaster's line, before it ends (a money-drop team: names its category)."""
+    JOKER = "joker"
+    """Takes the cue's joker before answering (a money-drop team: switches category)."""
+    WALK_AWAY = "walk_away"
+    """Hears the question and walks away with what they have (no such thing in the money drop)."""
+    WRONG = "wrong"
+    """Answers wrongly and says yes to it (a money-drop team: puts all its money on a wrong answer)."""
+
+
+@dataclass(frozen=True)
+class Cue:
+    """`act` at question `level` (a money-drop card's number, counted in each team's run) by the player or team at
+    place `seat` in the game's order (0 the first)."""
+
+    level: int
+    seat: int
+    act: Act
+    joker: Joker | None = None
+    """The joker an `Act.JOKER` takes."""
+
+
+@dataclass(frozen=True)
+class Script:
+    """The moments the simulated players are told to stage, whatever the seed. Scripted, they otherwise know every
+    answer, take no joker and never walk away, and speak over the quizmaster only where told; what they say, and
+    whether they hesitate at "final answer?", still follows the seed."""
+
+    cues: tuple[Cue, ...]
+
+    def acts(self, level: int, seat: int, seats: int) -> tuple[Cue, ...]:
+        """The cues of the player at place `seat` of `seats` on question `level`. Fewer players than the script has
+        places take on the places left over (one player alone plays them all); more repeat them in turn (a third
+        player plays the first's), so every player's game ends where the script's does."""
+        places = max((cue.seat for cue in self.cues), default=0) + 1
+        return tuple(cue for cue in self.cues if cue.level == level and cue.seat % seats == seat % places)
+
+    def cued(self, act: Act, level: int, seat: int, seats: int) -> bool:
+        return any(cue.act is act for cue in self.acts(level, seat, seats))
+
+
+@dataclass(frozen=True)
+class DemoPlan:
+    """What a demo plays, chosen in one place: how many players (or money-drop teams), rounds, cards, and what the
+    players are told to stage. `--players` and `--rounds` override the plan's."""
+
+    told: str
+    """What the demo says it plays, in its first line."""
+    players: int
+    rounds: int
+    cards: tuple[int, ...] | None
+    """The options of each money-drop card, one number a card; None: the rules' eight cards."""
+    script: Script | None
+    """The moments staged whatever the seed; None: the seeded policy decides everything."""
+
+
+SHORT = DemoPlan(
+    told="a short game of about five minutes (--full plays a whole evening)",
+    players=2,
+    rounds=1,
+    cards=(4, 3, 2),
+    script=Script(
+        (
+            # Question 1: the first player answers over the quizmaster; 2: the second takes the 50:50; 3: both are
+            # right; 4: the first walks away with 200, the second answers wrongly and leaves with nothing.
+            Cue(1, 0, Act.SPEAK_OVER),
+            Cue(2, 1, Act.JOKER, Joker.FIFTY_FIFTY),
+            Cue(4, 0, Act.WALK_AWAY),
+            Cue(4, 1, Act.WRONG),
+        )
+    ),
+)
+"""`voicemaster demo`: about five minutes; a newcomer hears the ladder climb, a joker, an answer said over the
+quizmaster, a walk-away and a wrong answer."""
+FULL = DemoPlan(told="a whole evening", players=3, rounds=2, cards=None, script=None)
+"""`voicemaster demo --full`: a whole evening, three players over two rounds, as the seed has it."""
+
+
 @dataclass(frozen=True)
 class Intention:
     intent: str
@@ -50,13 +136,19 @@ class SimulatedPlayers:
     quizmaster: Quizmaster
     phrases: HearPhrases
     rng: random.Random
+    script: Script | None = None
     _intentions: dict[tuple[str, str, int], Intention] = field(default_factory=dict)
     _hesitated: set[tuple[str, str]] = field(default_factory=set)
+    _spoken_over: set[tuple[str, str]] = field(default_factory=set)
     misheard: int = 0
     """How many utterances in a row the quizmaster did not understand: a player rephrases, and gives up a joker."""
     taken_wrong: int = 0
     """How often the quizmaster read back another letter than the player's: a person who heard "B?" after saying
     "Antwort D" says it another way next time, even after the "nein" was understood."""
+    _not_heard: dict[tuple[str | None, Letter], int] = field(default_factory=dict)
+    """How often each player's way of saying each letter was not understood: the next time they say that letter, they
+    begin with the way after (a French "réponse C", heard as "repenser", is not tried again and again)."""
+    _saying: tuple[str | None, Letter] | None = None
 
     def respond(self, listen: Listen, said: Say | None) -> str | None:
         """What the player says after the quizmaster's line `said`, or None for silence."""
@@ -64,9 +156,9 @@ class SimulatedPlayers:
         player = listen.player
         match listen.context.name:
             case ContextName.ANSWER if player is not None and self._on_turn(player):
-                return self._say_intention(self._intention(player))
+                return self._say_intention(player, self._intention(player), over=self._to_speak_over(player))
             case ContextName.ANSWER:
-                return self._letter(self._guess(0.7))
+                return self._letter(player, self._guess(0.7))
             case ContextName.CONFIRM if last_key == "scan_option" and said is not None and player is not None:
                 meant = self._intention(player)
                 offered = said.params.get("letter")
@@ -86,6 +178,26 @@ class SimulatedPlayers:
 
     def understood(self, clearly: bool) -> None:
         self.misheard = 0 if clearly else self.misheard + 1
+        if self._saying is not None and not clearly:
+            self._not_heard[self._saying] = self._not_heard.get(self._saying, 0) + 1
+        self._saying = None
+
+    def speaks_over(self, listen: Listen) -> bool | None:
+        """Whether the player asked for an answer now says it over the quizmaster's line: None without a script (the
+        ear's own chance decides); scripted, yes once on a question where the player is cued to, else no."""
+        if self.script is None:
+            return None
+        player = listen.player
+        if listen.context.name is not ContextName.ANSWER or player is None or not self._to_speak_over(player):
+            return False
+        self._spoken_over.add((player, self._question()[1].id))
+        return True
+
+    def _to_speak_over(self, player: str) -> bool:
+        """Whether the script has the player on turn speak over the quizmaster now (once a question)."""
+        if self.script is None or not self._on_turn(player):
+            return False
+        return self._cued(player, Act.SPEAK_OVER) and (player, self._question()[1].id) not in self._spoken_over
 
     # Deciding
 
@@ -109,15 +221,41 @@ class SimulatedPlayers:
         seat = self._seat(player)
         return player, self._question()[1].id, len(seat.jokers_used) * 10 + len(seat.available)
 
+    def _place(self, player: str) -> tuple[int, int]:
+        """The player's place at the table, and how many play: where a script's cues find them."""
+        players = self.quizmaster.game.settings.players
+        return players.index(player), len(players)
+
     def _intention(self, player: str) -> Intention:
         key = self._key(player)
         if key not in self._intentions:
-            self._intentions[key] = self._decide(player)
+            self._intentions[key] = self._decide(player) if self.script is None else self._scripted(player)
         intention = self._intentions[key]
         if intention.intent != "answer" and self.misheard >= GIVES_UP_AFTER:
             # Nobody asks for a joker ten times: a player who is not understood answers instead.
-            intention = self._intentions[key] = self._answer(player, knows=False)
+            knows = self.script is not None and not self._cued(player, Act.WRONG)
+            intention = self._intentions[key] = self._answer(player, knows)
         return intention
+
+    def _cued(self, player: str, act: Act) -> bool:
+        assert self.script is not None
+        return self.script.cued(act, self._question()[0].level, *self._place(player))
+
+    def _scripted(self, player: str) -> Intention:
+        """What the script has the player do on this question: its joker while unused, walking away, a wrong answer;
+        else the right one."""
+        assert self.script is not None
+        current, seat = self._question()[0], self._seat(player)
+        jokers = self.quizmaster.game.settings.variant.jokers
+        for cue in self.script.acts(current.level, *self._place(player)):
+            if cue.act is Act.JOKER and cue.joker in jokers and cue.joker not in seat.jokers_used:
+                return Intention("joker", cue.joker.value)
+        if self._cued(player, Act.WALK_AWAY):
+            return Intention("walk_away")
+        if self._cued(player, Act.WRONG):
+            correct = self._question()[1].correct
+            return Intention("answer", self.rng.choice([x for x in seat.available if x != correct]).value)
+        return self._answer(player, knows=True)
 
     def _decide(self, player: str) -> Intention:
         current, seat = self._question()[0], self._seat(player)
@@ -142,23 +280,29 @@ class SimulatedPlayers:
 
     # Saying it
 
-    def _say_intention(self, intention: Intention) -> str:
+    def _say_intention(self, player: str, intention: Intention, over: bool = False) -> str:
         if intention.intent == "answer":
             assert intention.value is not None
-            return self._letter(Letter(intention.value))
+            return self._letter(player, Letter(intention.value), blurted=over)
         if intention.intent == "joker":
             assert intention.value is not None
             return self._pick(self.phrases.jokers[Joker(intention.value).value], variety=2)
         return self._pick(self.phrases.commands["walk_away"], variety=2)
 
-    def _letter(self, letter: Letter) -> str:
-        """ "Antwort B" first (a word before the letter is easier to hear), then the option's text, then other ways."""
+    def _letter(self, player: str | None, letter: Letter, blurted: bool = False) -> str:
+        """ "Antwort B" first (a word before the letter is easier to hear), then the option's text, then other ways,
+        each after the player's ways of saying this letter that were not understood; `blurted` (said over the
+        quizmaster), the option's words, as a player who knows it calls it out."""
+        self._saying = None if blurted else (player, letter)  # over the quizmaster, not heard says nothing of the way
         worded = [t.replace("{letter}", self.phrases.letters[letter][0]) for t in self.phrases.answer_letter[1:]]
         current = self.quizmaster.session.options
         option = current[Letter.first(4).index(letter)] if len(current) > Letter.first(4).index(letter) else ""
         by_text = [t.replace("{option}", option) for t in self.phrases.answer_option] if option else []
+        if blurted and by_text:
+            return by_text[1]
         spelled = self.phrases.letters[letter][1:3]
-        return rephrased((worded[0], *by_text[1:2], *spelled, *worded[1:3]), self.misheard + self.taken_wrong, 5)
+        ways = (worded[0], *by_text[1:2], *spelled, *worded[1:3])
+        return rephrased(ways, self._not_heard.get((player, letter), 0) + self.taken_wrong, 5)
 
     def _confirm(self, player: str | None, last_key: str) -> str:
         phrases = self.phrases.confirm
@@ -201,11 +345,13 @@ class SimulatedTeam:
     host: MoneyDropHost
     phrases: HearPhrases
     rng: random.Random
+    script: Script | None = None
     misheard: int = 0
     _plans: dict[str, dict[Letter, int]] = field(default_factory=dict)
     _corrected: set[str] = field(default_factory=set)
     _switch: dict[str, bool] = field(default_factory=dict)
     _choices: dict[str, int] = field(default_factory=dict)
+    _spoken_over: set[str] = field(default_factory=set)
     _refused: int = 0
     """Read-backs refused because the quizmaster heard another placement: the team says its letters another way."""
 
@@ -248,11 +394,32 @@ class SimulatedTeam:
     def understood(self, clearly: bool) -> None:
         self.misheard = 0 if clearly else self.misheard + 1
 
+    def speaks_over(self, listen: Listen) -> bool | None:
+        """Whether the team names its category over the quizmaster's line: None without a script (the ear's own
+        chance decides); scripted, yes once on a card where the team is cued to, else no."""
+        current = self.host.game.run
+        if self.script is None:
+            return None
+        if listen.context.name is not ContextName.ANSWER or current is None or not current.offered:
+            return False
+        key = f"{current.team}-{current.question}"
+        if not self._cued(current, Act.SPEAK_OVER) or key in self._spoken_over:
+            return False
+        self._spoken_over.add(key)
+        return True
+
+    def _cued(self, current: md.Run, act: Act) -> bool:
+        teams = self.host.settings.teams
+        place = teams.index(current.team)
+        return self.script is not None and self.script.cued(act, current.question, place, len(teams))
+
     def _wants_switch(self, current: md.Run) -> bool:
         """Decided once, on first hearing a card: the category joker, if it is still there."""
         card = current.card
         if card is None or card.id in self._plans or current.joker_used:
             return False
+        if self.script is not None:
+            return self._switch.setdefault(card.id, self._cued(current, Act.JOKER))
         return self._switch.setdefault(card.id, self.rng.random() < SWITCHES)
 
     def _plan(self, current: md.Run) -> dict[Letter, int]:
@@ -261,7 +428,11 @@ class SimulatedTeam:
         if card.id in self._plans:
             return self._plans[card.id]
         letters = Letter.first(card.options)
-        knows = self.rng.random() < 0.92 - 0.06 * (current.question - 1)
+        if self._cued(current, Act.WRONG):  # told to lose: everything on a wrong answer
+            self._plans[card.id] = {self.rng.choice([x for x in letters if x != card.correct]): current.bundles}
+            return self._plans[card.id]
+        # Scripted, a team knows every answer (and may still hedge).
+        knows = self.script is not None or self.rng.random() < 0.92 - 0.06 * (current.question - 1)
         favourite = card.correct if knows else self.rng.choice(letters)
         other = self.rng.choice([letter for letter in letters if letter != favourite])
         last = current.question == self.host.settings.questions
