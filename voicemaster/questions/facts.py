@@ -154,7 +154,8 @@ def giveaway(entry: Entry) -> str | None:
         return None
     language = entry.language
     asked = _content(entry.question, language)
-    if all(_named(option, asked, language) for option in entry.options):
+    shared = frozenset.intersection(*(frozenset(_content(option, language)) for option in entry.options))
+    if all(_named(option, asked, language, shared) for option in entry.options):
         return None  # a choice between the options it names: "through air or through water?"
     wrong = [word for option in entry.options if option != entry.answer for word in _content(option, language)]
     for right in _content(entry.answer, language):
@@ -170,8 +171,10 @@ def _written(text: str, folded: str) -> str:
     return next((word for word in re.findall(r"[^\W_]+", text) if folded_words(word) == [folded]), folded)
 
 
-def _named(option: str, asked: list[str], language: str) -> bool:
-    return any(word in asked or any(_echo(word, other) for other in asked) for word in _content(option, language))
+def _named(option: str, asked: list[str], language: str, shared: frozenset[str]) -> bool:
+    """Whether the question names `option` by a word of its own (not one every option has: "la pâte")."""
+    own = [word for word in _content(option, language) if word not in shared]
+    return any(word in asked or any(_echo(word, other) for other in asked) for word in own)
 
 
 def _echo(right: str, asked: str) -> int:
