@@ -17,7 +17,7 @@ import pytest
 from voicemaster.config.voice import Voice
 from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.play.demo import PLAYER_ESPEAK_VOICES, Demo, DemoResult
-from voicemaster.play.simulated import FULL, SHORT, DemoPlan
+from voicemaster.play.script import FULL, SHORT, DemoPlan
 from voicemaster.questions.model import Entry
 from voicemaster.questions.packs import load, pack_files
 from voicemaster.rules import AudienceForm, GameSettings, PhoneForm, variant
@@ -187,7 +187,7 @@ def short_demo(
     assert [q["amount"] for q in questions] == list(settings.variant.ladder.amounts[:4])
     said = [e["line"] for e in events if e["event"] == "say"]
     assert said.count("question_intro") == 4 and said.count("play_on") >= 2 * 3  # both, before questions 2 to 4
-    level_of = {events.index(q): q["level"] for q in questions}
+    level_of: dict[int, int] = {events.index(q): int(q["level"]) for q in questions}
 
     def level(event: dict[str, Any]) -> int:
         return max(level for index, level in level_of.items() if index < events.index(event))

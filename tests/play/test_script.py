@@ -15,7 +15,8 @@ from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.host.saved import DropSession, Session
 from voicemaster.play.runner import drive
-from voicemaster.play.simulated import FULL, SHORT, SimulatedPlayers, SimulatedTeam
+from voicemaster.play.script import FULL, SHORT
+from voicemaster.play.simulated import SimulatedPlayers, SimulatedTeam
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import AudienceForm, GameSettings, PhoneForm, new_game, variant
 from voicemaster.rules import moneydrop as md

@@ -21,7 +21,7 @@ from voicemaster.speakable import check_speakable
 from voicemaster.store import Store, StoreUnwritable
 
 if TYPE_CHECKING:
-    from voicemaster.play.simulated import DemoPlan
+    from voicemaster.play.script import DemoPlan
     from voicemaster.rules.moneydrop import MoneyDropSettings
     from voicemaster.speech.devices.interfaces import AudioOut
 
@@ -132,7 +132,7 @@ def _money_drop_settings(settings: Settings, plan: DemoPlan, names: tuple[str, .
 
 
 def demo(args: argparse.Namespace) -> int:
-    from voicemaster.play.simulated import FULL, SHORT
+    from voicemaster.play.script import FULL, SHORT
 
     plan = FULL if args.full else SHORT  # a short game by default, a whole evening with --full
     settings = speaking_settings(args) if not args.text else settings_for(args)

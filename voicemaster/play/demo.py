@@ -24,7 +24,8 @@ from voicemaster.host.screen_address import ScreenAddress
 from voicemaster.play.ear import heard_cue
 from voicemaster.play.paced import Paced
 from voicemaster.play.runner import Runner, Transcript, Watcher, drive
-from voicemaster.play.simulated import Script, SimulatedPlayers, SimulatedTeam
+from voicemaster.play.script import Script
+from voicemaster.play.simulated import SimulatedPlayers, SimulatedTeam
 from voicemaster.play.simulated_ear import Simulated, SimulatedEar
 from voicemaster.play.stage import Stage
 from voicemaster.questions.model import Entry
