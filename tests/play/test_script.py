@@ -90,18 +90,20 @@ def test_every_short_game_has_its_moments_and_ends_after_four_questions(bank: Ba
 
 
 def test_a_whole_evening_is_left_to_the_seeded_players() -> None:
-    assert FULL.script is None and (FULL.players, FULL.rounds, FULL.cards) == (3, 2, None)
-    assert SHORT.players == 2 and SHORT.rounds == 1 and SHORT.cards is not None and len(SHORT.cards) < 8
+    assert FULL.script is None and (FULL.players, FULL.rounds, FULL.teams, FULL.cards) == (3, 2, 3, None)
+    assert (SHORT.players, SHORT.rounds, SHORT.teams) == (2, 1, 1) and SHORT.cards is not None and len(SHORT.cards) < 8
 
 
+@pytest.mark.parametrize("teams", [SHORT.teams, 2])
 @pytest.mark.parametrize("seed", [1, 31])
-def test_a_short_money_drop_plays_a_few_cards_and_switches_a_category(bank: Bank, seed: int) -> None:
+def test_a_short_money_drop_plays_a_few_cards_and_switches_a_category(bank: Bank, seed: int, teams: int) -> None:
     assert SHORT.cards is not None
-    settings = md.MoneyDropSettings(teams=NAMES[:2], option_counts=SHORT.cards)
+    settings = md.MoneyDropSettings(teams=NAMES[:teams], option_counts=SHORT.cards)
     host = MoneyDropHost(DropSession(md.MoneyDropGame(settings)), bank, "de", seed)
     table = Table(SimulatedTeam(host, phrases.load("de"), random.Random(seed), SHORT.script), "de")
     drive(host.run(), table.perform)
 
-    assert len(table.events("question")) == 2 * 3 + 1  # three cards a team, and one switched for another
-    assert table.spoken_over == [("Anna", 0)]  # the first team names its first card's category over the question
+    # Three cards a team, and one switched for another (by the second team, when there is one).
+    assert len(table.events("question")) == teams * 3 + 1
+    assert table.spoken_over[0] == ("Anna", 0)  # the first team names its first card's category over the question
     assert len(table.events("game_over")) == 1

@@ -71,11 +71,14 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--full",
         action="store_true",
-        help="a whole evening (three players, two rounds; eight money-drop cards a team) instead of a short game "
-        "with a joker, an answer said over the quizmaster, a walk-away and a wrong answer in four questions",
+        help="a whole evening (three players, two rounds; three money-drop teams of eight cards) instead of a short "
+        "game with a joker, an answer said over the quizmaster, a walk-away and a wrong answer in four questions",
     )
     demo.add_argument(
-        "--players", type=int, default=None, help="how many simulated players or teams, 1-6 (default: 2; --full: 3)"
+        "--players",
+        type=int,
+        default=None,
+        help="how many simulated players or teams, 1-6 (default: 2 players, 1 team; --full: 3)",
     )
     demo.add_argument("--rounds", type=int, default=None, help="how many rounds to play (default: 1; --full: 2)")
     demo.add_argument("--seed", type=int, default=None, help="the same seed plays the same game")

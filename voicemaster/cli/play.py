@@ -138,7 +138,7 @@ def demo(args: argparse.Namespace) -> int:
     settings = speaking_settings(args) if not args.text else settings_for(args)
     seed = random.randrange(10_000) if args.seed is None else args.seed
     who = "teams" if args.format == "moneydrop" else "players"
-    players = plan.players if args.players is None else args.players
+    players = (plan.teams if args.format == "moneydrop" else plan.players) if args.players is None else args.players
     if not 1 <= players <= len(DEMO_NAMES):
         print(f"voicemaster: --players {players}: the demo plays with 1 to {len(DEMO_NAMES)} {who}.", file=sys.stderr)
         return 2

@@ -107,7 +107,7 @@ class LastLine:
 class CuedEar(SimulatedEar):
     """The demo's ear, where the players say whether they speak over the quizmaster (`Staging.speaks_over`): a
     scripted player answers over the lines where told, and only there, as soon as the options are read (over "Anna,
-    deine Antwort?", the last line); unscripted, the ear's own chance decides."""
+    deine Antwort?", the last line), or halfway through a line said alone; unscripted, the ear's own chance decides."""
 
     players: Staging
     last_line: LastLine = field(default_factory=LastLine)
@@ -118,7 +118,8 @@ class CuedEar(SimulatedEar):
             return super()._over(listen, speaking)
         if not told or speaking is None:
             return None
-        return max(0.0, speaking.audio.seconds - self.last_line.seconds)
+        seconds = speaking.audio.seconds
+        return max(seconds - self.last_line.seconds, seconds / 2)
 
 
 @dataclass(frozen=True)

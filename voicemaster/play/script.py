@@ -59,13 +59,14 @@ class Script:
 
 @dataclass(frozen=True)
 class DemoPlan:
-    """What a demo plays, chosen in one place: how many players (or money-drop teams), rounds, cards, and what the
-    players are told to stage. `--players` and `--rounds` override the plan's."""
+    """What a demo plays, chosen in one place: how many players, rounds, money-drop teams and cards, and what the
+    players are told to stage. `--players` (or teams) and `--rounds` override the plan's."""
 
     told: str
     """What the demo says it plays, in its first line."""
     players: int
     rounds: int
+    teams: int
     cards: tuple[int, ...] | None
     """The options of each money-drop card, one number a card; None: the rules' eight cards."""
     script: Script | None
@@ -76,11 +77,13 @@ SHORT = DemoPlan(
     told="a short game of about five minutes (--full plays a whole evening)",
     players=2,
     rounds=1,
+    teams=1,
     cards=(4, 3, 2),
     script=Script(
         (
             # Question 1: the first player answers over the quizmaster; 2: the second takes the 50:50; 3: both are
-            # right; 4: the first walks away with 200, the second answers wrongly and leaves with nothing.
+            # right; 4: the first walks away with what 3 won, the second answers wrongly and leaves with nothing. A
+            # money-drop team alone: names its first card's category over the quizmaster, switches its second.
             Cue(1, 0, Act.SPEAK_OVER),
             Cue(2, 1, Act.JOKER, Joker.FIFTY_FIFTY),
             Cue(4, 0, Act.WALK_AWAY),
@@ -89,6 +92,7 @@ SHORT = DemoPlan(
     ),
 )
 """`voicemaster demo`: about five minutes; a newcomer hears the ladder climb, a joker, an answer said over the
-quizmaster, a walk-away and a wrong answer."""
-FULL = DemoPlan(told="a whole evening", players=3, rounds=2, cards=None, script=None)
-"""`voicemaster demo --full`: a whole evening, three players over two rounds, as the seed has it."""
+quizmaster, a walk-away and a wrong answer; in the money drop, one team's three cards."""
+FULL = DemoPlan(told="a whole evening", players=3, rounds=2, teams=3, cards=None, script=None)
+"""`voicemaster demo --full`: a whole evening, three players over two rounds (three teams of eight cards), as the
+seed has it."""

@@ -282,6 +282,8 @@ class SimulatedTeam:
                 index = self._choices.setdefault(f"{current.team}-{current.question}", self.rng.randrange(2))
                 category = current.offered[index].category
                 by_text = tuple(t.replace("{option}", category) for t in self.phrases.answer_option[:2])
+                if self._to_speak_over(current):  # called out over the quizmaster: the longer way
+                    return by_text[-1]
                 by_letter = self.phrases.letters[Letter.first(2)[index]][3:5]
                 return rephrased((*by_text, *by_letter), self.misheard, variety=4)
             case ContextName.NUMBER if current is not None and current.card is not None:
@@ -319,13 +321,16 @@ class SimulatedTeam:
         current = self.host.game.run
         if self.script is None:
             return None
-        if listen.context.name is not ContextName.ANSWER or current is None or not current.offered:
+        if listen.context.name is not ContextName.ANSWER or current is None or not self._to_speak_over(current):
             return False
-        key = f"{current.team}-{current.question}"
-        if not self._cued(current, Act.SPEAK_OVER) or key in self._spoken_over:
-            return False
-        self._spoken_over.add(key)
+        self._spoken_over.add(f"{current.team}-{current.question}")
         return True
+
+    def _to_speak_over(self, current: md.Run) -> bool:
+        """Whether the script has the team choosing a category now speak over the quizmaster (once a card)."""
+        if not current.offered or not self._cued(current, Act.SPEAK_OVER):
+            return False
+        return f"{current.team}-{current.question}" not in self._spoken_over
 
     def _cued(self, current: md.Run, act: Act) -> bool:
         teams = self.host.settings.teams
@@ -392,7 +397,7 @@ class SimulatedTeam:
         if {letter: n for letter, n in read_back.items() if n} != {letter.value: n for letter, n in plan.items()}:
             self._refused += 1
             return rephrased(self.phrases.confirm["no"], self.misheard)
-        if card not in self._corrected and len(plan) == 2 and self.rng.random() < CORRECTS:
+        if self.script is None and card not in self._corrected and len(plan) == 2 and self.rng.random() < CORRECTS:
             self._corrected.add(card)
             first, second = sorted(plan)
             moved = min(5, plan[second])
