@@ -13,7 +13,6 @@ from __future__ import annotations
 import hmac
 import secrets
 import threading
-import time
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -33,7 +32,7 @@ from voicemaster.phones import DEFAULT_PORT, PhonesUnavailable
 from voicemaster.phones.certificate import certificate_for
 from voicemaster.screen import ScreenUnavailable
 from voicemaster.screen.guard import IDLE_SECONDS, Guarded, Hosts, SecurityHeaders, client_key
-from voicemaster.screen.server import bound, bracketed
+from voicemaster.screen.server import bound, bracketed, serve
 from voicemaster.speech.devices.phone import MOST_MESSAGE_BYTES, PhoneMicrophone
 from voicemaster.speech.frontend import FrontEnd, PlayedSound
 
@@ -44,7 +43,6 @@ WRONG_CODES = 10
 """Wrong codes one network address may try before it is refused for the rest of the game."""
 BEHIND_SECONDS = 0.3
 """How far the loudspeaker's reference is held back for a phone: more than a room's Wi-Fi delays its sound."""
-STARTUP_SECONDS = 10.0
 TOTAL_CONNECTIONS = 32
 """Connections at once, all phones together: a party's phones, each with its page, its sound and its board."""
 HEADERS = {
@@ -159,20 +157,10 @@ class Phones:
             timeout_graceful_shutdown=1,
             server_header=False,
         )
-        self._server = server = uvicorn.Server(config)
-
-        def run() -> None:
-            with suppress(SystemExit):  # uvicorn exits when it cannot serve: start() says so
-                server.run(sockets=[listening])
-
-        self._thread = threading.Thread(target=run, name="voicemaster-phones", daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while not server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                listening.close()
-                raise PhonesUnavailable(f"the phones' page could not start on {bracketed(self.host)}:{self.port}")
-            time.sleep(0.02)
+        started = serve(config, listening, "voicemaster-phones")
+        if started is None:
+            raise PhonesUnavailable(f"the phones' page could not start on {bracketed(self.host)}:{self.port}")
+        self._server, self._thread = started
         return self
 
     def stop(self) -> None:

@@ -140,20 +140,10 @@ class Screen:
             timeout_graceful_shutdown=1,
             server_header=False,
         )
-        self._server = server = uvicorn.Server(config)
-
-        def run() -> None:
-            with suppress(SystemExit):  # uvicorn exits when it cannot serve: start() says so, in the game's thread
-                server.run(sockets=[listening])
-
-        self._thread = threading.Thread(target=run, name="voicemaster-screen", daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while not server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                listening.close()
-                raise ScreenUnavailable(f"the screen could not start on {self._where()}")
-            time.sleep(0.02)
+        started = serve(config, listening, "voicemaster-screen")
+        if started is None:
+            raise ScreenUnavailable(f"the screen could not start on {self._where()}")
+        self._server, self._thread = started
         return self
 
     def stop(self) -> None:
@@ -188,6 +178,28 @@ class Screen:
 
     def _where(self) -> str:
         return f"{bracketed(self.host)}:{self.port}"
+
+
+def serve(
+    config: uvicorn.Config, listening: socket.socket, name: str
+) -> tuple[uvicorn.Server, threading.Thread] | None:
+    """uvicorn serving `listening` in a daemon thread called `name`, once it has started; None (the socket closed)
+    when it could not start: uvicorn exits then, and the caller says so in the game's thread."""
+    server = uvicorn.Server(config)
+
+    def run() -> None:
+        with suppress(SystemExit):
+            server.run(sockets=[listening])
+
+    thread = threading.Thread(target=run, name=name, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            listening.close()
+            return None
+        time.sleep(0.02)
+    return server, thread
 
 
 def bound(host: str, port: int, what: str = "the screen", flag: str = "--port") -> socket.socket:
