@@ -31,8 +31,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from voicemaster.phones import DEFAULT_PORT, PhonesUnavailable
 from voicemaster.phones.certificate import certificate_for
 from voicemaster.screen import ScreenUnavailable
-from voicemaster.screen.guard import IDLE_SECONDS, Guarded, Hosts, SecurityHeaders, client_key
-from voicemaster.screen.server import bound, bracketed, serve
+from voicemaster.screen.guard import IDLE_SECONDS, Hosts, SecurityHeaders, client_key
+from voicemaster.screen.server import bound, bracketed, guarded_config, serve
 from voicemaster.speech.devices.phone import MOST_MESSAGE_BYTES, PhoneMicrophone
 from voicemaster.speech.frontend import FrontEnd, PlayedSound
 
@@ -139,23 +139,16 @@ class Phones:
         except ScreenUnavailable as error:
             raise PhonesUnavailable(str(error)) from None
         self.port = int(listening.getsockname()[1])
-        config = uvicorn.Config(
+        config = guarded_config(
             app(self),
-            host=self.host,
-            port=self.port,
+            self.host,
+            self.port,
+            TOTAL_CONNECTIONS,
+            self.idle_seconds,
             ssl_certfile=str(certificate.certificate),
             ssl_keyfile=str(certificate.key),
-            http=Guarded,
             ws="websockets-sansio",
             ws_max_size=MOST_MESSAGE_BYTES + 1024,
-            proxy_headers=False,
-            log_level="critical",
-            access_log=False,
-            lifespan="off",
-            limit_concurrency=TOTAL_CONNECTIONS,
-            timeout_keep_alive=self.idle_seconds,
-            timeout_graceful_shutdown=1,
-            server_header=False,
         )
         started = serve(config, listening, "voicemaster-phones")
         if started is None:

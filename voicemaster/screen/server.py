@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
@@ -125,21 +126,8 @@ class Screen:
         listening = bound(self.host, self.port)
         self.port = int(listening.getsockname()[1])
         self._announced = self.address()
-        config = uvicorn.Config(
-            app(self.feed, (self.host, self._announced), lambda: self.phones_url),
-            host=self.host,
-            port=self.port,
-            http=Guarded,
-            ws="none",
-            proxy_headers=False,  # no proxy stands before it: the address a connection comes from is the device's
-            log_level="critical",
-            access_log=False,
-            lifespan="off",
-            limit_concurrency=TOTAL_CONNECTIONS,
-            timeout_keep_alive=self.idle_seconds,
-            timeout_graceful_shutdown=1,
-            server_header=False,
-        )
+        served = app(self.feed, (self.host, self._announced), lambda: self.phones_url)
+        config = guarded_config(served, self.host, self.port, TOTAL_CONNECTIONS, self.idle_seconds, ws="none")
         started = serve(config, listening, "voicemaster-screen")
         if started is None:
             raise ScreenUnavailable(f"the screen could not start on {self._where()}")
@@ -178,6 +166,29 @@ class Screen:
 
     def _where(self) -> str:
         return f"{bracketed(self.host)}:{self.port}"
+
+
+def guarded_config(
+    served: ASGIApp, host: str, port: int, connections: int, idle_seconds: int, **more: Any
+) -> uvicorn.Config:
+    """uvicorn's settings for a page on the room's network (the screen's, the phones'): `guard.Guarded` connections,
+    at most `connections` at once, closed after `idle_seconds` without a request; no proxy stands before it, so the
+    address a connection comes from is the device's; quiet. `more`: the server's own (TLS, WebSockets)."""
+    return uvicorn.Config(
+        served,
+        host=host,
+        port=port,
+        http=Guarded,
+        proxy_headers=False,
+        log_level="critical",
+        access_log=False,
+        lifespan="off",
+        limit_concurrency=connections,
+        timeout_keep_alive=idle_seconds,
+        timeout_graceful_shutdown=1,
+        server_header=False,
+        **more,
+    )
 
 
 def serve(
