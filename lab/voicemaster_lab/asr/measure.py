@@ -11,6 +11,8 @@ the phrase files: what no recognizer could do better than, and how far the match
 
 from __future__ import annotations
 
+import os
+import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -19,6 +21,7 @@ from typing import Any, Protocol, TypeVar
 
 from voicemaster.config.files import LANGUAGES
 from voicemaster.dialogue.meaning import Context, Heard
+from voicemaster.speech import cores
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.intents import Understanding, understand
 from voicemaster.speech.hearing.phrases import load as load_phrases
@@ -43,7 +46,7 @@ from voicemaster_lab.asr.samples import (
     select_clips,
     voiced_samples,
 )
-from voicemaster_lab.asr.tally import right, share, summarize, tally
+from voicemaster_lab.asr.tally import percentiles, right, share, summarize, tally
 from voicemaster_lab.corpora.utterance_set import Utterance, UtteranceSet, utterances
 
 
@@ -223,18 +226,24 @@ def _measure(setup: EngineSetup, corpora: dict[str, list[Sample]]) -> dict[str, 
     found: dict[str, Any] = {"describe": setup.describe}
     for name, samples in corpora.items():
         outcomes: list[tuple[Sample, Heard]] = []
+        cpu_ms: list[float] = []
         weighed: list[Weighed] = []
         missing: dict[str, str] = {}
         for _, recognizer, own in per_language(setup, samples, missing):
             for sample in own:
                 context = Context(sample.context, sample.language, sample.options, sample.names)
-                heard = recognizer.recognize(Audio.read(sample.path), context)
+                audio = Audio.read(sample.path)
+                cpu_before = time.process_time()
+                heard = recognizer.recognize(audio, context)
+                cpu_ms.append((time.process_time() - cpu_before) * 1000)
                 outcomes.append((sample, heard))
                 evidence = recognizer.last if isinstance(recognizer, whisper_variants.WhisperVariant) else None
                 if evidence is not None:
                     weighed.append(Weighed(sample, context, evidence, heard))
         found[name] = {
             **summarize(outcomes),
+            "decision_cpu_ms": percentiles(cpu_ms),
+            "decision_cores": decision_cores(),
             "not_installed": missing,
             "margins": margin_curve(outcomes, weighed),
             "undecided_curve": undecided_curve(weighed),
@@ -251,6 +260,12 @@ def _measure(setup: EngineSetup, corpora: dict[str, list[Sample]]) -> dict[str, 
                 "option_chosen": options.chosen(points),
             }
     return found
+
+
+def decision_cores() -> str:
+    """How many cores a decision was allowed: "1" or "2" where the bench was told (`cores.CORES_ENVIRONMENT`),
+    else "rule" (`cores.second_core_free`)."""
+    return os.environ.get(cores.CORES_ENVIRONMENT, "") or "rule"
 
 
 @dataclass(frozen=True)

@@ -89,6 +89,9 @@ def _report_corpus(result: dict[str, Any], label: str) -> list[str]:
         + (f" ({by_context})" if by_context else "")
     )
     lines.append(f"    decode p50 {result['decode_ms']['p50']} ms, p95 {result['decode_ms']['p95']} ms")
+    if "decision_cpu_ms" in result:
+        cpu = result["decision_cpu_ms"]
+        lines.append(f"    decision CPU p50 {cpu['p50']} ms, p95 {cpu['p95']} ms (cores: {result['decision_cores']})")
     refused = result["refused_though_read"]
     lines.append(
         f"    refused though the free reading was what was said: {refused['exact']} exactly, {refused['near']} nearly"
