@@ -150,6 +150,12 @@ def through(condition: Condition, spoken: Spoken, babble: Sequence[Spoken]) -> A
     """The recording through the room of `condition`; `babble` is the pool the party draws other voices from. A
     phone's condition draws as the room's own does, so it hears the same player at the same place and the same
     noise."""
+    out = mixed(condition, spoken, babble)
+    return from_float(within_full_scale(out, out), RECOGNITION_RATE)
+
+
+def mixed(condition: Condition, spoken: Spoken, babble: Sequence[Spoken]) -> Signal:
+    """The recording through the room, before it is kept within full scale (`within_full_scale`)."""
     draw = np.random.default_rng(zlib.crc32(f"{condition.of or condition.label}|{spoken.key}".encode()))
     speech = samples_of(spoken.path)
     gain = PHONE_GAIN_DB if condition.phone else 0.0
@@ -172,8 +178,14 @@ def through(condition: Condition, spoken: Spoken, babble: Sequence[Spoken]) -> A
             FAR_LEVEL_DB / 20
         )
         out = faint + _hush(speech, draw)
-    peak = float(np.max(np.abs(out))) if len(out) else 0.0
-    return from_float(out / peak * 0.9 if peak > 0.99 else out, RECOGNITION_RATE)
+    return out
+
+
+def within_full_scale(signal: Signal, clip: Signal) -> Signal:
+    """`signal` turned down as the made `clip` is so that it stays within full scale (a peak above 0.99 brought to
+    0.9): the room heard before the player (`corpora.room_alone`) is turned down with the clip it precedes."""
+    peak = float(np.max(np.abs(clip))) if len(clip) else 0.0
+    return signal / peak * 0.9 if peak > 0.99 else signal
 
 
 def road_noise(length: int, draw: np.random.Generator) -> Signal:
