@@ -42,7 +42,7 @@ def test_the_utterances_cover_every_intent_joker_and_context(language: str) -> N
     assert all(count >= 3 for count in intents.values()), intents
     assert {u.value for u in spoken if u.intent == "joker"} == set(utterance_set.JOKERS)
     assert {u.value for u in spoken if u.intent == "answer"} == set("ABCD")
-    assert {u.context for u in spoken} == set(ContextName)
+    assert {u.context for u in spoken} == set(ContextName) - {ContextName.START}  # the start's: `bench serve`
     unknown = [u for u in spoken if u.intent == "unknown"]
     assert len(unknown) >= 20 and sum(u.hard for u in unknown) >= 5
     assert 80 <= len(spoken) <= 130

@@ -20,6 +20,8 @@ class ContextName(StrEnum):
     """Money placement in the money drop: amounts or bundles on letters."""
     NAME = "name"
     """A player's name, when players introduce themselves or a partner is chosen."""
+    START = "start"
+    """No game is under way (`voicemaster serve`): a start phrase, "weiter" for an interrupted game, or help."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,8 @@ class Intent(StrEnum):
     FASTER = "faster"
     LOUDER = "louder"
     QUIETER = "quieter"
+    START = "start"
+    """A new game asked for (`voicemaster serve`): value the format, millionaire or moneydrop."""
     SCREEN_ADDRESS = "screen_address"
     """Where the screen for the room can be opened: said so that a player can type it."""
     UNKNOWN = "unknown"
@@ -83,6 +87,9 @@ class Heard:
     text: str
     confidence: float
     decode_ms: float = 0.0
+    language: str | None = None
+    """The language it was heard in, where a reader listened in several at once (`voicemaster serve`); None: the
+    context's."""
 
     def __post_init__(self) -> None:
         # A plain name ("answer") is accepted where a test or a saved game writes one; an unknown name is an error.

@@ -24,6 +24,7 @@ from voicemaster.speech.hearing.phrases import (
     COMMANDS,
     CONTEXTS_KEPT,
     JOKERS,
+    START_COMMANDS,
     HearPhrases,
     Phrase,
     carrier_words,
@@ -234,7 +235,9 @@ def _spans(context: Context, phrases: HearPhrases) -> tuple[tuple[tuple[str, ...
         found += [(text, Intent.NO, None) for text in keywords["no"]]
     if context.name is ContextName.NAME:
         found += [(name, Intent.NAME, name) for name in context.names]
-    found += [(text, Intent(command), None) for command in COMMANDS for text in keywords[command]]
+    # While no game is under way only "weiter" and help are commands (`phrases.START_COMMANDS`).
+    commands = START_COMMANDS if context.name is ContextName.START else COMMANDS
+    found += [(text, Intent(command), None) for command in commands for text in keywords[command]]
     spans = {(tuple(normalize(text, language).split()), intent, value) for text, intent, value in found}
     return tuple(sorted((span for span in spans if span[0]), key=lambda span: (-len(span[0]), span)))
 

@@ -10,7 +10,7 @@ texts (its options, the players' names) when its grammar is made.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from operator import itemgetter
 from pathlib import Path
@@ -26,6 +26,11 @@ COMMANDS = (
     "walk_away", "repeat", "help", "pause", "resume", "score", "quit", "slower", "faster", "louder", "quieter",
     "screen_address",
 )  # fmt: skip
+FORMATS = ("millionaire", "moneydrop")
+"""The games a start phrase asks for (`[start]`, `voicemaster serve`)."""
+START_COMMANDS = ("resume", "help")
+"""The commands heard while no game is under way: "weiter" for an interrupted game, and help. A small grammar: every
+phrase in it is one more that the room's talk may be taken for."""
 
 
 @dataclass(frozen=True)
@@ -147,6 +152,8 @@ class HearPhrases:
     option_forms: OptionForms
     compared: Compared
     carried: Carried = Carried()
+    start: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Per format (`FORMATS`), the phrases that ask for a new game of it while no game is under way."""
 
 
 @cache
@@ -214,8 +221,20 @@ def _fixed(name: ContextName, letters: int, phrases: HearPhrases) -> tuple[froze
         for intent, said in phrases.confirm.items():
             found += [(text, Intent(intent), None) for text in said]
         found += [(text, Intent.SWITCH_CATEGORY, None) for text in phrases.placement.switch]
-    for command, said in phrases.commands.items():
-        found += [(text, Intent(command), None) for text in said]
+    elif name is ContextName.START:
+        for game, said in phrases.start.items():
+            found += [(text, Intent.START, game) for text in said]
+        # A start phrase that is also a command ("on joue") asks for a new game: it is said back before it counts.
+        starts = {normalize(text, phrases.language) for text, _, _ in found}
+        for command in START_COMMANDS:
+            found += [
+                (text, Intent(command), None)
+                for text in phrases.commands[command]
+                if normalize(text, phrases.language) not in starts
+            ]
+    if name is not ContextName.START:
+        for command, said in phrases.commands.items():
+            found += [(text, Intent(command), None) for text in said]
     rows = frozenset(found)
     return rows, tuple(sorted((_made(row, phrases.language) for row in rows), key=_ORDER))
 
@@ -351,6 +370,7 @@ def _load(language: str, folder: Path) -> HearPhrases:
         ),
         compared=_compared(table, normalized),
         carried=_carried(table.table("answer")),
+        start={game: table.table("start").texts(game) for game in FORMATS},
     )
 
 
