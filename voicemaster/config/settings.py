@@ -80,6 +80,31 @@ class FrontEndConfig:
     with our voice; off, the canceller's residual alone judges."""
 
 
+@dataclass(frozen=True)
+class ServeConfig:
+    """`[serve]`: the always-ready quizmaster (`voicemaster serve`), waiting until someone asks for a game."""
+
+    languages: tuple[str, ...] = ()
+    """The languages a start phrase is heard in, the first one's said first; empty: `[game] language`, then every
+    other language."""
+    start_phrases: tuple[str, ...] = ()
+    """More ways of asking for a Millionaire game, beside the phrase files' own, in any listening language."""
+    variant: str = ""
+    """The rules of a game started so; empty: `[game] variant`."""
+    players: tuple[str, ...] = ()
+    """Who plays a game started so; empty: `[game] players`, and if that is empty too, asked by voice."""
+    screen: bool = False
+    """Show the page for the room (`play --screen`) from the start, while waiting too."""
+    screen_host: str = "127.0.0.1"
+    """Where the page listens: 0.0.0.0 lets phones and a TV on the network watch."""
+    chime: bool = True
+    """A short chime before "Quizmaster bereit": the room hears it is there."""
+
+    def listening(self, first: str) -> tuple[str, ...]:
+        """The languages that listen, `first` (`[game] language`) leading when none are set."""
+        return self.languages or (first, *(language for language in LANGUAGES if language != first))
+
+
 FRONT_END_KEYS = tuple(switch.name for switch in fields(FrontEndConfig))
 """The `[speech]` keys that set the front end; every other key of `[speech]` is a language's voice."""
 
@@ -95,6 +120,7 @@ class Settings:
     so that a player who cannot see the screen knows the microphone caught them."""
     front_end: FrontEndConfig = FrontEndConfig()
     """Read from `[speech]`'s own keys (`FRONT_END_KEYS`), not from a table of its own."""
+    serve: ServeConfig = ServeConfig()
     barge_in: BargeInSettings = field(default_factory=BargeInSettings)
     """`[barge_in]`: when a player talking over the quizmaster stops it; the shipped numbers are the benches'
     (`speech.barge_in.settings`), a table here changes them for a room, or for a bench measuring others."""
@@ -204,10 +230,12 @@ def _check(path: Path, data: dict[str, Any], known_ladders: set[str]) -> None:
             raise ConfigError(
                 path, key, f"expected a name of at most {MAX_TEXT} characters, no control character; got {got}"
             )
-    for index, name in enumerate(game.players):  # said aloud: the rule of what may be spoken
-        problem = speech_problem(name)
-        if problem is not None:
-            raise ConfigError(path, f"game.players[{index}]", f"{name!a} cannot be said: {problem}")
+    for key, names in (("game.players", game.players), ("serve.players", settings.serve.players)):
+        for index, name in enumerate(names):  # said aloud: the rule of what may be spoken
+            problem = speech_problem(name)
+            if problem is not None:
+                raise ConfigError(path, f"{key}[{index}]", f"{name!a} cannot be said: {problem}")
+    _check_serve(path, settings.serve, data.get("serve", {}))
     if game.ladder and game.ladder not in LADDERS and game.ladder not in known_ladders:
         known = ", ".join([*LADDERS, *sorted(known_ladders)])
         raise ConfigError(path, "game.ladder", f"no ladder {game.ladder!r}; known: {known}")
@@ -223,6 +251,22 @@ def _check(path: Path, data: dict[str, Any], known_ladders: set[str]) -> None:
             settings.ladder(name)
         except InvalidSetup as error:
             raise ConfigError(path, f"ladders.{name}", str(error)) from None
+
+
+def _check_serve(path: Path, serve: ServeConfig, keys: dict[str, Any]) -> None:
+    """`[serve]`: languages that exist, each once; a variant there is; start phrases that can be heard."""
+    for index, language in enumerate(serve.languages):
+        if language not in LANGUAGES or language in serve.languages[:index]:
+            raise ConfigError(
+                path, f"serve.languages[{index}]", f"expected each of {', '.join(LANGUAGES)} at most once"
+            )
+    if "variant" in keys and serve.variant not in ("", *VARIANTS, ASK):
+        raise ConfigError(path, "serve.variant", f"expected one of {', '.join((*VARIANTS, ASK))} or empty")
+    for index, phrase in enumerate(serve.start_phrases):
+        problem = speech_problem(phrase) if phrase.strip() else "it is empty"
+        if problem is not None or _CONTROL.search(phrase) or len(phrase) > MAX_TEXT:
+            why = problem or f"at most {MAX_TEXT} characters, no control character"
+            raise ConfigError(path, f"serve.start_phrases[{index}]", f"{phrase!a} cannot be a start phrase: {why}")
 
 
 RANGES: dict[str, tuple[int, int, str]] = {
@@ -259,6 +303,7 @@ def _numbers(settings: Settings) -> Iterator[tuple[str, int, tuple[int, int, str
 
 def _texts(settings: Settings) -> Iterator[tuple[str, str]]:
     yield from ((f"game.players[{index}]", name) for index, name in enumerate(settings.game.players))
+    yield from ((f"serve.players[{index}]", name) for index, name in enumerate(settings.serve.players))
     yield from ((f"speech.{language}.name", voice.name) for language, voice in settings.speech.items())
 
 

@@ -185,6 +185,8 @@ def _grammar(context: Context, phrases: HearPhrases) -> tuple[Phrase, ...]:
     elif context.name is ContextName.NAME:
         for name in context.names:
             own += [(t.replace("{name}", name), Intent.NAME, name) for t in phrases.name]
+    elif context.name is ContextName.START:  # the user's own start phrases (`[serve] start_phrases`)
+        own += [(text, Intent.START, FORMATS[0]) for text in context.options]
     added = sorted((_made(row, phrases.language) for row in dict.fromkeys(own) if row not in fixed), key=_ORDER)
     return tuple(phrase for _, phrase in sorted((*made, *added), key=_ORDER))  # two sorted runs: merged in C
 
