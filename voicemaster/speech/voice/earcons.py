@@ -14,12 +14,15 @@ FIGURES = {
     "timer_end": ((880.0, 0.25), (0.0, 0.1), (880.0, 0.5)),
     "drop": ((659.3, 0.12), (523.3, 0.12), (392.0, 0.12), (261.6, 0.35)),
     "heard": ((1046.5, 0.07),),
+    "ready": ((523.3, 0.1), (0.0, 0.03), (659.3, 0.1), (0.0, 0.03), (784.0, 0.22)),
 }
 LOUDNESS = 0.3
 """Of full scale: clearly heard, never louder than the voice."""
 SOFT = {"heard": 0.1}
 """Figures quieter than `LOUDNESS`: "heard you" is a tick under the talk, not a signal to react to."""
 HEARD = "heard"
+READY = "ready"
+"""The always-ready quizmaster (`voicemaster serve`) is listening: a short rising figure before "Quizmaster bereit"."""
 """The cue that tells a player who cannot see the screen that the microphone caught the end of what they said."""
 
 
