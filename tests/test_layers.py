@@ -55,6 +55,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("voicemaster.host",),
     # Its I/O shell: live play, the demo, the simulated players; the screen for the room, which watches them.
     ("voicemaster.play", "voicemaster.screen", "voicemaster.phones"),
+    # The always-ready quizmaster: waits, and plays each game asked for through live play.
+    ("voicemaster.serve",),
     ("voicemaster.cli", "voicemaster.__main__"),
 )
 LAB_LAYERS: tuple[tuple[str, ...], ...] = (

@@ -2,7 +2,8 @@
 
 The commands of a family are in their own modules: `play.py` (`play`, `demo`), `hear.py` (`hear`, `devices`),
 `questions.py` (`questions ...`, and the bank a game plays with), `models.py` (`models ...`), `voices.py` (`say`,
-`voices`), `history.py`; add-ons installed beside it (the lab's `bench`) come in through entry points.
+`voices`), `history.py`, `serve.py` and `service.py` (the always-ready quizmaster); add-ons installed beside it
+(the lab's `bench`) come in through entry points.
 `settings.py` gives each command its settings, `failures.py` turns a failure into one line.
 """
 
@@ -22,6 +23,8 @@ from voicemaster.cli import phones as phones_cli
 from voicemaster.cli import play as play_cli
 from voicemaster.cli import questions as question_cli
 from voicemaster.cli import screen as screen_cli
+from voicemaster.cli import serve as serve_cli
+from voicemaster.cli import service as service_cli
 from voicemaster.cli.failures import guarded
 from voicemaster.cli.settings import settings_for, speaking_settings
 from voicemaster.config.files import LANGUAGES
@@ -166,6 +169,16 @@ def _parser() -> argparse.ArgumentParser:
     model_setup = model_commands.add_parser("setup", help="what set-up runs: shared models, and those tests need")
     model_setup.add_argument("--shared", type=Path, help="models to install from (default: $VOICEMASTER_MODEL_MIRROR)")
     model_setup.set_defaults(run=model_cli.run, models_action=model_cli.setup)
+
+    serve_cli.add_command(commands)
+    service = commands.add_parser("service", help="start `voicemaster serve` with the machine (a systemd user unit)")
+    service_actions = service.add_subparsers(title="service commands", metavar="ACTION", required=True)
+    for action, told in (
+        ("install", "write, enable and start the unit; says how to have it start with nobody logged in"),
+        ("uninstall", "stop, disable and remove the unit (games and settings are kept)"),
+        ("status", "installed, running, and whether it starts with nobody logged in (exit 0 only when running)"),
+    ):
+        service_actions.add_parser(action, help=told).set_defaults(run=service_cli.service, service_action=action)
 
     _add_installed_commands(commands)
     return parser

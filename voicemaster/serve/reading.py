@@ -1,0 +1,103 @@
+"""One utterance read in every listening language while no game is under way (`voicemaster serve`).
+
+Whisper hears the utterance once (the encoder), then reads it against the start grammar of each language the model
+finds plausible for it: the start-of-transcript step gives every language token's probability, and a language far
+below the likeliest listening one is not read at all. That keeps the room's talk in one language from being read as
+another's start or "weiter" ("Ich gehe jetzt einkaufen" came out as French "on joue"-like words), and it spares
+decoding: most talk is plainly one language. Short commands are not plainly anything ("Hilfe", "Wer wird Millionär"
+came out likelier English than German), hence a margin, not the likeliest alone. Of the languages read, the one
+meaning understood wins; two languages that understand different meanings decide nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.hearing.recognition import NOTHING_HEARD, Recognizer
+
+if TYPE_CHECKING:
+    from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
+    from voicemaster.speech.hearing.whisper.strategies import Encoded
+
+LANGUAGE_MARGIN = 6.0
+"""How far (natural log) a listening language's token may lie below the likeliest listening language's and still be
+read (`bench serve` measures what it keeps out and lets in)."""
+
+
+class RoomReader:
+    """A `Recognizer` that hears the start context in several languages; every other context as `recognizer` does,
+    in the context's language. What it hears in the start context carries its language (`Heard.language`)."""
+
+    def __init__(self, recognizer: Recognizer, languages: tuple[str, ...]) -> None:
+        if not languages:
+            raise ValueError("a reader listens in one language at least")
+        self.recognizer, self.languages = recognizer, languages
+
+    def prepare(self, context: Context) -> None:
+        for language in self.languages if context.name is ContextName.START else (context.language,):
+            self.recognizer.prepare(replace(context, language=language))
+
+    def recognize(
+        self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
+    ) -> Heard:
+        how: dict[str, bool] = {"over_our_voice": over_our_voice} | ({"crowded": True} if crowded else {})
+        if context.name is not ContextName.START:
+            return self.recognizer.recognize(audio, context, **how)
+        from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
+
+        if isinstance(self.recognizer, WhisperRecognizer):
+            return self._by_whisper(self.recognizer, audio, context, how)
+        readings = [
+            replace(self.recognizer.recognize(audio, replace(context, language=language), **how), language=language)
+            for language in self.languages
+        ]
+        return understood(readings)
+
+    def _by_whisper(self, whisper: WhisperRecognizer, audio: Audio, context: Context, how: dict[str, bool]) -> Heard:
+        from voicemaster.speech import cores
+        from voicemaster.speech.hearing.phrases import load
+        from voicemaster.speech.hearing.whisper.strategies import strategy_for
+        from voicemaster.speech.signal import silent
+
+        if silent(audio):
+            return NOTHING_HEARD
+        started = time.perf_counter()
+        with cores.deciding():
+            heard = whisper.listen(audio, self.languages[0], **how)
+            readings = []
+            for language in plausible(heard, whisper, self.languages):
+                own = replace(context, language=language)
+                listened = replace(heard, tokens=whisper.tokens(language), phrases=load(language))
+                readings.append(replace(strategy_for(own).hear(listened, own), language=language))
+        decided = understood(readings)
+        return replace(decided, decode_ms=round((time.perf_counter() - started) * 1000, 1))
+
+
+def plausible(heard: Encoded, whisper: WhisperRecognizer, languages: tuple[str, ...]) -> tuple[str, ...]:
+    """The listening languages whose language token lies within `LANGUAGE_MARGIN` of the likeliest one's, in the
+    order of `languages`."""
+    if len(languages) == 1:
+        return languages
+    import numpy as np
+
+    start_of_transcript = heard.tokens.special.start[0]
+    _, after = heard.model.start(heard.keys, [start_of_transcript], at=(-1,))
+    scores = np.asarray(after).reshape(-1, np.asarray(after).shape[-1])[-1]
+    each = {language: float(scores[whisper.tokens(language).special.start[1]]) for language in languages}
+    best = max(each.values())
+    return tuple(language for language in languages if each[language] >= best - LANGUAGE_MARGIN)
+
+
+def understood(readings: list[Heard]) -> Heard:
+    """The one meaning the readings understood, from the surest of the languages that understood it; `unknown` when
+    none did or two meant different things."""
+    meant = [heard for heard in readings if heard.intent is not Intent.UNKNOWN]
+    if not meant:
+        return readings[0] if readings else NOTHING_HEARD
+    if len({(heard.intent, heard.value) for heard in meant}) > 1:
+        return Heard(Intent.UNKNOWN, None, meant[0].text, 0.0, language=meant[0].language)
+    return max(meant, key=lambda heard: heard.confidence)
