@@ -90,6 +90,12 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         default=None,
         help="room: the endpointer's barge_in_seconds, comma-separated (each is measured; default: the shipped one)",
     )
+    bench.add_argument(
+        "--microphone",
+        default="room",
+        help="room: what the game hears the player through, comma-separated (each is measured): room (the room's "
+        "microphone where it is today), phone (a phone about 20 cm from the player's mouth, joined as the player)",
+    )
     bench.add_argument("--utterances", type=int, default=12, help="live: the player's turns timed in each language")
     bench.add_argument(
         "--limit",
@@ -363,11 +369,16 @@ def _room(args: argparse.Namespace) -> int:
     except ValueError:
         print(f"voicemaster: --barge-in-seconds takes seconds, not {args.barge_in_seconds!r}", file=sys.stderr)
         return 2
+    microphones = [name.strip() for name in args.microphone.split(",") if name.strip()]
+    if unknown := sorted(set(microphones) - set(room.MICROPHONES)):
+        print(f"voicemaster: no microphone {', '.join(unknown)}; choose from {', '.join(room.MICROPHONES)}",
+              file=sys.stderr)  # fmt: skip
+        return 2
     games = 1 if args.games is None else max(1, args.games)
     try:
         figures = room.run(names, languages, games, echoes or [0.0], delay_seconds=args.echo_delay_ms / 1000,
                            questions=max(1, args.questions), config=args.config, frontends=frontends,
-                           barge_ins=barge_ins or [None])  # fmt: skip
+                           barge_ins=barge_ins or [None], microphones=microphones or ["room"])  # fmt: skip
     except room.RoomUnavailable as error:
         print(f"voicemaster: {error}", file=sys.stderr)
         return 2

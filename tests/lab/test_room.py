@@ -38,7 +38,16 @@ from voicemaster.speech.signal import RECOGNITION_RATE
 from voicemaster.speech.voice.speakers import Speakers
 from voicemaster_lab.corpora import rooms
 from voicemaster_lab.harness import room as acoustics
-from voicemaster_lab.harness.mixer import BLOCK, COUNT, BlockConvolver, Mixer, Recorded, Scene, written_before
+from voicemaster_lab.harness.mixer import (
+    BLOCK,
+    COUNT,
+    BlockConvolver,
+    Mixer,
+    PhoneScene,
+    Recorded,
+    Scene,
+    written_before,
+)
 from voicemaster_lab.harness.pulse import INSTALL_HINT, Pulse, missing_tools, start_pulse
 from voicemaster_lab.timing import room
 from voicemaster_lab.timing.room_figures import Game, Listening, locked_without_yes, report, summary
@@ -305,6 +314,52 @@ def test_the_microphone_hears_the_speaker_through_the_room_at_the_delay_and_the_
     begun = recorded.frame_of(said.written_from, near=said.expected_at)
     assert begun is not None
     assert microphone[begun] == round(0.3 * 32767) and microphone[begun - 1] != round(0.3 * 32767)
+
+
+@pytest.mark.audio
+def test_a_phone_hears_the_players_utterance_begin_where_the_microphone_does(bus: Pulse) -> None:
+    heard: list[bytes] = []
+    mixer = Mixer(bus, Scene(None, round(0.08 * RATE), np.zeros(0), phone=PhoneScene(None, np.zeros(0))), heard.append)
+    mixer.start()
+    said = mixer.say(np.full(800, 0.3), at_phone=np.full(800, 0.5))
+    said.done.wait(timeout=10)
+    time.sleep(0.3)
+    recorded = mixer.stop()
+    phone = np.frombuffer(b"".join(heard), dtype="<i2")  # one sample for each bus frame read, from the first
+    assert said.written_from is not None and said.expected_at is not None
+    begun = recorded.frame_of(said.written_from, near=said.expected_at)
+    assert begun is not None and recorded.microphone[begun] == round(0.3 * 32767)
+    loud = np.flatnonzero(phone == round(0.5 * 32767))
+    assert len(loud) == 800 and loud[0] == said.expected_at and abs(int(loud[0]) - begun) <= BLOCK
+
+
+def test_a_phone_at_the_mouth_hears_the_player_louder_over_the_room_and_its_echo() -> None:
+    voice = [speech(2.0), speech(1.5)]
+    for name, room_at in acoustics.ROOMS.items():
+        gain = acoustics.phone_gain_db(room_at)
+        assert 3.0 < gain < 25.0, name  # a player a step from the microphone, or across the room
+        # The room's noise as `acoustics.noise` levels it (the party's babble needs the recordings of people).
+        noise = np.random.default_rng(1).standard_normal(RATE) * np.sqrt(
+            acoustics.close_power() / 10 ** (room_at.snr_db / 10)
+        )
+        at_phone = acoustics.phone_scene(room_at, 0.0, voice, noise)
+        snr_microphone = 10 * np.log10(acoustics.player_power(room_at) / np.mean(noise**2))
+        snr_phone = 10 * np.log10(acoustics.close_power() / np.mean(at_phone.noise**2))
+        assert snr_phone == pytest.approx(snr_microphone + gain, abs=0.1), name
+        assert at_phone.echo is not None
+        echo_db = 10 * np.log10(np.mean([rooms.speech_power(np.convolve(line, at_phone.echo)) for line in voice]))
+        above = echo_db - acoustics.PLAYER_DB
+        assert above == pytest.approx(acoustics.phone_echo_gain_db(room_at, voice) - gain, abs=0.1), name
+        assert above < 0.0, name  # the quizmaster's voice, as loud as the player at the table, is under them here
+    said = speech()
+    assert power_db(acoustics.player_at_phone(acoustics.ROOMS["far"], said, "a")) == pytest.approx(
+        acoustics.PLAYER_DB, abs=0.5
+    )
+
+
+def test_an_unknown_microphone_is_refused_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["bench", "room", "--microphone", "room,headset"]) == 2
+    assert "no microphone headset" in capsys.readouterr().err
 
 
 PARTY_STANDS = "at a party (babble 5 dB below the player) the game does not end yet: docs/benchmarks.md, bench room"

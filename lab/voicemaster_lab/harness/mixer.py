@@ -12,6 +12,11 @@ third channel; reading where the numbers have got to tells how late the next blo
 from that far back, and a block is left out when the stream runs later than the delay, which shortens it again.
 The recording's count also tells afterwards, exactly, where on the bus each utterance began and how long the echo
 actually took (`delays`).
+
+With a phone at the player's mouth (`Scene.phone`), each block read also makes what the phone hears at that moment:
+the speaker's sound through its response to the phone, the room's noise at the phone's level, and the player's
+utterances as the phone hears them, each begun at the bus frame where the microphone hears it begin. It is handed to
+`phone_out` (the bench's phone, which sends it to the game as the join page does) as soon as it is made.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import subprocess
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -75,12 +81,24 @@ class Utterance:
     """One of the player's utterances as the microphone hears it, and where the mixer began it."""
 
     samples: Signal
+    at_phone: Signal | None = None
+    """The same utterance as the phone at the player's mouth hears it; None: no phone."""
     written_from: int | None = None
     """The index of the written sample that holds its first; None until it began."""
     expected_at: int | None = None
     """The bus frame where that sample was expected to be heard (the recording says exactly: `Recorded.frame_of`)."""
     cancelled: bool = False
     done: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass(frozen=True)
+class PhoneScene:
+    """What a phone at the player's mouth hears besides the player (`harness.room.phone_scene`)."""
+
+    echo: Signal | None
+    """The loudspeaker-to-phone impulse response, scaled; None: no echo."""
+    noise: Signal
+    """The room's noise at the phone's level, played in a loop."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +114,8 @@ class Scene:
     gain: float = 1.0
     """The microphone's gain, applied to all it hears: set for the loudest sound, as a person or an automatic gain
     control sets it, so that an echo louder than the player does not clip."""
+    phone: PhoneScene | None = None
+    """A phone at the player's mouth as well; None: the room's microphone only."""
 
 
 @dataclass(frozen=True)
@@ -153,11 +173,17 @@ class Recorded:
 class Mixer:
     """The room, running: `start`, `say` the player's utterances (`cancel` one not begun), `stop` for the recording."""
 
-    def __init__(self, pulse: Pulse, scene: Scene) -> None:
+    def __init__(self, pulse: Pulse, scene: Scene, phone_out: Callable[[bytes], None] | None = None) -> None:
+        """`phone_out`: handed each block the phone hears (16-bit mono at `RATE`), when `scene` has a phone."""
         if not pulse.room:
             raise ValueError("the mixer needs the room's bus (start_pulse(room=True))")
         self.pulse, self.scene = pulse, scene
         self.convolver = BlockConvolver(scene.echo) if scene.echo is not None else None
+        phone = scene.phone
+        self.phone_out = phone_out if phone is not None else None
+        self.phone_convolver = BlockConvolver(phone.echo) if phone is not None and phone.echo is not None else None
+        self._at_phone: list[tuple[int, Signal]] = []
+        """The utterances the phone hears now or soon: (the bus frame each begins at, its samples at the phone)."""
         self._queue: deque[Utterance] = deque()
         self._speaking: Utterance | None = None
         self._lock = threading.Lock()
@@ -210,9 +236,10 @@ class Mixer:
                 raise RuntimeError(f"the room's mixer did not come up: {self.failed or 'timed out'}")
             time.sleep(0.01)
 
-    def say(self, samples: Signal) -> Utterance:
-        """Begins `samples` (16 kHz, as the microphone hears them) at the next block, after any still playing."""
-        utterance = Utterance(samples)
+    def say(self, samples: Signal, at_phone: Signal | None = None) -> Utterance:
+        """Begins `samples` (16 kHz, as the microphone hears them) at the next block, after any still playing;
+        `at_phone`: the same as the phone hears it, begun where the microphone hears it begin."""
+        utterance = Utterance(samples, at_phone)
         with self._lock:
             self._queue.append(utterance)
         return utterance
@@ -267,7 +294,15 @@ class Mixer:
                 self.failed = error
 
     def _step(self, block: npt.NDArray[np.int16]) -> bytes | None:
-        """One block read: kept, its echo computed; the block to write, or None to fall back to the delay."""
+        """One block read: kept, its echo computed; the block to write, or None to fall back to the delay. The
+        phone's block is made after the microphone's, whose utterance begun now may begin within it."""
+        frame = self._frames
+        out = self._microphone_step(block)
+        if self.phone_out is not None:
+            self.phone_out(self._phone_block(frame, block[:, SPEAKER].astype(np.float64) / 32768))
+        return out
+
+    def _microphone_step(self, block: npt.NDArray[np.int16]) -> bytes | None:
         frame = self._frames
         self._clock.append((time.monotonic(), frame))
         self._read.append(block)
@@ -304,6 +339,25 @@ class Mixer:
         self._written += BLOCK
         return pcm.tobytes()
 
+    def _phone_block(self, frame: int, speaker: Signal) -> bytes:
+        """What the phone hears at bus frames `frame`..`frame + BLOCK`: the speaker just read through its response
+        (the sound's own way to the phone is in the response), the noise, the player's utterances begun by then."""
+        phone = self.scene.phone
+        assert phone is not None
+        mix = self.phone_convolver.push(speaker) if self.phone_convolver is not None else np.zeros(BLOCK)
+        if len(phone.noise):
+            mix += np.take(phone.noise, np.arange(frame, frame + BLOCK), mode="wrap")
+        with self._lock:
+            kept = []
+            for begins, samples in self._at_phone:
+                first, last = max(frame, begins), min(frame + BLOCK, begins + len(samples))
+                if first < last:
+                    mix[first - frame : last - frame] += samples[first - begins : last - begins]
+                if begins + len(samples) > frame + BLOCK:
+                    kept.append((begins, samples))
+            self._at_phone = kept
+        return np.clip(np.round(mix * 32767), -32768, 32767).astype("<i2").tobytes()
+
     def _utterances(self, heard_at: int) -> Signal:
         """The player's samples of this block: the one speaking, then the next one queued, from its start."""
         out = np.zeros(BLOCK)
@@ -316,6 +370,8 @@ class Mixer:
                     self._speaking = self._queue.popleft()
                     self._speaking.written_from = self._written + filled
                     self._speaking.expected_at = heard_at + filled
+                    if self._speaking.at_phone is not None:
+                        self._at_phone.append((heard_at + filled, self._speaking.at_phone))
                 speaking = self._speaking
                 assert speaking.written_from is not None
                 offset = self._written + filled - speaking.written_from

@@ -11,6 +11,12 @@ question while the options are still read, as a player who knows it does (a barg
 quizmaster to finish and the pause a person leaves. An utterance the game decided on before it began (it heard
 something else: its own voice, the noise) is taken back, and the player answers the next prompt.
 
+With `--microphone phone` the player has a phone at their mouth as well (`harness.room.phone_scene`): the game runs
+with `--phones`, the bench's phone joins as the player as soon as the quizmaster knows the player's name
+(`harness.phone`), and sends what the room sounds like at the phone; the game listens to the player through it from
+then on, through the same pipeline, and to the room's microphone before (the player's name). Each listening says
+which microphone the player had (`microphone`: "phone" once joined).
+
 What each listening came to is read from the game's log and the bus's recording (`timing.room_figures`). It runs
 in real time, a few minutes a game; the load average is printed with the figures.
 """
@@ -27,7 +33,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +50,7 @@ from voicemaster_lab.corpora import rooms as corpus_rooms
 from voicemaster_lab.corpora.real_speech_sources import RealClip
 from voicemaster_lab.harness import room as acoustics
 from voicemaster_lab.harness.mixer import Mixer, Recorded, Scene, Signal, Utterance
+from voicemaster_lab.harness.phone import PhoneLink
 from voicemaster_lab.harness.player import LineMatcher, Repertoire, Reply, Spoken, real_clips, reply_to
 from voicemaster_lab.harness.pulse import INSTALL_HINT, RATE, Pulse, missing_tools, start_pulse
 from voicemaster_lab.timing import live_figures, room_figures
@@ -83,6 +90,8 @@ FRONT_ENDS = {
 """The game's own front ends (the `[speech]` switches), named as `bench asr --frontend` names them."""
 SHIPPED = "webrtc-aec"
 """The front end the shipped settings run."""
+MICROPHONES = ("room", "phone")
+"""What the game hears the player through: the room's microphone alone, or a phone at the player's mouth besides."""
 
 
 def with_front_end(config: str, front_end: FrontEndConfig) -> str:
@@ -142,6 +151,7 @@ def run(
     config: Path | None = None,
     frontends: Sequence[str] = (SHIPPED,),
     barge_ins: Sequence[float | None] = (None,),
+    microphones: Sequence[str] = ("room",),
 ) -> dict[str, Any]:
     missing = missing_tools()
     if missing:
@@ -153,16 +163,18 @@ def run(
     played: list[Game] = []
     not_measured: dict[str, str] = {}
     try:
-        for language, name, echo_db, frontend, barge_in in itertools.product(
-            languages, room_names, echo_dbs, frontends, barge_ins
+        for language, name, echo_db, frontend, barge_in, microphone in itertools.product(
+            languages, room_names, echo_dbs, frontends, barge_ins, microphones
         ):
             setting = table(pulse, name, language, echo_db, questions=questions, delay_seconds=delay_seconds,
-                            config=config, frontend=frontend, barge_in_seconds=barge_in)  # fmt: skip
-            where = f"{language}-{name}-{echo_db}-{frontend}-{barge_in}"
+                            config=config, frontend=frontend, barge_in_seconds=barge_in,
+                            microphone=microphone)  # fmt: skip
+            where = f"{language}-{name}-{echo_db}-{frontend}-{barge_in}-{microphone}"
             own = [play_game(setting, seed + number, folder / f"{where}-{number}") for number in range(games)]
             played += own
             rows.append({"room": name, "language": language, "echo_db": echo_db, "frontend": frontend,
-                         "barge_in_seconds": _barge_in(barge_in), **room_figures.summary(own)})  # fmt: skip
+                         "barge_in_seconds": _barge_in(barge_in), "microphone": microphone,
+                         **room_figures.summary(own)})  # fmt: skip
             if setting.repertoire.missing:
                 not_measured[f"{language} voices"] = "; ".join(sorted(set(setting.repertoire.missing)))
     finally:
@@ -170,7 +182,9 @@ def run(
         shutil.rmtree(folder, ignore_errors=True)
     for game in played:
         if game.stopped:
-            not_measured[f"{game.room} {game.language} echo {game.echo_db} {game.frontend}"] = game.stopped
+            not_measured[f"{game.room} {game.language} echo {game.echo_db} {game.frontend} {game.microphone}"] = (
+                game.stopped
+            )
     return {
         "benchmark": "room",
         "engine": ENGINE,
@@ -179,6 +193,7 @@ def run(
         "echo_db": list(echo_dbs),
         "frontends": list(frontends),
         "barge_in_seconds": [_barge_in(value) for value in barge_ins],
+        "microphones": list(microphones),
         "echo_delay_asked_ms": round(delay_seconds * 1000),
         "questions": questions,
         "games": len(played),
@@ -186,6 +201,10 @@ def run(
         "load_after": _load(),
         "rooms": rows,
         "all": room_figures.summary(played),
+        "by_microphone": {
+            microphone: room_figures.summary([game for game in played if game.microphone == microphone])
+            for microphone in microphones
+        },
         "listenings": [_listening_row(game, item) for game in played for item in game.listenings],
         "not_measured": not_measured,
         "seconds": round(time.monotonic() - started, 1),
@@ -206,6 +225,8 @@ class Table:
     frontend: str = SHIPPED
     barge_in_seconds: float | None = None
     """The endpointer's `barge_in_seconds` in the game; None: the shipped one."""
+    microphone: str = "room"
+    """"phone": a phone at the player's mouth besides the room's microphone (`MICROPHONES`)."""
 
 
 def table(
@@ -219,9 +240,11 @@ def table(
     config: Path | None = None,
     frontend: str = SHIPPED,
     barge_in_seconds: float | None = None,
+    microphone: str = "room",
 ) -> Table:
     """The room `name` on `pulse`'s bus with a player speaking `language`, the game hearing through `frontend` (one
-    of `FRONT_ENDS`); raises RoomUnavailable without the recordings of people."""
+    of `FRONT_ENDS`) and `microphone` (one of `MICROPHONES`); raises RoomUnavailable without the recordings of
+    people."""
     clips, real_missing = real_clips(LANGUAGES)
     if real_missing:
         raise RoomUnavailable(f"the rooms need recordings of people: {real_missing}")
@@ -229,8 +252,11 @@ def table(
     repertoire = Repertoire(language, clips)
     repertoire.prepare()  # rendered before the game, so that rendering does not load the machine while it decides
     room = acoustics.ROOMS[name]
-    scene = acoustics.scene(room, echo_db, delay_seconds, _voice(settings, language), _babble(clips, language))
-    return Table(pulse, room, echo_db, scene, repertoire, questions, config, frontend, barge_in_seconds)
+    voice = _voice(settings, language)
+    scene = acoustics.scene(room, echo_db, delay_seconds, voice, _babble(clips, language))
+    if microphone == "phone":
+        scene = replace(scene, phone=acoustics.phone_scene(room, echo_db, voice, scene.noise))
+    return Table(pulse, room, echo_db, scene, repertoire, questions, config, frontend, barge_in_seconds, microphone)
 
 
 def _barge_in(value: float | None) -> float:
@@ -250,6 +276,10 @@ class _Turn:
     spoken: Spoken | None
     heard_as: Signal | None = None
     """The utterance as the microphone hears it in the room."""
+    at_phone: Signal | None = None
+    """The same utterance as the phone at the player's mouth hears it; None: no phone."""
+    microphone: str = "room"
+    """What the game hears the player through at this listening: "phone" once the phone has joined as the player."""
     span: tuple[int, int] = (0, 0)
     """Its first and last audible sample, close to the microphone."""
     due: float | None = None
@@ -275,6 +305,7 @@ class _Player:
     language: str
     questions: int
     matcher: LineMatcher
+    phone: PhoneLink | None = None
     events: list[dict[str, Any]] = field(default_factory=list)
     turns: list[_Turn] = field(default_factory=list)
     offset: float = float("inf")
@@ -288,7 +319,7 @@ class _Player:
     jokers_used: set[str] = field(default_factory=set)
     answer_turns: int = 0
     over: bool = False
-    _made: dict[int, tuple[Signal, tuple[int, int]]] = field(default_factory=dict)
+    _made: dict[int, tuple[Signal, tuple[int, int], Signal | None]] = field(default_factory=dict)
 
     def follow(self, game: subprocess.Popen[bytes], log: Path, most_listens: int) -> str:
         """Plays until the game ends; returns why it was stopped first, or ""."""
@@ -340,10 +371,13 @@ class _Player:
                          level=self.level, jokers_used=frozenset(self.jokers_used),
                          walk_away=self.level >= self.questions)  # fmt: skip
         turn = _Turn(context, reply, None if reply is None else self.repertoire.next(reply))
+        phone = self.phone
+        if phone is not None and phone.player is not None and phone.player == event.get("player"):
+            turn.microphone = "phone"
         self.turns.append(turn)
         if turn.spoken is None:
             return
-        turn.heard_as, turn.span = self._made_for(turn.spoken)
+        turn.heard_as, turn.span, turn.at_phone = self._made_for(turn.spoken)
         left = self.speaking_until - now
         if context == "answer":
             turn.barge = self.answer_turns % BARGE_EVERY == 0 and left > BARGE_LEAD_SECONDS + 1
@@ -359,7 +393,8 @@ class _Player:
             return
         assert turn.heard_as is not None
         louder = 10 ** (BARGE_LOUDER_DB / 20) if turn.barge else 1.0
-        turn.due, turn.utterance = None, self.mixer.say(turn.heard_as * louder)
+        at_phone = None if turn.at_phone is None else turn.at_phone * louder
+        turn.due, turn.utterance = None, self.mixer.say(turn.heard_as * louder, at_phone)
 
     def _decided(self, turn: _Turn, index: int) -> None:
         turn.decision = index
@@ -368,16 +403,19 @@ class _Player:
         if turn.utterance is not None and not self.mixer.cancel(turn.utterance):
             turn.spoke = True
 
-    def _made_for(self, spoken: Spoken) -> tuple[Signal, tuple[int, int]]:
-        """The utterance through the room, and where it is audible close to the microphone (made once a clip)."""
+    def _made_for(self, spoken: Spoken) -> tuple[Signal, tuple[int, int], Signal | None]:
+        """The utterance through the room, where it is audible close to the microphone, and as the phone hears it
+        when there is one (made once a clip)."""
         key = hash(spoken.audio.samples)
         if key not in self._made:
             dry = to_float(resample(spoken.audio, RATE)).astype(np.float64)
             close = acoustics.leveled(dry, acoustics.close_power())
             loud = np.flatnonzero(live_figures.audible(np.round(close * 32767).astype(np.int16)))
             span = (int(loud[0]), int(loud[-1])) if len(loud) else (0, len(close) - 1)
-            heard = acoustics.player_at_microphone(self.room, dry, f"{spoken.source}|{spoken.text}")
-            self._made[key] = (heard, span)
+            place = f"{spoken.source}|{spoken.text}"
+            heard = acoustics.player_at_microphone(self.room, dry, place)
+            at_phone = acoustics.player_at_phone(self.room, dry, place) if self.phone is not None else None
+            self._made[key] = (heard, span, at_phone)
         return self._made[key]
 
 
@@ -397,21 +435,31 @@ def play_game(table: Table, seed: int, folder: Path, *, most_listens: int = MOST
     config.write_text(settings, encoding="utf-8")
     command = [sys.executable, "-m", "voicemaster", "--config", str(config), "play"]
     command += ["--lang", language, "--variant", "classic", "--engine", ENGINE, "--seed", str(seed), "--log", str(log)]
+    printed = folder / "stdout.txt"
+    phone = PhoneLink(printed) if table.microphone == "phone" else None
+    if phone is not None:
+        command += ["--phones", "--phones-port", "0"]
     env = {**table.pulse.env, "XDG_DATA_HOME": str(folder / "data")}
-    mixer = Mixer(table.pulse, table.scene)
+    mixer = Mixer(table.pulse, table.scene, phone.hear if phone is not None else None)
     mixer.start()
     started = time.monotonic()
     player = _Player(mixer, table.repertoire, table.room, language, table.questions,
-                     LineMatcher.of(load_lines(language)))  # fmt: skip
+                     LineMatcher.of(load_lines(language)), phone)  # fmt: skip
     try:
-        with (folder / "stderr.txt").open("wb") as errors:
-            game = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=errors)
+        with (folder / "stderr.txt").open("wb") as errors, printed.open("wb") as output:
+            game = subprocess.Popen(command, env=env, stdout=output, stderr=errors)
+            if phone is not None:
+                phone.start()
             try:
                 stopped = player.follow(game, log, most_listens)
             finally:
                 _end(game)
     finally:
+        if phone is not None:
+            phone.stop()
         recorded = mixer.stop()
+    if phone is not None and (phone.lost or phone.player is None):
+        stopped = "; ".join(why for why in (stopped, f"the phone: {phone.lost or 'never joined'}") if why)
     if stopped:
         shown = (folder / "stderr.txt").read_text(errors="replace").strip().splitlines()
         stopped += f": {shown[-1]}" if shown else ""
@@ -480,6 +528,7 @@ def _played(
                 barged_in=turn.barged_in,
                 ended=str(endings[index]["state"]) if aligned else None,
                 latency=latency,
+                microphone=turn.microphone,
             )
         )
     yes_decisions = [
@@ -492,6 +541,7 @@ def _played(
         language=table.repertoire.language,
         echo_db=table.echo_db,
         frontend=table.frontend,
+        microphone=table.microphone,
         listenings=tuple(listenings),
         ended=player.over,
         locked_without_yes=room_figures.locked_without_yes(player.events, yes_decisions),
@@ -528,6 +578,8 @@ def _listening_row(game: Game, item: Listening) -> dict[str, Any]:
         "language": game.language,
         "echo_db": game.echo_db,
         "frontend": game.frontend,
+        "game_microphone": game.microphone,
+        "microphone": item.microphone,
         "context": item.context,
         "kind": item.kind,
         "source": item.source,

@@ -61,6 +61,8 @@ class Listening:
     """How the ear says listening ended (`Endpoint`'s values: ended, ended early, cut, silence); None: unknown."""
     latency: float | None = None
     """Seconds from the end of the player's speech to the first sound of the quizmaster's reply."""
+    microphone: str = "room"
+    """What the game heard the player through: "room", or "phone" (a phone at the player's mouth, joined)."""
 
     @property
     def outcome(self) -> str:
@@ -113,6 +115,8 @@ class Game:
     """Microphone frames heard while our voice played (the pipeline's front-end stage, in the game's log)."""
     judged_frames: int = 0
     """Of those, the frames the barge-in filter judged (it had found the echo's delay and learnt the coupling)."""
+    microphone: str = "room"
+    """The player's microphone in this game (`timing.room.MICROPHONES`): the room's, or a phone at the mouth besides."""
 
 
 def locked_without_yes(events: Sequence[dict[str, Any]], player_said_yes: Iterable[int]) -> int:
@@ -148,6 +152,7 @@ def summary(games: Sequence[Game]) -> dict[str, Any]:
         "utterances": spoken,
         **outcomes,
         "understood_share": round(outcomes["understood"] / spoken, 3) if spoken else None,
+        "through_phone": _through_phone(listenings),
         "asked_again_share": round(outcomes["asked_again"] / spoken, 3) if spoken else None,
         "wrong": outcomes["wrong_answer"] + outcomes["wrong_command"],
         "without_player": outcomes["without_player_asked_again"] + outcomes["without_player_taken"],
@@ -177,8 +182,8 @@ def report(figures: dict[str, Any]) -> str:
         "  understood / asked again / not heard / taken for something else (answers, commands) of the player's "
         "utterances; without the player: the quizmaster's voice or noise heard as an utterance (asked again, "
         "taken); barge-ins heard of tried, missed, false; utterances cut at the longest; felt latency p50/p95 ms",
-        f"  {'room':12}{'lang':5}{'echo':>6}{'front end':>11}{'b-in s':>7}{'utt':>5}{'underst.':>10}{'again':>7}"
-        f"{'n.heard':>8}"
+        f"  {'room':12}{'mic':6}{'lang':5}{'echo':>6}{'front end':>11}{'b-in s':>7}{'utt':>5}{'underst.':>10}"
+        f"{'again':>7}{'n.heard':>8}"
         f"{'wrong':>8}{'w/o pl.':>9}{'barge':>7}{'miss':>6}{'false':>6}{'cut':>5}{'latency':>12}{'ended':>7}",
     ]
     for row in figures["rooms"]:
@@ -186,8 +191,8 @@ def report(figures: dict[str, Any]) -> str:
         latency = row["felt_latency"]
         echo = "off" if row["echo_db"] is None else f"{row['echo_db']:+g}"
         out.append(
-            f"  {row['room']:12}{row['language']:5}{echo:>6}{row.get('frontend', ''):>11}"
-            f"{row.get('barge_in_seconds', ''):>7}{row['utterances']:>5}"
+            f"  {row['room']:12}{row.get('microphone', 'room'):6}{row['language']:5}{echo:>6}"
+            f"{row.get('frontend', ''):>11}{row.get('barge_in_seconds', ''):>7}{row['utterances']:>5}"
             f"{'-' if share is None else f'{share:.0%}':>10}{row['asked_again']:>7}{row['not_heard']:>8}"
             f"{row['wrong_answer']:>4}/{row['wrong_command']:<3}"
             f"{row['without_player_asked_again']:>5}/{row['without_player_taken']:<3}"
@@ -206,6 +211,12 @@ def report(figures: dict[str, Any]) -> str:
         )
     out += [f"  not measured: {what}: {why}" for what, why in figures["not_measured"].items()]
     return "\n".join(out)
+
+
+def _through_phone(listenings: Sequence[Listening]) -> dict[str, int]:
+    """The player's utterances the game heard through their phone, and what came of them."""
+    own = [item for item in listenings if item.spoke and item.microphone == "phone"]
+    return {"utterances": len(own), **{name: sum(item.outcome == name for item in own) for name in OUTCOMES[:5]}}
 
 
 def _ms(value: float | None) -> str:
