@@ -5,7 +5,8 @@ The game (`voicemaster play --phones`) prints where the phones join and its code
 the phones' server for the game's players until the quizmaster has heard them (its page says "waiting" until then),
 joins as the first, as its player taps their name, and sends 32 ms messages of 16-bit sound over `wss://.../sound`
 in real time, as the page's AudioWorklet does. What the mixer makes before the phone has joined is dropped, as a
-phone whose page is not open yet sends nothing. A phone the game hangs up on stays gone: the bench says so.
+phone whose page is not open yet sends nothing. A phone the game hangs up on before it ends stays gone: the bench says
+so.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from voicemaster.speech.frame import FRAME_BYTES
 
 WHERE = re.compile(r"opens (https://\S+?)/? and types the code (\d+)")
 """How `voicemaster play --phones` says where the phones join (`cli.phones.notice`)."""
+SERVER_STOPPED = (1001, 1012)
+"""How the phones' server closes a connection as it stops with the game (going away, restart): not a loss."""
 POLL_SECONDS = 0.5
 """How often the phone asks whether the game knows its players yet: as the join page asks, a little more often."""
 
@@ -115,7 +118,8 @@ class PhoneLink:
                     try:
                         phone.send(bytes(pending[:FRAME_BYTES]))
                     except ConnectionClosed as closed:
-                        self.lost = f"the game closed the phone's connection ({closed})"
+                        if closed.rcvd is None or closed.rcvd.code not in SERVER_STOPPED:
+                            self.lost = f"the game closed the phone's connection ({closed})"
                         return
                     del pending[:FRAME_BYTES]
                     self.sent += 1
