@@ -19,13 +19,18 @@ class UnderstandsNothing:
         """The context of each reading asked for, in order."""
         self.over_our_voice: list[bool] = []
         """Whether each reading was of an utterance begun over our voice."""
+        self.crowded: list[bool] = []
+        """Whether each reading was of an utterance said over other people's talk."""
 
     def prepare(self, context: Context) -> None:
         del context
 
-    def recognize(self, audio: Audio, context: Context, *, over_our_voice: bool = False) -> Heard:
+    def recognize(
+        self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
+    ) -> Heard:
         del audio
         self.asked += 1
         self.contexts.append(context)
         self.over_our_voice.append(over_our_voice)
+        self.crowded.append(crowded)
         return Heard(Intent.UNKNOWN, None, "", 0.0)

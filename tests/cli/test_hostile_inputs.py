@@ -164,8 +164,10 @@ class _Listener:
     def prepare(self, context: Context) -> None:
         del context
 
-    def recognize(self, audio: Audio, context: Context, *, over_our_voice: bool = False) -> Heard:
-        del context, over_our_voice
+    def recognize(
+        self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
+    ) -> Heard:
+        del context, over_our_voice, crowded
         self.held.append(tracemalloc.get_traced_memory()[0])
         return Heard(Intent.UNKNOWN, None, f"{len(audio.samples)} bytes", 0.0)
 

@@ -9,6 +9,7 @@ import pytest
 
 from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.speech.audio import Audio
+from voicemaster.speech.hearing.crowd import CROWDED_RISE_DB
 from voicemaster.speech.hearing.whisper.decision import MARGINS
 from voicemaster_lab.asr import measure, samples, tally
 from voicemaster_lab.asr.report import report
@@ -46,6 +47,11 @@ def test_bench_asr_reports_each_corpus_and_the_curve_its_margins_were_set_from(t
         real["false_accepts"],
     )
     assert over["understood"] <= after["understood"] and over["wrong"] <= after["wrong"]
+    # The crowd is judged as the game judges it, by the room heard before each clip: in a quiet room, never; made
+    # again at the rise in use, the decisions are the bench's own.
+    assert real["crowded"] == 0
+    in_use_rise = next(p for p in real["crowd_curve"]["klettres"]["by_rise"] if p["rise_db"] == CROWDED_RISE_DB)
+    assert in_use_rise == {"rise_db": CROWDED_RISE_DB, "crowded": 0, **after}
     assert set(real["by_source"]) == {"klettres de"}  # German is KLettres' alone
     cell = real["by_source"]["klettres de"]
     assert cell["all"]["utterances"] == real["utterances"] and {"letter", "word", "yes"} <= set(cell)

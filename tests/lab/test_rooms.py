@@ -136,7 +136,7 @@ def test_the_phone_in_the_living_room_hears_little_of_its_reverberation(tmp_path
 
 
 def test_rooms_on_the_command_line_name_every_room_and_keep_a_manifest_whole() -> None:
-    assert corpora_named("real,rooms,car") == ["real", "quiet", "car", "living-room", "far", "party", "phone"]
+    assert corpora_named("real,rooms,car") == ["real", "quiet", "cut", "car", "living-room", "far", "party", "phone"]
     assert corpora_named("manifest:/a,b.jsonl") == ["manifest:/a", "b.jsonl"]  # a comma ends a path
     assert corpora_named("options,manifest:/my/own.jsonl") == ["options", "manifest:/my/own.jsonl"]
 

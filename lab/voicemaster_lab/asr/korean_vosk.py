@@ -59,8 +59,10 @@ class KoreanVosk:
     def prepare(self, context: Context) -> None:
         del context  # one grammar for every moment, made with the engine
 
-    def recognize(self, audio: Audio, context: Context, *, over_our_voice: bool = False) -> Heard:
-        del context, over_our_voice  # one grammar for every moment: the commands
+    def recognize(
+        self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
+    ) -> Heard:
+        del context, over_our_voice, crowded  # one grammar for every moment: the commands
         started = time.perf_counter()
         transcript = self.engine.transcribe(audio, tuple(COMMANDS))
         meaning = COMMANDS.get(transcript.text)

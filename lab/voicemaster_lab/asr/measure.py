@@ -28,7 +28,7 @@ from voicemaster.speech.hearing.phrases import load as load_phrases
 from voicemaster.speech.hearing.recognition import Recognizer, RecognizerUnavailable
 from voicemaster.speech.hearing.whisper.decision import MARGINS, NEAR, Evidence
 from voicemaster.speech.hearing.whisper.strategies import Tuning
-from voicemaster_lab.asr import narrowband, options, whisper_variants
+from voicemaster_lab.asr import crowd_figures, narrowband, options, whisper_variants
 from voicemaster_lab.asr.frontends import cleaned_samples
 from voicemaster_lab.asr.options import decided_again
 from voicemaster_lab.asr.samples import (
@@ -39,6 +39,7 @@ from voicemaster_lab.asr.samples import (
     Sample,
     echo_samples,
     espeak_samples,
+    in_a_quiet_room,
     manifest_samples,
     option_samples,
     real_samples,
@@ -123,8 +124,8 @@ def run(
         "espeak": espeak_samples(corpus, clips),
         "kokoro": natural,
         "pico": pico,
-        "real": real,
-        "options": worded,
+        "real": in_a_quiet_room(real, corpus),
+        "options": in_a_quiet_room(worded, corpus),
     }
     if rooms:
         babble, _ = real_samples(LANGUAGES)  # the party's other voices, of any language
@@ -233,8 +234,9 @@ def _measure(setup: EngineSetup, corpora: dict[str, list[Sample]]) -> dict[str, 
             for sample in own:
                 context = Context(sample.context, sample.language, sample.options, sample.names)
                 audio = Audio.read(sample.path)
+                crowded = crowd_figures.crowded(sample)  # the listening pipeline's judgement, before the reader's
                 cpu_before = time.process_time()
-                heard = recognizer.recognize(audio, context)
+                heard = recognizer.recognize(audio, context, crowded=crowded)
                 cpu_ms.append((time.process_time() - cpu_before) * 1000)
                 outcomes.append((sample, heard))
                 evidence = recognizer.last if isinstance(recognizer, whisper_variants.WhisperVariant) else None
@@ -250,6 +252,7 @@ def _measure(setup: EngineSetup, corpora: dict[str, list[Sample]]) -> dict[str, 
             "over_our_voice": over_our_voice(weighed),
             "narrowband": sum(item.evidence.narrowband for item in weighed),
             "crowded": sum(item.evidence.crowded for item in weighed),
+            "crowd_curve": crowd_figures.curve(weighed),
             "narrowband_curve": narrowband.curve(weighed),
         }
         if name == "options":

@@ -11,7 +11,7 @@ from pathlib import Path
 from voicemaster.cli.manifest import ManifestError, read_manifest
 from voicemaster.dialogue.meaning import ContextName
 from voicemaster_lab.asr import options
-from voicemaster_lab.corpora import echo, real_speech, rooms, voiced
+from voicemaster_lab.corpora import echo, real_speech, room_alone, rooms, voiced
 from voicemaster_lab.corpora.corpus import Clip, Noise, generate, load
 
 
@@ -33,6 +33,9 @@ class Sample:
     """Real recordings: what kind of thing is said (letter, word, number...: `real_speech.KINDS`)."""
     speaker: str = ""
     """Whose voice, where known (real recordings, option words): a party's babble is never the player's."""
+    room: Path | None = None
+    """The room heard alone before the utterance (`corpora.room_alone`), as the game's microphone hears it before a
+    player answers: the crowd is judged against it (`speech.hearing.crowd`). None: no room heard, nothing crowded."""
 
     @property
     def file(self) -> str:
@@ -114,10 +117,20 @@ def room_samples(
     chosen = list(spoken)[:: max(1, len(spoken) // limit)][:limit] if limit else list(spoken)
     pool = [_spoken(sample) for sample in babble]
     return [
-        replace(sample, path=rooms.made(condition, _spoken(sample), pool, corpus), condition=condition.label)
+        replace(
+            sample,
+            path=rooms.made(condition, _spoken(sample), pool, corpus),
+            condition=condition.label,
+            room=room_alone.made(condition, _spoken(sample), pool, corpus),
+        )
         for condition in rooms.ROOMS[room]
         for sample in chosen
     ]
+
+
+def in_a_quiet_room(spoken: Sequence[Sample], corpus: Path) -> list[Sample]:
+    """The recordings as made, each heard after a quiet room alone (`room_alone.QUIET`)."""
+    return [replace(sample, room=room_alone.made(room_alone.QUIET, _spoken(sample), (), corpus)) for sample in spoken]
 
 
 def echo_samples(spoken: Sequence[Sample], corpus: Path, limit: int | None) -> list[Sample]:

@@ -81,10 +81,12 @@ class WhisperVariant:
     def prepare(self, context: Context) -> None:
         self.whisper.prepare(context)
 
-    def recognize(self, audio: Audio, context: Context, *, over_our_voice: bool = False) -> Heard:
+    def recognize(
+        self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
+    ) -> Heard:
         self.grammar.seen.clear()
         variant = self.variant(context, self.grammar)
-        heard = self.whisper.recognize_with(variant, audio, context, over_our_voice=over_our_voice)
+        heard = self.whisper.recognize_with(variant, audio, context, over_our_voice=over_our_voice, crowded=crowded)
         # A placement is taken from the reading's words before the grammar decides (the evidence was weighed all the
         # same): made again with other margins, it would count as the grammar's yes or "repeat".
         decided = self.grammar.seen and heard.intent is not Intent.PLACEMENT

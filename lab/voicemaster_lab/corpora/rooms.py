@@ -2,6 +2,9 @@
 corner or a party, so that `bench asr` measures the ear where the game is played, not in a studio.
 
 - `quiet`: the recording as it was made, the baseline the other rooms are read against.
+- `cut`: the recording cut to the word's own sound, no silence before or after (`trimmed`), as a close recording or a
+  tight endpointer hands it to the ear: one short word then spans little of the loudness range, which the crowd rule
+  before took for a crowd (docs/decisions/022-crowd-by-the-room.md).
 - `car`: road noise (low-frequency shaped noise with an engine's harmonics) at a stated SNR to the player's speech.
 - `living-room`: an image-source room (pyroomacoustics) with a reverberation time of about half a second, the player
   two to three metres from the microphone.
@@ -74,6 +77,7 @@ class Condition:
 
 ROOMS: dict[str, tuple[Condition, ...]] = {
     "quiet": (Condition("quiet", "quiet"),),
+    "cut": (Condition("cut", "cut to the word"),),
     "car": (Condition("car", "car 5 dB", 5.0), Condition("car", "car 0 dB", 0.0)),
     "living-room": (Condition("living-room", "living room RT60 0.5 s"),),
     "far": (Condition("far", "far 2 m"),),
@@ -159,7 +163,9 @@ def mixed(condition: Condition, spoken: Spoken, babble: Sequence[Spoken]) -> Sig
     draw = np.random.default_rng(zlib.crc32(f"{condition.of or condition.label}|{spoken.key}".encode()))
     speech = samples_of(spoken.path)
     gain = PHONE_GAIN_DB if condition.phone else 0.0
-    if condition.room == "car":
+    if condition.room == "cut":
+        out = trimmed(speech)
+    elif condition.room == "car":
         assert condition.snr_db is not None
         out = speech + at_snr(speech, road_noise(len(speech), draw), condition.snr_db + gain)
     elif condition.room == "party":

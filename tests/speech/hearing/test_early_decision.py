@@ -105,8 +105,10 @@ class SlowReader:
     def prepare(self, context: Context) -> None:
         del context
 
-    def recognize(self, audio: Audio, context: Context, *, over_our_voice: bool = False) -> Heard:
-        del context, over_our_voice
+    def recognize(
+        self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
+    ) -> Heard:
+        del context, over_our_voice, crowded
         self.given.append(audio)
         self.now += self.seconds
         return Heard(Intent.ANSWER, "B", "Antwort B", 1.0)

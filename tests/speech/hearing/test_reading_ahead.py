@@ -55,8 +55,10 @@ class Reader:
     def prepare(self, context: Context) -> None:
         del context
 
-    def recognize(self, audio: Audio, context: Context, *, over_our_voice: bool = False) -> Heard:
-        del context, over_our_voice
+    def recognize(
+        self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
+    ) -> Heard:
+        del context, over_our_voice, crowded
         self.given.append(audio)
         self.threads.add(threading.current_thread().name)
         time.sleep(self.seconds)

@@ -56,19 +56,28 @@ class Ahead:
         self._lock = threading.Lock()
 
     def pause(
-        self, speech_end: float, utterance: Callable[[], Audio | None], context: Context, *, over_our_voice: bool
+        self,
+        speech_end: float,
+        utterance: Callable[[], Audio | None],
+        context: Context,
+        *,
+        over_our_voice: bool,
+        crowded: Callable[[Audio], bool],
     ) -> None:
         """A short pause after speech that ended at `speech_end`: a reading of the utterance so far (the pause's
-        own audio) in `context` starts, unless one for this end is under way; `over_our_voice` as `Recognizer`'s."""
+        own audio) in `context` starts, unless one for this end is under way; `over_our_voice` as `Recognizer`'s,
+        and `crowded` judges the audio read as `Recognizer`'s `crowded` takes it."""
         if self._read_for == speech_end:
             return
         self.keep_only(speech_end)
         audio = utterance()
         if audio is not None:
-            self._start(speech_end, audio, context, over_our_voice)
+            self._start(speech_end, audio, context, over_our_voice=over_our_voice, crowded=crowded(audio))
 
-    def _start(self, speech_end: float, audio: Audio, context: Context, over_our_voice: bool) -> None:
-        future = self._workers.submit(self._recognizer.recognize, audio, context, over_our_voice=over_our_voice)
+    def _start(self, speech_end: float, audio: Audio, context: Context, *, over_our_voice: bool, crowded: bool) -> None:
+        future = self._workers.submit(
+            self._recognizer.recognize, audio, context, over_our_voice=over_our_voice, crowded=crowded
+        )
         self._pending = (speech_end, audio, future)
         self._read_for = speech_end
         self._started += 1

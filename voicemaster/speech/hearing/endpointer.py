@@ -118,6 +118,13 @@ class Endpointer:
         """Seconds of audio pushed so far."""
         return self.segmenter.now
 
+    @property
+    def room_floor(self) -> float | None:
+        """The room's speech-band floor (`RoomLevel.floor`) as it stood when the player began, or as it stands while
+        nobody has; None without a room or before it has been heard long enough. The crowd is judged against it
+        (`speech.hearing.crowd`)."""
+        return self._floor
+
     def push(self, frame: Frame, program_at: float | None = None) -> Event | None:
         """One more frame: what it brought, or None when nothing changed that the caller must act on."""
         if len(frame.samples) != FRAME_BYTES:

@@ -32,8 +32,10 @@ class VoskRecognizer:
     def prepare(self, context: Context) -> None:
         del context  # the grammar goes with each utterance; making it takes no time worth moving
 
-    def recognize(self, audio: Audio, context: Context, *, over_our_voice: bool = False) -> Heard:
-        del over_our_voice  # the grammar decides, whoever spoke over what
+    def recognize(
+        self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
+    ) -> Heard:
+        del over_our_voice, crowded  # the grammar decides, whoever spoke over what
         from voicemaster.speech.signal import silent  # numpy: not loaded by the command line's start
 
         if silent(audio):

@@ -12,7 +12,8 @@
    (a short pause: the utterance so far), `Resumed`, `Ended(audio)`.
 5. **Reader** (`recognition.Recognizer`): `prepare` while the question is read, then `recognize` at each short pause
    (on a worker thread with `ahead`, `ahead.Ahead`), and once more at the end when something was said after the
-   last one. An utterance begun over our voice is read as such (`over_our_voice`): the canceller took its start.
+   last one. An utterance begun over our voice is read as such (`over_our_voice`): the canceller took its start; one
+   said over other people's talk too (`crowded`, judged against the room's floor the endpointer kept: `crowd`).
 6. **Decision**: a reading at a pause that is understood, and safe to act on at once (`ends_early`), ends the
    utterance there once the pause has lasted as long as the reading took: "Antwort B" is answered some 0.4 s sooner,
    "Ich nehme ... Antwort B" is still heard out. The last reading is what was heard.
@@ -36,6 +37,7 @@ from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import AudioIn, Playback
 from voicemaster.speech.frame import EPSILON, Frame
 from voicemaster.speech.frontend.room_level import RoomLevel
+from voicemaster.speech.hearing import crowd
 from voicemaster.speech.hearing.ahead import Ahead, Speculation, gained_only_silence
 from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
 from voicemaster.speech.hearing.endpointer import BargedIn, Ended, Endpointer, Paused, Resumed, Timeline
@@ -154,6 +156,8 @@ class _Listening:
         self.pipeline, self.context, self.during = pipeline, context, during
         self.over_our_voice = False
         """The utterance began while our line played (a barge-in): it is read as such."""
+        self.room_floor: float | None = None
+        """The room's floor when the player began (`Endpointer.room_floor`): the crowd is judged against it."""
         self.line_heard: bool | None = None
         """Whether the barge-in stage runs (our line plays while listening); True until it has ended."""
         self.events: list[StageEvent] = []
@@ -193,6 +197,7 @@ class _Listening:
             self._count(frame, program_at)
             began = endpointer.state is Endpoint.WAITING
             event = endpointer.push(frame, program_at)
+            self.room_floor = endpointer.room_floor
             if began and endpointer.segmenter.start is not None:
                 self.emit(PipelineStage.ENDPOINTER, True, endpointer.segmenter.start)
             if self.cue_due and isinstance(event, Paused | Ended) and event.audio is not None:
@@ -273,9 +278,15 @@ class _Listening:
         """A reading made here, between frames."""
         self.emit(PipelineStage.READER, True, at)
         assert self.pipeline.recognizer is not None
-        heard = self.pipeline.recognizer.recognize(audio, self.context, over_our_voice=self.over_our_voice)
+        heard = self.pipeline.recognizer.recognize(
+            audio, self.context, over_our_voice=self.over_our_voice, crowded=self._crowded(audio)
+        )
         self.emit(PipelineStage.READER, False, at, intent=heard.intent.value, decode_ms=heard.decode_ms)
         return heard
+
+    def _crowded(self, audio: Audio) -> bool:
+        """Whether the utterance `audio` was said over other people's talk, by the room heard before it."""
+        return crowd.crowded(audio, self.room_floor)
 
     def _count(self, frame: Frame, program_at: float | None) -> None:
         """What the front end judged, over the frames our voice may be in: the barge-in filter needs the echo's delay
@@ -304,7 +315,9 @@ class _Listening:
         if end is not None and endpointer.now > end + EPSILON:
             if endpointer.state is Endpoint.PAUSED:
                 # The pause's own audio: its decision, to the bit.
-                reader.pause(end, endpointer.utterance, self.context, over_our_voice=self.over_our_voice)
+                reader.pause(
+                    end, endpointer.utterance, self.context, over_our_voice=self.over_our_voice, crowded=self._crowded
+                )
         else:
             reader.keep_only(end)
         if not self.readings or self.readings[-1][0] != end:

@@ -31,11 +31,15 @@ class Recognizer(Protocol):
         that hearing the answer need not; harmless to call again."""
         ...
 
-    def recognize(self, audio: Audio, context: Context, *, over_our_voice: bool = False) -> Heard:
+    def recognize(
+        self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
+    ) -> Heard:
         """What `audio` means in `context`; `unknown` when that is not clear, and `NOTHING_HEARD` for a silent or
         empty recording. `over_our_voice`: the utterance began
         while the quizmaster still spoke (a barge-in), so the echo canceller took its start for double talk and
-        suppressed it: what is read lost words, and only the decoder's own words may decide."""
+        suppressed it: what is read lost words, and only the decoder's own words may decide. `crowded`: it was said
+        over other people's talk (`speech.hearing.crowd`, judged by the room), so again only the decoder's own
+        words may decide."""
         ...
 
 

@@ -19,7 +19,6 @@ from voicemaster.hints import python_extra
 from voicemaster.speech import cores
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.band import narrowband
-from voicemaster.speech.hearing.crowd import crowded
 from voicemaster.speech.hearing.normal_form import Normalized
 from voicemaster.speech.hearing.phrases import grammar, load
 from voicemaster.speech.hearing.recognition import NOTHING_HEARD, RecognizerUnavailable
@@ -59,23 +58,35 @@ class WhisperRecognizer:
         trie(self.tokens(context.language), choices)
         spelled_from(Normalized(""), choices, phrases)
 
-    def recognize(self, audio: Audio, context: Context, *, over_our_voice: bool = False) -> Heard:
-        return self.recognize_with(strategy_for(context), audio, context, over_our_voice=over_our_voice)
+    def recognize(
+        self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
+    ) -> Heard:
+        return self.recognize_with(
+            strategy_for(context), audio, context, over_our_voice=over_our_voice, crowded=crowded
+        )
 
     def recognize_with(
-        self, strategy: Strategy, audio: Audio, context: Context, *, over_our_voice: bool = False
+        self,
+        strategy: Strategy,
+        audio: Audio,
+        context: Context,
+        *,
+        over_our_voice: bool = False,
+        crowded: bool = False,
     ) -> Heard:
         """`audio` heard by the encoder, then by `strategy`; timed whole. A silent or empty recording is heard as
-        nothing, undecoded: Whisper would make a word up for it."""
+        nothing, undecoded: Whisper would make a word up for it. How it was heard (`over_our_voice`, `crowded`) is
+        the listening pipeline's judgement (`Recognizer.recognize`)."""
         if silent(audio):
             return NOTHING_HEARD
         started = time.perf_counter()
         with cores.deciding():
-            heard = strategy.hear(self.listen(audio, context.language, over_our_voice=over_our_voice), context)
+            listened = self.listen(audio, context.language, over_our_voice=over_our_voice, crowded=crowded)
+            heard = strategy.hear(listened, context)
         elapsed = round((time.perf_counter() - started) * 1000, 1)
         return Heard(heard.intent, heard.value, heard.text, heard.confidence, elapsed)
 
-    def listen(self, audio: Audio, language: str, *, over_our_voice: bool = False) -> Encoded:
+    def listen(self, audio: Audio, language: str, *, over_our_voice: bool = False, crowded: bool = False) -> Encoded:
         """The utterance through the encoder, ready for a strategy to decode, with how it was heard."""
         samples = to_float(resample(audio, RECOGNITION_RATE))
         keys = self.model.listen(self.model.encode(self.features(samples)))
@@ -88,7 +99,7 @@ class WhisperRecognizer:
             budget,
             self.tuning,
             narrowband(samples),
-            crowded(samples),
+            crowded,
             over_our_voice,
         )
 
