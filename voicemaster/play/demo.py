@@ -112,10 +112,10 @@ class CuedEar(SimulatedEar):
     players: Staging
     last_line: LastLine = field(default_factory=LastLine)
 
-    def _over(self, listen: Listen, speaking: Playback | None) -> float | None:
+    def speaks_at(self, listen: Listen, speaking: Playback | None) -> float | None:
         told = None if speaking is None or speaking.done() else self.players.speaks_over(listen)
         if told is None:
-            return super()._over(listen, speaking)
+            return super().speaks_at(listen, speaking)
         if not told or speaking is None:
             return None
         seconds = speaking.audio.seconds

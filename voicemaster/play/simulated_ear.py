@@ -75,7 +75,7 @@ class SimulatedEar:
             self.stage.speak(None, None, listen.timeout_seconds + 1.0)
             return self._hear(listen, speaking)
         voice = self._voice(listen.player).render(text, self.language)
-        at = self.stage.speak(voice, self._over(listen, speaking), 0.0)
+        at = self.stage.speak(voice, self.speaks_at(listen, speaking), 0.0)
         self.transcript.write(at, "player", {"player": listen.player, "speaker": "player", "text": text})
         listened = self._hear(listen, speaking)
         heard = listened.observation
@@ -110,8 +110,11 @@ class SimulatedEar:
             self._voices[player] = Speakers({self.language: cast}, self.engines)
         return self._voices[player]
 
-    def _over(self, listen: Listen, speaking: Playback | None) -> float | None:
-        """Where in the line that plays a player asked for an answer starts to speak, or None: after it ends."""
+    def speaks_at(self, listen: Listen, speaking: Playback | None) -> float | None:
+        """Seconds into the line that plays (`speaking`) where the player begins to speak, or None: after it ends.
+
+        The hook an ear that stages its players overrides (the demo's `CuedEar` follows its script); here a player
+        asked for an answer cuts in at random (`SPEAKS_OVER`), 60-90 % into the line, and waits otherwise."""
         if speaking is None or speaking.done() or listen.context.name is not ContextName.ANSWER:
             return None
         if self.rng.random() >= SPEAKS_OVER:
