@@ -34,6 +34,7 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
             "screen",
             "read-aloud",
             "phones",
+            "serve",
         ),
         help="rules: simulated games per second; asr: recognition accuracy and speed; latency: from the end of an "
         "utterance to the reply; live: felt latency in a real game on virtual sound devices; room: whole games "
@@ -48,7 +49,9 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "suppressors on the quizmaster's own voice in a laptop's microphone (ERLE, echo taken for a player, players "
         "heard over it, CPU, latency); read-aloud: the questions read by the quizmaster's voice and heard back by "
         "Whisper, what came back wrong; phones: what a phone's sound over the phones' server adds to felt latency on "
-        "loopback (send to delivery, frames lost), without and with the echo canceller",
+        "loopback (send to delivery, frames lost), without and with the echo canceller; serve: the always-ready "
+        "quizmaster waiting through quiet and through a TV and people talking (false starts, CPU) and hearing every "
+        "start phrase",
     )
     bench.add_argument(
         "--seconds",
@@ -69,7 +72,7 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "frontend: whisper also plays each player's scene through the whole listening, Whisper deciding",
     )
     bench.add_argument(
-        "--languages", default=",".join(LANGUAGES), help="asr, latency, live, room, endpoint, voice: languages"
+        "--languages", default=",".join(LANGUAGES), help="asr, latency, live, room, endpoint, voice, serve: languages"
     )
     bench.add_argument(
         "--rooms",
@@ -172,6 +175,9 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     bench.add_argument("--plain", action="store_true", help="read-aloud: the text as written, without the reading")
     bench.add_argument(
         "--out", type=Path, default=None, help="read-aloud: every read, heard and weighed, as JSON lines"
+    )
+    bench.add_argument(
+        "--minutes", type=float, default=10.0, help="serve: minutes of quiet and of talk heard (default 10)"
     )
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.set_defaults(run=run)
@@ -293,6 +299,14 @@ def run(args: argparse.Namespace) -> int:
 
         figures = phones.run(30.0 if args.seconds is None else max(0.1, args.seconds))
         print(json.dumps(figures) if args.json else phones.report(figures))
+        return 0
+    if args.what == "serve":
+        from voicemaster.speech.hearing.engines import open_recognizer
+        from voicemaster_lab.timing import serve
+
+        languages = tuple(language for language in args.languages.split(",") if language)
+        figures = serve.run(max(0.5, args.minutes), languages, open_recognizer("whisper", languages[0]))
+        print(json.dumps(figures) if args.json else serve.report(figures))
         return 0
     if args.what == "memory":
         from voicemaster_lab.timing import memory
