@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import os
 import threading
+import time
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 BUSY_FROM = 0.5
-"""A load average this far above the cores a decision leaves free means the other core is someone else's."""
+"""Others' load (the load average less this process's own share) from which the second core counts as taken: on a
+machine busy with other work a split decision only waits for its other half (docs/decisions/023-the-second-core.md)."""
+OWN_WINDOW_SECONDS = 60.0
+"""This process's CPU rate is taken over about the span of the 1-minute load average it is subtracted from."""
 
 _lock = threading.Condition()
 _deciding = 0
@@ -54,11 +59,12 @@ CORES_ENVIRONMENT = "VOICEMASTER_DECISION_CORES"
 
 
 def second_core_free() -> bool:
-    """Whether a second core is there and idle enough: on a machine busy with other work, a second thread only
-    waits for a core and slows the first."""
-    cores = os.cpu_count() or 1
+    """Whether a second core is there and idle enough. The game's own work does not count against it (the voice
+    rendering ahead waits while a decision is made: `wait_while_deciding`); other processes' work does: on a
+    machine busy with other work, a second thread only waits for a core and slows the first."""
+    count = os.cpu_count() or 1
     chosen = os.environ.get(CORES_ENVIRONMENT, "")
-    if cores < 2 or chosen == "1":
+    if count < 2 or chosen == "1":
         return False
     if chosen == "2":
         return True
@@ -66,4 +72,31 @@ def second_core_free() -> bool:
         load = os.getloadavg()[0]
     except OSError:  # not on every platform
         return False
-    return load < cores - 1 + BUSY_FROM
+    return free_beside_others(count, load, _own.rate(time.monotonic(), time.process_time()))
+
+
+def free_beside_others(count: int, load: float, own_rate: float) -> bool:
+    """Whether `count` cores leave a second one to a decision under a 1-minute `load` of which `own_rate` (cores'
+    worth of CPU) is this process's own: one core is the decision's, and others' load must leave the second idle."""
+    others = max(0.0, load - own_rate)
+    return count >= 2 and others < count - 2 + BUSY_FROM
+
+
+class OwnRate:
+    """This process's CPU rate over about the last `OWN_WINDOW_SECONDS`, from samples taken when asked (every
+    decision); before a window has passed, since the process began."""
+
+    def __init__(self, now: float, cpu: float) -> None:
+        self._samples: deque[tuple[float, float]] = deque([(now, cpu)])
+        self._guard = threading.Lock()
+
+    def rate(self, now: float, cpu: float) -> float:
+        with self._guard:
+            while len(self._samples) > 1 and now - self._samples[1][0] >= OWN_WINDOW_SECONDS:
+                self._samples.popleft()
+            then, cpu_then = self._samples[0]
+            self._samples.append((now, cpu))
+        return (cpu - cpu_then) / (now - then) if now > then else 0.0
+
+
+_own = OwnRate(time.monotonic(), time.process_time())
