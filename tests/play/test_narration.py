@@ -39,7 +39,33 @@ def test_a_money_drop_is_told_by_its_cards_and_its_money() -> None:
     narrator.publish(90.0, "result", {"team": "Anna", "correct": True, "money_left": 625_000})
 
     assert lines == [
-        " 1:01  ── card 2, Sport: 750000 to place ──",
+        " 1:01  ── card 2, Sport: 750,000 to place ──",
         " 1:15  Anna locks in 25 bundles on B, 5 bundles on C",
-        " 1:30  Anna: 625000 left",
+        " 1:30  Anna: 625,000 left",
+    ]
+
+
+def test_jokers_takebacks_and_the_end_are_told_in_the_games_words() -> None:
+    """A newcomer reads the joker's name from the show, the money with its thousands marked, and the end of the game
+    as names and sums: never the rules engine's names or a Python dictionary."""
+    lines: list[str] = []
+    narrator = Narrator(lines.append)
+    narrator.publish(60.0, "heard", {"player": "Ben", "intent": "joker", "value": "fifty_fifty", "text": "50/50"})
+    narrator.publish(61.0, "joker", {"player": "Ben", "joker": "fifty_fifty"})
+    narrator.publish(70.0, "heard", {"player": "Ben", "intent": "switch_category", "value": None, "text": "wechseln"})
+    narrator.publish(80.0, "locked", {"player": "Ben", "option": "B"})
+    narrator.publish(82.0, "taken_back", {"player": "Ben", "option": "B"})
+    narrator.publish(90.0, "question", {"level": 12, "amount": 64_000, "options": ["A"], "correct": "C"})
+    narrator.publish(95.0, "walk_away", {"player": "Anna", "amount": 16_000})
+    narrator.publish(99.0, "game_over", {"totals": {"Anna": 16_000, "Ben": 0}, "winners": ["Anna"]})
+
+    assert lines == [
+        " 1:00    heard “50/50”: taken as joker 50:50",
+        " 1:01  Ben takes the joker 50:50",
+        " 1:10    heard “wechseln”: taken as switch category",
+        " 1:20  Ben locks in B",
+        " 1:22  Ben takes B back before it is revealed",
+        " 1:30  ── question 12, for 64,000 ──",
+        " 1:35  Anna leaves with 16,000",
+        " 1:39  game over: Anna 16,000, Ben 0; Anna wins",
     ]

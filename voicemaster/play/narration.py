@@ -51,9 +51,14 @@ class Narrator:
         del t, state
 
 
+JOKERS = {"fifty_fifty": "50:50", "audience": "ask the audience", "phone": "phone a friend", "extra": "extra joker"}
+"""Each joker by the name a newcomer knows from the show, not the rules engine's."""
+
+
 def narrated(event: str, data: Mapping[str, Any]) -> str | None:
     """One step in words, or None for a step not worth a line. A Millionaire game's steps name a player and a level;
-    a money drop's a team, a card's number and the money left (`host/moneydrop/announcements.py`)."""
+    a money drop's a team, a card's number and the money left (`host/moneydrop/announcements.py`). Money is told
+    with its thousands marked, jokers and what was heard by their names in the game, never as a Python value."""
     who = data.get("player") or data.get("team") or "the team"
     match event:
         case "say":
@@ -63,30 +68,59 @@ def narrated(event: str, data: Mapping[str, Any]) -> str | None:
         case "heard" if data.get("intent") == "unknown":
             return f"  heard “{data.get('text', '')}”: not clear, asked again"
         case "heard":
-            value = f" {data['value']}" if data.get("value") is not None else ""
-            return f"  heard “{data.get('text', '')}”: taken as {data['intent']}{value}"
+            return f"  heard “{data.get('text', '')}”: taken as {_meaning(data.get('intent'), data.get('value'))}"
         case "silence":
             return f"  nothing heard from {who}"
         case "barge_in":
             return f"  {who} spoke over the quizmaster, who stopped ({data['at']:.1f} s into the line)"
         case "question" if "level" in data:
-            return f"── question {data['level']}, for {data['amount']} ──"
+            return f"── question {data['level']}, for {_money(data['amount'])} ──"
         case "question":
-            return f"── card {data['question']}, {data['category']}: {data['money']} to place ──"
+            return f"── card {data['question']}, {data['category']}: {_money(data['money'])} to place ──"
         case "locked" if isinstance(data.get("placement"), Mapping):
             bundles = ", ".join(f"{n} bundles on {letter}" for letter, n in data["placement"].items() if n)
             return f"{who} locks in {bundles}"
         case "locked":
             return f"{who} locks in {data.get('option', '')}"
+        case "taken_back":
+            return f"{who} takes {data.get('option', 'the answer')} back before it is revealed"
         case "result" if "money_left" in data:
-            return f"{who}: {data['money_left']} left"
+            return f"{who}: {_money(data['money_left'])} left"
         case "result":
             verdict = "right" if data.get("correct") else "wrong"
             return f"{who}: {verdict}" + (f", level {data['level']} reached" if data.get("correct") else "")
         case "joker":
-            return f"{who} takes the joker {data['joker']}"
+            return f"{who} takes the joker {_joker(data['joker'])}"
         case "walk_away" | "payout":
-            return f"{who} leaves with {data.get('amount')}"
+            return f"{who} leaves with {_money(data.get('amount'))}"
         case "game_over":
-            return f"game over: {data.get('totals')}"
+            return f"game over: {_totals(data.get('totals'))}{_winners(data.get('winners'))}"
     return None
+
+
+def _money(amount: object) -> str:
+    return f"{amount:,}" if isinstance(amount, int) else str(amount)
+
+
+def _joker(name: object) -> str:
+    return JOKERS.get(str(name), str(name))
+
+
+def _meaning(intent: object, value: object) -> str:
+    """What was heard as the game took it: "answer C", "joker 50:50", "yes", "switch category"."""
+    said = str(intent).replace("_", " ")
+    if value is None:
+        return said
+    return f"{said} {_joker(value) if intent == 'joker' else value}"
+
+
+def _totals(totals: object) -> str:
+    if not isinstance(totals, Mapping) or not totals:
+        return "no one played"
+    return ", ".join(f"{who} {_money(amount)}" for who, amount in totals.items())
+
+
+def _winners(winners: object) -> str:
+    if not isinstance(winners, list | tuple) or not winners:
+        return ""
+    return f"; {' and '.join(map(str, winners))} {'wins' if len(winners) == 1 else 'win'}"
