@@ -1,0 +1,62 @@
+"""The waiting quizmaster's reader, with Whisper base: people's real talk (Asterisk's and KLettres' recordings of
+people, every language) is never taken for a start, and a start phrase said in any listening language is heard as
+that language's start of the game it names; a German "weiter" is not read as French."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from voicemaster.config.voice import Voice
+from voicemaster.dialogue.meaning import Intent
+from voicemaster.serve.reading import RoomReader
+from voicemaster.serve.waiting import start_context
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
+from voicemaster.speech.voice import pico
+from voicemaster_lab.corpora import real_speech
+
+LANGUAGES = ("de", "en", "fr")
+TALK = tuple(clip for clip in real_speech.load() if clip.kind in ("talk", "yes", "no", "word"))
+
+
+@pytest.fixture(scope="module")
+def reader(whisper: Callable[[str], WhisperRecognizer]) -> RoomReader:
+    return RoomReader(whisper("de"), LANGUAGES)
+
+
+def _said(text: str, language: str) -> Audio:
+    return pico.Pico().speak(text, Voice(pico.DEFAULT_VOICE[language], engine="pico"))
+
+
+def test_peoples_talk_never_asks_for_a_game(reader: RoomReader) -> None:
+    started = []
+    for clip in TALK[::3]:  # a third of them, every kind and voice: each is read in up to three languages
+        heard = reader.recognize(Audio.read(clip.path()), start_context("de"))
+        if heard.intent is Intent.START:
+            started.append((clip.language, clip.text, heard.text, heard.language))
+    assert started == []
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "game"),
+    [
+        ("Quiz starten", "de", "millionaire"),
+        ("Rette die Million", "de", "moneydrop"),
+        ("start the quiz", "en", "millionaire"),
+        ("let's play the money drop", "en", "moneydrop"),
+        ("lance le quiz", "fr", "millionaire"),
+        ("qui veut gagner des millions", "fr", "millionaire"),
+    ],
+)
+def test_a_start_phrase_is_heard_in_its_own_language(reader: RoomReader, text: str, language: str, game: str) -> None:
+    heard = reader.recognize(_said(text, language), start_context("de"))
+    assert (heard.intent, heard.value, heard.language) == (Intent.START, game, language), heard.text
+
+
+def test_weiter_is_german_and_help_english(reader: RoomReader) -> None:
+    weiter = reader.recognize(_said("weiter", "de"), start_context("de"))
+    assert (weiter.intent, weiter.language) == (Intent.RESUME, "de"), weiter.text
+    help_ = reader.recognize(_said("help", "en"), start_context("de"))
+    assert (help_.intent, help_.language) == (Intent.HELP, "en"), help_.text
