@@ -7,7 +7,7 @@ from typing import Any
 
 from voicemaster.host.saved import DropSession, Session
 from voicemaster.rules.letters import Letter
-from voicemaster.rules.state import SeatStatus
+from voicemaster.rules.state import Seat, SeatStatus
 from voicemaster.screen.board import Board, BoardQuestion, read_by, said_by
 from voicemaster.screen.hyphens import hyphenated
 
@@ -103,6 +103,7 @@ def _millionaire(board: Board, session: Session, now: float) -> dict[str, Any]:
             {
                 "name": player,
                 "total": totals[player],
+                "holds": _holds(seat, ladder.walk_away_payout(current.level) if current else 0),
                 "status": seat.status.value if seat else "waiting",
                 "playing": bool(seat and seat.status is SeatStatus.PLAYING),
                 "jokers_left": [joker.value for joker in game.settings.variant.jokers if joker not in used],
@@ -129,6 +130,15 @@ def _millionaire(board: Board, session: Session, now: float) -> dict[str, Any]:
         "totals": totals,
         "winners": list(outcome.winners) if outcome else [],
     }
+
+
+def _holds(seat: Seat | None, walking_away: int) -> int:
+    """What the player holds in this round: what they would take home walking away now, or took home leaving it."""
+    if seat is None:
+        return 0
+    if seat.payout is not None:
+        return seat.payout
+    return walking_away if seat.status is SeatStatus.PLAYING else 0
 
 
 def _money_drop(board: Board, session: DropSession, now: float) -> dict[str, Any]:
