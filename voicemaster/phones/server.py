@@ -5,11 +5,12 @@ someone on the same Wi-Fi who neither sees the screen nor hears the room cannot 
 `WRONG_CODES` tries. A phone joins as one of the game's players and acts for that player only: the one thing it can
 send is sound (anything else ends its connection), and a phone that joins as a player already joined takes over
 (the same player rejoining after a lock screen). Only GET routes and the sound's socket; nothing reads a file but
-the page's own.
+the page's own. The game's notices to a phone (`PhoneNotice`: heard you, what was heard) go back on the same socket.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import secrets
 import threading
@@ -33,7 +34,7 @@ from voicemaster.phones.certificate import certificate_for
 from voicemaster.screen import ScreenUnavailable
 from voicemaster.screen.guard import IDLE_SECONDS, Hosts, SecurityHeaders, client_key
 from voicemaster.screen.server import bound, bracketed, guarded_config, serve
-from voicemaster.speech.devices.phone import MOST_MESSAGE_BYTES, PhoneMicrophone
+from voicemaster.speech.devices.phone import MOST_MESSAGE_BYTES, PhoneMicrophone, PhoneNotice
 from voicemaster.speech.frontend import FrontEnd, PlayedSound
 
 STATIC = Path(__file__).parent / "static"
@@ -195,6 +196,17 @@ def app(phones: Phones) -> ASGIApp:
             return
         await socket.accept()
         microphone = phones.join(player)
+        notices: asyncio.Queue[PhoneNotice] = asyncio.Queue()
+        loop = asyncio.get_running_loop()
+        microphone.reaches(lambda notice: loop.call_soon_threadsafe(notices.put_nowait, notice))
+
+        async def tell() -> None:
+            with suppress(RuntimeError, WebSocketDisconnect, OSError):  # the page gone: the receiving side ends it
+                while True:
+                    notice = await notices.get()
+                    await socket.send_text(notice.to_json())
+
+        telling = asyncio.create_task(tell())
         try:
             while True:
                 message = await socket.receive()
@@ -207,6 +219,8 @@ def app(phones: Phones) -> ASGIApp:
         except (ValueError, WebSocketDisconnect):
             pass  # not a phone's sound, or gone: it hangs up
         finally:
+            microphone.reaches(None)
+            telling.cancel()
             phones.leave(microphone)
             with suppress(RuntimeError):
                 await socket.close()

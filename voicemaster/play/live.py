@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from voicemaster.config.settings import ASK, Settings
+from voicemaster.dialogue.meaning import Intent
 from voicemaster.dialogue.turns import Listen, Say, Silence
 from voicemaster.host import lines as host_lines
 from voicemaster.host.listening import offer_resume
@@ -37,7 +38,7 @@ from voicemaster.speech.devices.capture import Watch, speaker_present
 from voicemaster.speech.devices.interfaces import AudioUnavailable, MicrophoneLost, MicrophoneUnavailable, Playback
 from voicemaster.speech.devices.loudspeaker import Speaker
 from voicemaster.speech.devices.microphone import Microphone
-from voicemaster.speech.devices.phone import PhoneLost, PhoneMicrophone
+from voicemaster.speech.devices.phone import PhoneLost, PhoneMicrophone, PhoneNotice
 from voicemaster.speech.frontend import FrontEnd, PlayedSound, usable_front_end
 from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, ListeningPipeline
 from voicemaster.speech.hearing.recognition import Recognizer
@@ -126,7 +127,8 @@ class PhoneSources(Protocol):
 class MicrophoneEar:
     """Listens to the player whose turn it is through their phone, if one is joined, else through the room's
     microphone; each through the one listening pipeline. A phone lost while listened to is reported, nothing decided
-    from it; a stall of the devices while nobody was heard is reported, not taken for the players' silence."""
+    from it; a stall of the devices while nobody was heard is reported, not taken for the players' silence. A phone
+    listened to is told when its player was heard and what was read (`PhoneNotice`): its page shows both."""
 
     microphone: Microphone
     speaker: Speaker
@@ -142,6 +144,9 @@ class MicrophoneEar:
                 hearing = self._through(phone).listen(listen.context, listen.timeout_seconds, speaking)
             except PhoneLost:
                 return Listened(Silence(), phone_lost=True)
+            heard = hearing.heard
+            if heard is not None:
+                phone.tell(PhoneNotice(text=heard.text, asked_again=heard.intent is Intent.UNKNOWN))
             return Listened.from_hearing(hearing)
         self.microphone.stalled = 0.0
         hearing = self.pipeline.listen(listen.context, listen.timeout_seconds, speaking)
@@ -149,12 +154,24 @@ class MicrophoneEar:
         return Listened.from_hearing(hearing, stalled=hearing.heard is None and stalled)
 
     def _through(self, phone: PhoneMicrophone) -> ListeningPipeline:
-        """The room's pipeline with the phone as its source, its own room level and voice-activity state."""
+        """The room's pipeline with the phone as its source, its own room level and voice-activity state; its heard
+        cue is the room's (if any) and the phone's page told."""
         known = self._by_phone.get(phone.player)
         if known is None or known[0] is not phone:
-            pipeline = replace(self.pipeline, source=phone, vad=SileroVad(), room=phone.room)
+            pipeline = replace(self.pipeline, source=phone, vad=SileroVad(), room=phone.room, cue=_cue(self, phone))
             known = self._by_phone[phone.player] = (phone, pipeline)
         return known[1]
+
+
+def _cue(ear: MicrophoneEar, phone: PhoneMicrophone) -> Callable[[], None]:
+    sound = ear.pipeline.cue
+
+    def cue() -> None:
+        phone.tell(PhoneNotice(heard_you=True))
+        if sound is not None:
+            sound()
+
+    return cue
 
 
 def open_ear(

@@ -9,14 +9,19 @@ listens is kept only as far back as a pre-roll needs.
 A phone that hangs up, or sends nothing for `QUIET_SECONDS` (locked, off the Wi-Fi), while it is listened to ends
 that listening with `PhoneLost`: nothing is decided from a cut stream, and the ear hears the player through the room's
 microphone instead.
+
+The game tells the page what it heard (`tell`, a `PhoneNotice`): the moment the end of the player's speech is heard,
+and what was read from it, so that a player in a loud room sees on their own phone that they were heard, and how.
 """
 
 from __future__ import annotations
 
 import collections
+import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from voicemaster.speech.devices.interfaces import Playback
 from voicemaster.speech.frame import FRAME_BYTES, FRAME_SECONDS, Frame
@@ -35,6 +40,23 @@ class PhoneLost(RuntimeError):
     """The phone stopped sending while it was listened to."""
 
 
+@dataclass(frozen=True)
+class PhoneNotice:
+    """What the game tells a player's page while it listens to them."""
+
+    heard_you: bool = False
+    """The end of the player's speech was heard, before it is understood (the heard cue)."""
+    text: str = ""
+    """What was read from the player's utterance ("" with `heard_you`, or when nothing was)."""
+    asked_again: bool = False
+    """What was read was not clear enough to act on: the quizmaster asks again."""
+
+    def to_json(self) -> str:
+        if self.heard_you:
+            return json.dumps({"event": "heard_you"})
+        return json.dumps({"event": "heard", "text": self.text, "asked_again": self.asked_again}, ensure_ascii=False)
+
+
 class PhoneMicrophone:
     """One player's phone: `receive` and `hang_up` from the server's thread, `frames` from the game's."""
 
@@ -48,6 +70,7 @@ class PhoneMicrophone:
         self._connected = True
         self.room = RoomLevel()
         """The room's level as this phone hears it, kept from one listening to the next."""
+        self._page: Callable[[PhoneNotice], object] | None = None
 
     @property
     def connected(self) -> bool:
@@ -66,6 +89,16 @@ class PhoneMicrophone:
             with self._arrived:
                 self._frames.append(frame)
                 self._arrived.notify()
+
+    def reaches(self, page: Callable[[PhoneNotice], object] | None) -> None:
+        """How a notice reaches the page (the server's connection hands it over; it must not block)."""
+        self._page = page
+
+    def tell(self, notice: PhoneNotice) -> None:
+        """Tells the page (from the game's thread); a page that has gone is told nothing."""
+        page = self._page
+        if page is not None and self._connected:
+            page(notice)
 
     def hang_up(self) -> None:
         """The page closed or the connection dropped: a listening under way ends, the next goes elsewhere."""
