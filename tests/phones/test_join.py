@@ -11,6 +11,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,11 @@ import pytest
 
 from tests.screen.browser import CHROMIUM, FLAGS, axe_violations
 from tests.screen.games import entries, play_game
-from voicemaster.dialogue.meaning import Context, ContextName, Intent
+from voicemaster.config.settings import default_paths, load_settings
+from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
+from voicemaster.dialogue.turns import Listen, Silence
 from voicemaster.phones.server import WRONG_CODES, Phones
+from voicemaster.play.live import MicrophoneEar, open_ear
 from voicemaster.screen.feed import ScreenFeed
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.phone import PhoneLost, PhoneMicrophone
@@ -209,6 +213,11 @@ def test_a_joined_phone_shows_its_player_their_turn_the_question_and_its_options
             page.get_by_text("Du bist dran: sprich jetzt.").wait_for()
             question = page.locator("#question").inner_text()
             options = page.locator("#options li").all_inner_texts()
+            label, money = page.locator("#question-label").inner_text(), page.locator("#money").inner_text()
+            sizes = page.evaluate(
+                """() => ["#question", "#options li"].map(
+                    (found) => parseFloat(getComputedStyle(document.querySelector(found)).fontSize))"""
+            )
             found = axe_violations(page)
         finally:
             browser.close()
@@ -216,6 +225,12 @@ def test_a_joined_phone_shows_its_player_their_turn_the_question_and_its_options
     plain = question.replace("\u00ad", "")
     assert shown["question"] is not None and plain == shown["question"]["text"].replace("\u00ad", "")
     assert [option.split(":")[0] for option in options] == ["A", "B", "C", "D"]
+    question_shown = shown["question"]
+    amount = f"{question_shown['amount']:,}".replace(",", ".")
+    assert label.startswith(f"Frage {question_shown['number']} · um {amount}")  # what this question is played for
+    anna = next(player for player in shown["players"] if player["name"] == "Anna")
+    assert money.startswith("Dein Geld: ") and f"{anna['total'] + anna['holds']:,}".replace(",", ".") in money
+    assert min(sizes) >= 28  # large type, read at arm's length: CSS pixels
     assert found == []
 
 
@@ -255,3 +270,75 @@ def _refused(port: int, query: str, host: str) -> bool:
     except (InvalidStatus, ConnectionClosed):
         return True
     return False
+
+
+def _ear(phones: Phones, whisper: Callable[[str], WhisperRecognizer]) -> MicrophoneEar:
+    """`play`'s ear with these phones: no sound card here, so no tick; the phone is told all the same."""
+    config = replace(load_settings(default_paths()[:1]), heard_cue=False)
+    return open_ear(config, whisper("de"), phones=phones)
+
+
+def _heard_lines(page: Any) -> None:
+    """Keeps every text the page's "heard" line shows, in order, in `window.heardLines`."""
+    page.evaluate(
+        """() => {
+            window.heardLines = [];
+            const line = document.getElementById("heard");
+            new MutationObserver(() => window.heardLines.push(line.textContent)).observe(
+                line, {childList: true, characterData: true, subtree: true});
+        }"""
+    )
+
+
+def test_the_players_phone_shows_that_it_heard_them_and_what_it_read(
+    phones: Phones, tmp_path: Path, whisper: Callable[[str], WhisperRecognizer]
+) -> None:
+    ear = _ear(phones, whisper)
+    playwright, browser, page = _phone_page(_said(tmp_path, Audio.read(B.path())))
+    try:
+        page.goto(phones.url)
+        page.get_by_role("button", name="Ich bin Anna: Mikrofon an").click()
+        _joined(phones, "Anna")
+        page.get_by_role("status").filter(has_text="Annas Mikrofon").wait_for()
+        _heard_lines(page)
+        listened = ear.listen(Listen(ANSWER, "Anna", 10.0), None, None)
+        heard = listened.observation
+        assert isinstance(heard, Heard) and heard.text.strip(" .").upper() == "B"
+        page.locator("#heard").filter(has_text=heard.text).wait_for()
+        lines = page.evaluate("() => window.heardLines")
+    finally:
+        browser.close()
+        playwright.stop()
+    # What was read, as the quizmaster takes it: acted on, or not clear enough (asked again).
+    read = (
+        f"Nicht sicher verstanden: „{heard.text}“. Der Quizmaster fragt noch einmal."
+        if heard.intent is Intent.UNKNOWN
+        else f"Gehört: „{heard.text}“"
+    )
+    assert "Gehört …" in lines  # the end of Anna's speech heard, before it was read
+    assert lines.index("Gehört …") < lines.index(read)
+
+
+def test_held_to_talk_the_phone_is_heard_only_while_its_button_is_held(
+    phones: Phones, tmp_path: Path, whisper: Callable[[str], WhisperRecognizer]
+) -> None:
+    ear = _ear(phones, whisper)
+    playwright, browser, page = _phone_page(_said(tmp_path, Audio.read(B.path())))
+    try:
+        page.goto(phones.url)
+        page.get_by_role("button", name="Ich bin Anna: Mikrofon an").click()
+        _joined(phones, "Anna")
+        hold = page.get_by_role("button", name="Nur sprechen, solange ich die Taste halte")
+        hold.click()
+        assert hold.get_attribute("aria-pressed") == "true"
+        # Anna's recording plays into the phone over and over; nothing is held: the game hears silence.
+        unheld = ear.listen(Listen(ANSWER, "Anna", 7.0), None, None)
+        page.get_by_role("button", name="Halten und sprechen").hover()
+        page.mouse.down()
+        held = ear.listen(Listen(ANSWER, "Anna", 10.0), None, None)
+        page.mouse.up()
+    finally:
+        browser.close()
+        playwright.stop()
+    assert isinstance(unheld.observation, Silence) and not unheld.phone_lost
+    assert isinstance(held.observation, Heard) and held.observation.text.strip(" .").upper() == "B"

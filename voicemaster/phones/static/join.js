@@ -1,11 +1,16 @@
 // The join page: the game's code (from the QR code's address, or typed), the player, then the phone's microphone
 // streamed to the game over a WebSocket. One large control at a time; every change said in the status line.
+// Joined, it is the player's own screen: whose turn, their money, the question and its options in large type, and
+// what the game tells this phone on the same socket: that it heard the player ("heard_you", at the end of their
+// speech) and what it read. "Hold to talk" sends silence except while the large button is held (the loudest rooms).
 "use strict";
 
 let labels = {};
 let language = document.documentElement.lang || "de";
 let code = new URLSearchParams(location.search).get("code") || "";
 let poll = null;
+let holdToTalk = false;
+let holding = false;
 
 const byId = (id) => document.getElementById(id);
 
@@ -89,16 +94,23 @@ async function join(player) {
   const socket = new WebSocket(address);
   socket.binaryType = "arraybuffer";
   capture.port.onmessage = (message) => {
-    if (socket.readyState === WebSocket.OPEN) socket.send(message.data);
+    if (socket.readyState !== WebSocket.OPEN) return;
+    // Held to talk and not held: silence, so that the game knows the phone is still there.
+    socket.send(holdToTalk && !holding ? new ArrayBuffer(message.data.byteLength) : message.data);
   };
+  socket.addEventListener("message", (message) => {
+    if (typeof message.data === "string") told(JSON.parse(message.data));
+  });
   socket.addEventListener("open", () => {
     byId("players").hidden = true;
+    byId("mine").hidden = false;
     say("listening", { player });
     follow(player, socket);
   });
   socket.addEventListener("close", () => {
     capture.port.onmessage = null;
     byId("game").hidden = true;
+    byId("mine").hidden = true;
     for (const track of stream.getTracks()) track.stop();
     context.close();
     say("closed");
@@ -121,6 +133,68 @@ function follow(player, socket) {
   look();
 }
 
+// What the game tells this phone while it listens to its player.
+function told(notice) {
+  const heard = byId("heard");
+  if (notice.event === "heard_you") {
+    heard.textContent = text("heard_you");
+    heard.classList.add("now");
+    if (navigator.vibrate) navigator.vibrate(60);
+  } else if (notice.event === "heard") {
+    heard.classList.remove("now");
+    shownHeard = notice.text;
+    heard.textContent = notice.text ? text(notice.asked_again ? "unclear" : "heard", { text: notice.text }) : "";
+  }
+}
+
+let shownHeard = null;
+
+function money(amount, board) {
+  try {
+    return new Intl.NumberFormat(language, {
+      style: "currency", currency: board.currency || "EUR", maximumFractionDigits: 0,
+    }).format(amount);
+  } catch {
+    return `${amount} ${board.currency || ""}`.trim(); // points, or a currency the browser does not know
+  }
+}
+
+function setUpHoldToTalk() {
+  const hold = byId("hold");
+  const talk = byId("talk");
+  labelHoldToTalk();
+  hold.addEventListener("click", () => {
+    holdToTalk = !holdToTalk;
+    hold.setAttribute("aria-pressed", String(holdToTalk));
+    talk.hidden = !holdToTalk;
+  });
+  const press = (down) => {
+    holding = down;
+    talk.classList.toggle("held", down);
+    labelHoldToTalk();
+  };
+  talk.addEventListener("pointerdown", (event) => {
+    talk.setPointerCapture(event.pointerId);
+    press(true);
+  });
+  for (const up of ["pointerup", "pointercancel"]) talk.addEventListener(up, () => press(false));
+  talk.addEventListener("keydown", (event) => {
+    if ((event.key === " " || event.key === "Enter") && !event.repeat) {
+      event.preventDefault();
+      press(true);
+    }
+  });
+  talk.addEventListener("keyup", (event) => {
+    if (event.key === " " || event.key === "Enter") press(false);
+  });
+  talk.addEventListener("contextmenu", (event) => event.preventDefault()); // a long press is talking, not a menu
+}
+
+function labelHoldToTalk() {
+  byId("hold").textContent = text("hold");
+  byId("talk").textContent = text(holding ? "talking" : "talk");
+}
+
 function show(player, board) {
   if (!board) return;
   byId("game").hidden = false;
@@ -128,8 +202,17 @@ function show(player, board) {
   const mine = board.listening === player;
   turn.textContent = board.listening ? (mine ? text("your_turn") : text("turn", { player: board.listening })) : "";
   turn.classList.toggle("mine", mine);
+  labelHoldToTalk();
+  const own = (board.players || []).find((someone) => someone.name === player);
+  // A Millionaire player's rounds so far and what they hold in this one; a money-drop team's money in play.
+  let amount = own ? (own.total || 0) + (own.holds || 0) : null;
+  if (own && own.playing && board.format === "moneydrop" && board.money) {
+    amount = board.money.bundles * board.money.bundle_value;
+  }
+  byId("money").textContent = amount === null ? "" : text("money", { amount: money(amount, board) });
   const question = board.question;
-  byId("question-label").textContent = question ? text("question", { number: question.number }) : "";
+  const stake = question && question.amount ? ` · ${text("for", { amount: money(question.amount, board) })}` : "";
+  byId("question-label").textContent = question ? text("question", { number: question.number }) + stake : "";
   byId("question").textContent = question ? question.text : "";
   const options = byId("options");
   options.replaceChildren();
@@ -139,8 +222,12 @@ function show(player, board) {
     item.classList.toggle("removed", option.removed);
     options.append(item);
   }
-  const heard = board.heard && board.heard.player === player ? board.heard.text : "";
-  byId("heard").textContent = heard ? text("heard", { text: heard }) : "";
+  // The board's caption until the game tells this phone itself; a "heard you" shown stays until it is read.
+  const heard = byId("heard");
+  const caption = board.heard && board.heard.player === player ? board.heard.text : "";
+  if (shownHeard === null && !heard.classList.contains("now")) {
+    heard.textContent = caption ? text("heard", { text: caption }) : "";
+  }
 }
 
 async function start() {
@@ -150,6 +237,7 @@ async function start() {
     labels = {};
   }
   byId("warning").textContent = text("warning");
+  setUpHoldToTalk();
   byId("code-form").addEventListener("submit", (event) => {
     event.preventDefault();
     code = byId("code").value.trim();
