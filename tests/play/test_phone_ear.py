@@ -39,10 +39,16 @@ class Joined:
         return found if found is not None and found.connected else None
 
 
+LEAD_SECONDS = 3.0
+"""The pause before the player speaks: the listening has begun by then on a loaded machine (what came before it is
+kept only as far back as a pre-roll, as on a phone whose player spoke before their turn)."""
+
+
 def _sends(phone: PhoneMicrophone, audio: Audio, *, hang_up_after: float | None = None) -> threading.Thread:
-    """A phone's page sending `audio` in real time, framed by pauses; hanging up `hang_up_after` seconds in."""
+    """A phone's page sending `audio` in real time after `LEAD_SECONDS` of quiet, then a pause; hanging up
+    `hang_up_after` seconds in."""
     quiet = bytes(2 * RECOGNITION_RATE)
-    stream = quiet + resample(audio, RECOGNITION_RATE).samples + quiet * 2
+    stream = quiet * round(LEAD_SECONDS) + resample(audio, RECOGNITION_RATE).samples + quiet * 2
 
     def send() -> None:
         for index, at in enumerate(range(0, len(stream) - FRAME_BYTES + 1, FRAME_BYTES)):
@@ -50,7 +56,7 @@ def _sends(phone: PhoneMicrophone, audio: Audio, *, hang_up_after: float | None 
                 phone.hang_up()
                 return
             phone.receive(stream[at : at + FRAME_BYTES])
-            time.sleep(FRAME_SECONDS / 2)  # faster than real time, in order, as a page's messages come
+            time.sleep(FRAME_SECONDS)  # in real time, in order, as a page's messages come
 
     sender = threading.Thread(target=send, daemon=True)
     sender.start()
@@ -79,7 +85,7 @@ def test_a_phone_that_hangs_up_mid_answer_decides_nothing(whisper: Callable[[str
     joined = Joined({"Ben": phone})
     ear = _ear(whisper, joined)
     said = Audio.read(B.path())
-    sender = _sends(phone, said, hang_up_after=1.0 + said.seconds / 2)  # cut in the middle of the word
+    sender = _sends(phone, said, hang_up_after=LEAD_SECONDS + said.seconds / 2)  # cut in the middle of the word
     listened = ear.listen(Listen(ANSWER, "Ben", 8.0), None, None)
     sender.join()
     assert listened.phone_lost and isinstance(listened.observation, Silence)
