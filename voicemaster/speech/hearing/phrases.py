@@ -179,7 +179,10 @@ def _grammar(context: Context, phrases: HearPhrases) -> tuple[Phrase, ...]:
     own: list[Row] = []
     if context.name is ContextName.ANSWER:
         letters = Letter.first(len(context.options) or 4)
-        for letter, forms in zip(letters, option_forms(context.options, phrases), strict=False):
+        named = zip(letters, context.options, option_forms(context.options, phrases), strict=False)
+        for letter, option, forms in named:
+            if not option.strip():  # taken away by the 50:50: its templates alone ("Antwort", "ich nehme") name nothing
+                continue
             templates = (*phrases.answer_option, *phrases.carried.option)
             own += [(t.replace("{option}", form), Intent.ANSWER, letter.value) for t in templates for form in forms]
     elif context.name is ContextName.NAME:
