@@ -46,6 +46,7 @@ def test_peoples_talk_never_asks_for_a_game(reader: RoomReader) -> None:
         ("Rette die Million", "de", "moneydrop"),
         ("start the quiz", "en", "millionaire"),
         ("let's play the money drop", "en", "moneydrop"),
+        ("on joue", "fr", "millionaire"),
         ("lance le quiz", "fr", "millionaire"),
         ("qui veut gagner des millions", "fr", "millionaire"),
     ],

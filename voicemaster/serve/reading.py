@@ -6,12 +6,14 @@ below the likeliest listening one is not read at all. That keeps the room's talk
 another's start or "weiter" ("Ich gehe jetzt einkaufen" came out as French "on joue"-like words), and it spares
 decoding: most talk is plainly one language. Short commands are not plainly anything ("Hilfe", "Wer wird Millionär"
 came out likelier English than German), hence a margin, not the likeliest alone. Of the languages read, the one
-meaning understood wins; two languages that understand different meanings decide nothing.
+meaning understood wins, in the likeliest language that understood it ("starte das Quiz" is German, though English
+"start the quiz" is one of its readings); two languages that understand different meanings decide nothing.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -26,6 +28,11 @@ if TYPE_CHECKING:
 LANGUAGE_MARGIN = 6.0
 """How far (natural log) a listening language's token may lie below the likeliest listening language's and still be
 read (`bench serve` measures what it keeps out and lets in)."""
+
+
+LANGUAGE_CLEAR = 2.0
+"""How much likelier (natural log) a language must be than one whose reading meant something else for its own
+reading to stand; between closer languages nothing is decided (`bench serve`)."""
 
 
 class RoomReader:
@@ -55,7 +62,7 @@ class RoomReader:
             replace(self.recognizer.recognize(audio, replace(context, language=language), **how), language=language)
             for language in self.languages
         ]
-        return understood(readings)
+        return understood(readings, {})
 
     def _by_whisper(self, whisper: WhisperRecognizer, audio: Audio, context: Context, how: dict[str, bool]) -> Heard:
         from voicemaster.speech import cores
@@ -69,19 +76,20 @@ class RoomReader:
         with cores.deciding():
             heard = whisper.listen(audio, self.languages[0], **how)
             readings = []
-            for language in plausible(heard, whisper, self.languages):
+            likeliness = plausible(heard, whisper, self.languages)
+            for language in likeliness:
                 own = replace(context, language=language)
                 listened = replace(heard, tokens=whisper.tokens(language), phrases=load(language))
                 readings.append(replace(strategy_for(own).hear(listened, own), language=language))
-        decided = understood(readings)
+        decided = understood(readings, likeliness)
         return replace(decided, decode_ms=round((time.perf_counter() - started) * 1000, 1))
 
 
-def plausible(heard: Encoded, whisper: WhisperRecognizer, languages: tuple[str, ...]) -> tuple[str, ...]:
+def plausible(heard: Encoded, whisper: WhisperRecognizer, languages: tuple[str, ...]) -> dict[str, float]:
     """The listening languages whose language token lies within `LANGUAGE_MARGIN` of the likeliest one's, in the
-    order of `languages`."""
+    order of `languages`, each with its token's log-probability."""
     if len(languages) == 1:
-        return languages
+        return {languages[0]: 0.0}
     import numpy as np
 
     start_of_transcript = heard.tokens.special.start[0]
@@ -89,15 +97,25 @@ def plausible(heard: Encoded, whisper: WhisperRecognizer, languages: tuple[str, 
     scores = np.asarray(after).reshape(-1, np.asarray(after).shape[-1])[-1]
     each = {language: float(scores[whisper.tokens(language).special.start[1]]) for language in languages}
     best = max(each.values())
-    return tuple(language for language in languages if each[language] >= best - LANGUAGE_MARGIN)
+    return {language: score for language, score in each.items() if score >= best - LANGUAGE_MARGIN}
 
 
-def understood(readings: list[Heard]) -> Heard:
-    """The one meaning the readings understood, from the surest of the languages that understood it; `unknown` when
-    none did or two meant different things."""
-    meant = [heard for heard in readings if heard.intent is not Intent.UNKNOWN]
+def understood(readings: list[Heard], likeliness: Mapping[str, float]) -> Heard:
+    """The meaning understood in the likeliest language (by `likeliness`, then by confidence) of those that
+    understood one; `unknown` when none did, or when a language that understood another meaning is nearly as
+    likely (`LANGUAGE_CLEAR`): French "on joue" is "go on" to English ears, and the French start wins only because
+    the model hears French far likelier."""
+    meant = sorted(
+        (heard for heard in readings if heard.intent is not Intent.UNKNOWN),
+        key=lambda heard: (likeliness.get(heard.language or "", 0.0), heard.confidence),
+        reverse=True,
+    )
     if not meant:
         return readings[0] if readings else NOTHING_HEARD
-    if len({(heard.intent, heard.value) for heard in meant}) > 1:
-        return Heard(Intent.UNKNOWN, None, meant[0].text, 0.0, language=meant[0].language)
-    return max(meant, key=lambda heard: heard.confidence)
+    best = meant[0]
+    rivals = [heard for heard in meant if (heard.intent, heard.value) != (best.intent, best.value)]
+    if rivals and likeliness.get(best.language or "", 0.0) - likeliness.get(rivals[0].language or "", 0.0) < (
+        LANGUAGE_CLEAR
+    ):
+        return Heard(Intent.UNKNOWN, None, best.text, 0.0, language=best.language)
+    return best

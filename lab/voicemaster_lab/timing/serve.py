@@ -18,6 +18,7 @@ language), each frame once, as a microphone would deliver them:
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import time
@@ -55,8 +56,11 @@ REPLY_SECONDS = 8.0
 """How long the reply to the read-back is waited for (`host.listening.LISTEN_SECONDS`)."""
 TV_LEVEL_DB, PEOPLE_LEVEL_DB, START_LEVEL_DB, HUSH_DB = -26.0, -28.0, -26.0, -70.0
 """Levels at the microphone, dBFS (root mean square): a TV and people across the room, a player asking, the room."""
-SPEAKERS = ((140, 90), (175, 115), (160, 100))
+SPEAKERS = ((140, 90), (175, 115))
 """The Pico speakers who say the start phrases: words a minute and pitch (per cent)."""
+START_ROOMS = (("quiet", None), ("living room 2 m", 2.0))
+"""Where a start phrase is said: close to the microphone in a quiet room (the recording as made), and 2 m away in
+the living room."""
 
 
 @dataclass
@@ -127,6 +131,10 @@ def run(minutes: float, languages: Sequence[str], recognizer: Recognizer, seed: 
         },
         "heard_in_talk": talk.asked,
         "starts_missed": [start for start in starts if not start["heard"]],
+        "starts_by_room": {
+            room: f"{sum(s['heard'] for s in starts if s['room'] == room)}/{sum(s['room'] == room for s in starts)}"
+            for room, _ in START_ROOMS
+        },
         "starts_by_language": {
             language: f"{sum(s['heard'] for s in starts if s['language'] == language)}"
             f"/{sum(s['language'] == language for s in starts)}"
@@ -186,16 +194,21 @@ def _starts(
         phrases = load(language, PHRASES_DIR)
         for game in FORMATS:
             for text in phrases.start[game]:
-                for rate, pitch in SPEAKERS:
+                for (rate, pitch), (room, distance) in itertools.product(SPEAKERS, START_ROOMS):
                     voice = Voice(pico.DEFAULT_VOICE[language], rate=rate, pitch=pitch, engine="pico")
-                    said = _in_room(_samples(engine.speak(text, voice)), 2.0, START_LEVEL_DB, draw)
+                    dry = _samples(engine.speak(text, voice))
+                    said = (
+                        _at_level(dry, START_LEVEL_DB)
+                        if distance is None
+                        else _in_room(dry, distance, START_LEVEL_DB, draw)
+                    )
                     hush = _hush(round(1.5 * RATE), draw)
                     source = StreamSource(_pcm(np.concatenate([hush, said + _hush(len(said), draw), hush])), front_end)
                     waiting, _ = _pipelines(source, reader, reader, settings)
                     heard = waiting.listen(start_context(languages[0]), WAIT_SECONDS).heard
                     right = heard is not None and (heard.intent, heard.value, heard.language) == (
                         Intent.START, game, language)  # fmt: skip
-                    results.append({"language": language, "game": game, "text": text, "rate": rate,
+                    results.append({"language": language, "game": game, "text": text, "rate": rate, "room": room,
                                     "pitch": pitch, "heard": right,
                                     "as": None if heard is None else f"{heard.intent.value} {heard.value or ''} "
                                     f"{heard.language or ''}: {heard.text}"})  # fmt: skip
@@ -274,9 +287,14 @@ def _in_room(speech: Signal, distance: float, level_db: float, draw: np.random.G
     response = rooms.room_response(rooms.LIVING_ROOM_SABINE, distance, int(draw.integers(4)))
     size = len(speech) + len(response) - 1
     wet = np.fft.irfft(np.fft.rfft(speech, size) * np.fft.rfft(response, size), size)[: len(speech) + rooms.TAIL]
-    loud = wet[np.abs(wet) > 0.1 * np.max(np.abs(wet))] if np.any(wet) else wet
+    return _at_level(wet, level_db)
+
+
+def _at_level(signal: Signal, level_db: float) -> Signal:
+    """`signal` with its speech (what is above a tenth of its peak) at `level_db` dBFS root mean square."""
+    loud = signal[np.abs(signal) > 0.1 * np.max(np.abs(signal))] if np.any(signal) else signal
     rms = float(np.sqrt(np.mean(loud**2))) if len(loud) else 1.0
-    return wet * (10 ** (level_db / 20) / max(rms, 1e-9))
+    return signal * (10 ** (level_db / 20) / max(rms, 1e-9))
 
 
 def _hush(length: int, draw: np.random.Generator) -> Signal:
@@ -296,11 +314,13 @@ def report(figures: dict[str, Any]) -> str:
         f"  starts heard and said back per hour: {figures['read_backs_per_hour']:g}; "
         f"'weiter' or help heard per hour: {figures['resumes_and_help_per_hour']:g}",
         f"  start phrases heard right the first time: {figures['starts_heard_share']:.1%} of "
-        f"{figures['starts_said']} ({', '.join(f'{k} {v}' for k, v in figures['starts_by_language'].items())})",
+        f"{figures['starts_said']} ({', '.join(f'{k} {v}' for k, v in figures['starts_by_language'].items())}; "
+        f"{', '.join(f'{k} {v}' for k, v in figures['starts_by_room'].items())})",
         f"  CPU while waiting, share of one core: quiet {cpu['quiet']:.1%}, talk {cpu['talk']:.1%} "
         f"(utterances read a minute: quiet {reads['quiet']:g}, talk {reads['talk']:g})",
     ]
     lines += [f"    heard in talk: {asked}" for asked in figures["heard_in_talk"]]
-    lines += [f"    missed: {start['language']} {start['text']!r} ({start['rate']}/{start['pitch']}) as {start['as']}"
+    lines += [f"    missed: {start['language']} {start['text']!r} ({start['rate']}/{start['pitch']}, {start['room']}) "
+              f"as {start['as']}"
               for start in figures["starts_missed"]]  # fmt: skip
     return "\n".join(lines)
