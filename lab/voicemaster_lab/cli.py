@@ -112,9 +112,9 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         default="espeak,kokoro,pico,real,options",
         help="asr: corpora, comma-separated: espeak, kokoro, pico (the demo's players' voices), real (recordings of "
         "people; --limit leaves it whole), options (option words said by people among options of their kind; --limit "
-        "samples them); rooms, or quiet, car, living-room, far, party, phone (the real recordings and people's "
-        "option words passed through each room, quiet as recorded, phone: those rooms heard by a phone at the "
-        "player's mouth; --limit samples them); echo (the same said over the "
+        "samples them); rooms, or quiet, cut, car, living-room, far, party, phone (the real recordings and people's "
+        "option words passed through each room, quiet as recorded, cut: cut to the word, phone: those rooms heard "
+        "by a phone at the player's mouth; --limit samples them); echo (the same said over the "
         "quizmaster's own voice from a laptop's speaker, 10 dB louder); manifest:PATH (your recordings, a `hear "
         "--manifest` file whose lines also say the meant intent and value)",
     )
