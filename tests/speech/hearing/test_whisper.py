@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import numpy as np
@@ -245,42 +244,3 @@ def test_a_placement_read_with_the_prompt_starts_where_the_grammar_scores_did(re
     listened.reading(listened.phrases.expect[context.name])
     assert set(listened.keys.starts) == started
     assert len(started) == 2  # the free reading's start, and the prompt's
-
-
-def test_the_pruned_search_scores_every_phrase_that_matters_as_a_search_of_every_phrase(
-    recognizer: WhisperRecognizer, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # The search drops prefixes far below the best phrase, and spellings that can no longer raise their phrase's
-    # score ("Ja?" once "Ja" has its end of text): every phrase within the prune of the best keeps its score.
-    from voicemaster.speech.hearing.phrases import grammar
-    from voicemaster.speech.hearing.whisper import search as searching
-    from voicemaster.speech.hearing.whisper.search import search
-    from voicemaster.speech.hearing.whisper.strategies import Tuning, examples_of, trie
-
-    context = _context("de", ContextName.CONFIRM)
-    listened = recognizer.listen(Espeak(DEFAULT_VOICES).render("Ja, endgültig.", "de"), "de")
-    tokens, choices = listened.tokens, grammar(context, listened.phrases)
-    prompt = listened.prompt_tokens(examples_of(context, listened.phrases))
-
-    def scored(prune: float) -> dict[int, float]:
-        found = search(
-            listened.model,
-            listened.keys,
-            trie(tokens, choices),
-            tokens.special,
-            free_budget=listened.budget,
-            prune=prune,
-            beam=100_000,
-            prompt=prompt,
-        )
-        return found.phrases
-
-    pruned = scored(Tuning().prune)
-    monkeypatch.setattr(searching, "_may_improve", lambda *_: True)
-    everything = scored(math.inf)
-    best = max(everything.values())
-    near = {phrase: score for phrase, score in everything.items() if score >= best - Tuning().prune}
-    assert {phrase: pytest.approx(score, abs=1e-4) for phrase, score in near.items()} == {
-        phrase: score for phrase, score in pruned.items() if phrase in near
-    }
-    assert all(score < best - Tuning().prune for phrase, score in pruned.items() if phrase not in near)

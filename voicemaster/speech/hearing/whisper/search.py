@@ -1,16 +1,20 @@
-"""Scoring every phrase of a context against one utterance, and the decoder's own free reading of it, together.
+"""Scoring the phrases of a context against one utterance, and the decoder's own free reading of it, together.
 
-The trie is walked one depth at a time; each depth is one batched decoder step over the prefixes still worth
-extending, with the free reading's next token decoded in the same batch. A prefix's log-probability only falls as it
-grows, so a prefix already further below the best whole phrase than any margin the decision looks at cannot change
-the decision and is dropped (`prune`); `beam` bounds the work per depth whatever the audio.
+The trie is walked likeliest prefix first, in batched decoder steps over the prefixes still worth extending, with the
+free reading's next token decoded in the same batch. A prefix's log-probability only falls as it grows, so a prefix
+already further below the best whole phrase than any margin the decision looks at cannot change the decision and is
+dropped (`prune`), as is one that can change neither the best meaning's best phrase nor the rival meaning's score
+(`Finds`); `beam` bounds the work per depth whatever the audio. What this saves, and what was measured:
+docs/decisions/021-less-work-per-decision.md.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol
 
 import numpy as np
 
@@ -28,6 +32,21 @@ class Scores:
     """The log-probability of the free reading with its end of text; of the reading so far when it was cut off."""
     no_speech: float
     """The model's probability that nothing was said."""
+    rows: int = 0
+    """The decoder rows the search stepped: each phrase prefix once per reading, and the free reading's tokens."""
+    steps: int = 0
+    """The decoder steps it took (one batch each)."""
+
+
+class Decoder(Protocol):
+    """What the search asks of Whisper's decoder (`model.Whisper`): a first prefix run whole, then batches of prefixes
+    one token longer at a time."""
+
+    def start(self, audio: AudioKeys, tokens: list[int], at: Sequence[int] = (-1,)) -> tuple[Prefixes, Array]: ...
+
+    def step_groups(
+        self, audio: AudioKeys, groups: Sequence[tuple[Prefixes, Tokens]]
+    ) -> list[tuple[Prefixes, Array]]: ...
 
 
 Spell = Callable[[Sequence[int]], str] | None
@@ -92,8 +111,20 @@ def _repeated(tokens: list[int], spell: Spell = None) -> int:
     return half if first and first == second else 0
 
 
+class Finds(StrEnum):
+    """What the search must score exactly within the prune; a prefix that can change none of it is not decoded."""
+
+    EVERY_PHRASE = "every-phrase"
+    """Every phrase (the search before docs/decisions/021-less-work-per-decision.md)."""
+    EVERY_MEANING = "every-meaning"
+    """Each meaning's best phrase."""
+    TWO_MEANINGS = "two-meanings"
+    """The best meaning's best phrase, and the best score of any other meaning: all the decision weighs (its
+    margins, the free reading's gap, and `bench asr`'s curves look at the best phrase and that rival only)."""
+
+
 def search(
-    model: Whisper,
+    model: Decoder,
     audio: AudioKeys,
     trie: TokenTrie,
     special: Special,
@@ -101,16 +132,23 @@ def search(
     free_budget: int,
     prune: float,
     beam: int,
+    window: float = math.inf,
+    finds: Finds = Finds.TWO_MEANINGS,
     prompt: tuple[int, ...] = (),
     spell: Spell = None,
 ) -> Scores:
-    """Every phrase's score, and the free reading (after no prompt: a prompt would put its own words into the free
-    reading, which must say what the audio holds whatever the grammar expects).
+    """The phrase scores the decision weighs (`finds`), and the free reading (after no prompt: a prompt would put
+    its own words into the free reading, which must say what the audio holds whatever the grammar expects).
 
     With a `prompt` (the context's examples), each phrase is scored twice in the same batches, after no text and
     after the prompt, and its score is the mean of the two log-probabilities. The prompt makes real people's short
     words legible ("Bus" read "boss" alone); alone it also makes its own phrases attractors for any garbled audio;
-    the mean keeps the first and loses most of the second (measured in `bench asr`, engine `whisper-unprompted`)."""
+    the mean keeps the first and loses most of the second (measured in `bench asr`, engine `whisper-unprompted`).
+
+    The likeliest prefixes are decoded first: while the free reading is read (a step the decoder takes anyway), a
+    step decodes only the prefixes within `window` of the likeliest one waiting, so that whole phrases scored early
+    drop the others undecoded: below the floor (the best less `prune`), or unable to change what `finds` names.
+    `beam` bounds the prefixes decoded per token whatever the audio (docs/decisions/021-less-work-per-decision.md)."""
     # The free reading's start also tells how likely it is that nothing was said: the no-speech token's
     # probability right after the start of transcript, as Whisper itself reads it.
     free_prefix, first = model.start(audio, list(special.start), at=(0, -1))
@@ -118,55 +156,162 @@ def search(
     readings = [(free_prefix, free_logprobs)]
     if prompt:
         readings.append(model.start(audio, [*prompt, *special.start]))
-    frontier: list[tuple[Node, tuple[float, ...]]] = [(trie.root, (0.0,) * len(readings))]
+    decoded = [
+        (_Batch(tuple(p for p, _ in readings), tuple(r for _, r in readings), 0), [(trie.root, (0.0,) * len(readings))])
+    ]
     free = FreeReading(special, free_budget, spell)
-    best: dict[int, float] = {}
+    found = _Found(trie.meaning_of)
+    waiting: list[_Waiting] = []
+    taken = [0] * (MAX_DEPTH + 1)
+    rows = steps = 0
     while True:
-        # Whole phrases first: they set the bound below which a prefix no longer matters.
-        for index, (node, scores) in enumerate(frontier):
-            if node.ends:
-                ended = _mean(
-                    score + float(rows[index, special.end]) for score, (_, rows) in zip(scores, readings, strict=True)
-                )
-                for phrase in node.ends:
-                    if ended > best.get(phrase, -math.inf):
-                        best[phrase] = ended
-        floor = max(best.values(), default=-math.inf) - prune
-        candidates = [
-            (_mean(extended), extended, parent, token, child)
-            for parent, (node, scores) in enumerate(frontier)
-            for token, child in node.children.items()
-            for extended in [
-                tuple(s + float(rows[parent, token]) for s, (_, rows) in zip(scores, readings, strict=True))
-            ]
-        ]
-        candidates = sorted(
-            (c for c in candidates if c[0] >= floor and _may_improve(c[4], c[0], best)), key=lambda c: -c[0]
-        )[:beam]
+        # Whole phrases first: they set the bounds below which a prefix no longer matters.
+        for batch, members in decoded:
+            for index, (node, scores) in enumerate(members):
+                rows_here = [logprobs[index] for logprobs in batch.rows]
+                if node.ends:
+                    found.ended(
+                        node.ends, _mean(s + float(r[special.end]) for s, r in zip(scores, rows_here, strict=True))
+                    )
+                for token, child in node.children.items():
+                    extended = tuple(s + float(r[token]) for s, r in zip(scores, rows_here, strict=True))
+                    waiting.append(_Waiting(_mean(extended), extended, batch, index, token, child))
+        floor = found.best() - prune
+        waiting.sort(key=_likelihood)
         next_free = None if free.done else free.advance(free_logprobs[0])
+        # While the free reading is read, a step costs the decoder's weights whatever its rows: the likeliest prefixes
+        # are decoded at its pace; once it is read, every prefix that still matters.
+        reach = floor if next_free is None or not waiting else max(floor, waiting[0].score - window)
+        chosen: list[_Waiting] = []
+        kept: list[_Waiting] = []
+        bounds = Bounds.standing(finds, found.phrases, found.meanings)
+        shallowest = MAX_DEPTH  # the shortest prefix seen at this step that is still to be decoded
+        for candidate in waiting:
+            if candidate.score < floor:
+                break  # sorted: every later one is below it too, now and after
+            depth = min(candidate.batch.depth + 1, MAX_DEPTH)
+            if taken[depth] >= beam or not bounds.may_change(candidate.node, candidate.score):
+                continue  # dropped for good: the bounds only rise
+            # Not before a likelier shorter prefix: its longer ones, not yet scored, may be likelier than this one,
+            # and `beam` keeps the likeliest of each length.
+            if candidate.score >= reach and depth <= shallowest:
+                chosen.append(candidate)
+                taken[depth] += 1
+            else:
+                kept.append(candidate)
+            shallowest = min(shallowest, depth)
+        waiting = kept
         groups: list[tuple[Prefixes, Tokens]] = []
-        if candidates:
-            parents = np.array([c[2] for c in candidates], dtype=np.intp)
-            tokens = np.array([c[3] for c in candidates])
-            groups.extend((prefixes.select(parents), tokens) for prefixes, _ in readings)
+        parents: dict[int, tuple[_Batch, list[_Waiting]]] = {}
+        for candidate in chosen:
+            parents.setdefault(id(candidate.batch), (candidate.batch, []))[1].append(candidate)
+        for batch, children in parents.values():
+            selected = np.array([child.row for child in children], dtype=np.intp)
+            tokens = np.array([child.token for child in children])
+            groups.extend((prefixes.select(selected), tokens) for prefixes in batch.prefixes)
         if next_free is not None:
             groups.append((free_prefix, np.array([next_free])))
         if not groups:
             break
         stepped = model.step_groups(audio, groups)
+        rows += sum(len(tokens) for _, tokens in groups)
+        steps += 1
         if next_free is not None:
             free_prefix, free_logprobs = stepped[-1]
-        if candidates:  # else the phrases are all scored, and the free reading reads on alone
-            readings = stepped[: len(readings)]
-        frontier = [(child, extended) for _, extended, _, _, child in candidates]
-    return Scores(best, tuple(free.tokens), free.score, no_speech)
+        decoded = []
+        for number, (batch, children) in enumerate(parents.values()):
+            own = stepped[number * len(readings) : (number + 1) * len(readings)]
+            after = _Batch(tuple(p for p, _ in own), tuple(r for _, r in own), batch.depth + 1)
+            decoded.append((after, [(child.node, child.scores) for child in children]))
+    return Scores(found.phrases, tuple(free.tokens), free.score, no_speech, rows, steps)
 
 
-def _may_improve(node: Node, score: float, best: dict[int, float]) -> bool:
-    """Whether a prefix reaching `node` with `score` may still raise a phrase's score: a node with further tokens may
-    lead to any phrase; one where phrases only end ("B" read on as "B?") gives them at most its own score, which may
-    already be theirs by another spelling ("B" with the end of text): then it changes nothing, and is not decoded."""
-    return bool(node.children) or any(best.get(phrase, -math.inf) < score for phrase in node.ends)
+MAX_DEPTH = 448
+"""The decoder's positions: no prefix is deeper; the depths whose prefixes `beam` counts."""
+
+
+@dataclass(frozen=True)
+class _Batch:
+    """Prefixes of one length decoded together, one set per reading (after no text, after the prompt): their keys
+    and values, and each one's log-probabilities of the next token."""
+
+    prefixes: tuple[Prefixes, ...]
+    rows: tuple[Array, ...]
+    depth: int
+    """The phrase tokens each prefix holds."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Waiting:
+    """A prefix one token longer than one already decoded: scored, not yet decoded itself."""
+
+    score: float
+    """The mean of `scores`, which only falls as the prefix grows: a bound on every phrase it leads to."""
+    scores: tuple[float, ...]
+    """Its log-probability in each reading."""
+    batch: _Batch
+    row: int
+    """Where the shorter prefix is in `batch`."""
+    token: int
+    node: Node
+
+
+def _likelihood(waiting: _Waiting) -> float:
+    return -waiting.score
+
+
+class _Found:
+    """The phrases scored so far: each phrase's best score, and each meaning's."""
+
+    def __init__(self, meaning_of: tuple[int, ...]) -> None:
+        self.meaning_of = meaning_of
+        self.phrases: dict[int, float] = {}
+        self.meanings: dict[int, float] = {}
+
+    def ended(self, phrases: list[int], score: float) -> None:
+        for phrase in phrases:
+            if score > self.phrases.get(phrase, -math.inf):
+                self.phrases[phrase] = score
+                meaning = self.meaning_of[phrase]
+                self.meanings[meaning] = max(score, self.meanings.get(meaning, -math.inf))
+
+    def best(self) -> float:
+        return max(self.meanings.values(), default=-math.inf)
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """What a prefix must beat to change what the search finds, as the phrases scored so far stand."""
+
+    finds: Finds
+    phrases: Mapping[int, float]
+    """Each phrase's best score so far."""
+    meanings: Mapping[int, float]
+    """Each meaning's best score so far."""
+    top: int
+    """The best meaning so far (-1: none)."""
+    best: float
+    rival: float
+    """The best score of any other meaning so far."""
+
+    @classmethod
+    def standing(cls, finds: Finds, phrases: Mapping[int, float], meanings: Mapping[int, float]) -> Bounds:
+        ranked = sorted(meanings.items(), key=lambda item: -item[1])
+        top, best = ranked[0] if ranked else (-1, -math.inf)
+        return cls(finds, phrases, meanings, top, best, ranked[1][1] if len(ranked) > 1 else -math.inf)
+
+    def may_change(self, node: Node, score: float) -> bool:
+        """Whether a prefix reaching `node` with `score` (a bound on every phrase it leads to) may change what the
+        search finds. A phrase ending here ("B" read on as "B?") gets at most the prefix's score, which may already
+        be its own by another spelling ("B" with the end of text); a meaning already scored as high by another phrase
+        ("Antwort B" once " B" has its end of text) gains nothing; with `Finds.TWO_MEANINGS`, a third meaning below
+        the rival changes nothing the decision weighs."""
+        if self.finds is Finds.EVERY_PHRASE:
+            return bool(node.children) or any(self.phrases.get(phrase, -math.inf) < score for phrase in node.ends)
+        if self.finds is Finds.EVERY_MEANING:
+            return any(self.meanings.get(meaning, -math.inf) < score for meaning in node.meanings)
+        others = len(node.meanings) > 1 or self.top not in node.meanings
+        return (score > self.best and self.top in node.meanings) or (score > self.rival and others)
 
 
 def _mean(scores: Iterable[float]) -> float:

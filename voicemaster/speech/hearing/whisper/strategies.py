@@ -36,7 +36,7 @@ from voicemaster.speech.hearing.whisper.decision import (
     weigh,
 )
 from voicemaster.speech.hearing.whisper.model import AudioKeys, Whisper
-from voicemaster.speech.hearing.whisper.search import Scores, search, transcribe
+from voicemaster.speech.hearing.whisper.search import Finds, Scores, search, transcribe
 from voicemaster.speech.hearing.whisper.tokens import Tokens
 from voicemaster.speech.hearing.whisper.trie import TokenTrie, build
 
@@ -58,6 +58,14 @@ class Tuning:
     beam: int = 24
     """At most this many prefixes are extended per token, whatever the audio. Narrower changes decisions on the
     real recordings (A/B in docs/decisions/008-search-prune-and-beam.md)."""
+    window: float = 6.0
+    """While the free reading is read, a step decodes only the phrase prefixes within this much (natural log) of the
+    likeliest one waiting: the likeliest phrases are scored first, and most others then fall below the prune or the
+    rival undecoded. As wide as the prune: narrower took more steps for no fewer rows; math.inf decodes every prefix
+    at once, depth by depth (docs/decisions/021-less-work-per-decision.md)."""
+    finds: Finds = Finds.TWO_MEANINGS
+    """What the search scores exactly within the prune: by default what the decision weighs, the best meaning's best
+    phrase and the rival meaning's score (docs/decisions/021-less-work-per-decision.md)."""
 
 
 @dataclass(frozen=True)
@@ -99,6 +107,8 @@ class Encoded:
             free_budget=self.budget,
             prune=tuning.prune,
             beam=tuning.beam,
+            window=tuning.window,
+            finds=tuning.finds,
             prompt=self.prompt_tokens(prompt),
             spell=tokens.decode,
         )
@@ -128,7 +138,7 @@ class ByGrammar:
     def evidence(self, listened: Encoded, context: Context) -> tuple[Evidence, Reading]:
         """What the scores say, and the free reading (normalized here, where it comes in)."""
         choices = grammar(context, listened.phrases)
-        scores = listened.score(choices, self.prompt(context, listened.phrases))
+        scores = self.scores(listened, context, choices)
         reading = Reading.of(listened.tokens.decode(scores.free_tokens), listened.phrases.language)
         found = weigh(
             scores.phrases,
@@ -142,6 +152,10 @@ class ByGrammar:
             over_our_voice=listened.over_our_voice,
         )
         return found, reading
+
+    def scores(self, listened: Encoded, context: Context, choices: tuple[Phrase, ...]) -> Scores:
+        """The search's scores of the context's phrases; a bench keeps them (the decoder rows they took)."""
+        return listened.score(choices, self.prompt(context, listened.phrases))
 
     def hear(self, listened: Encoded, context: Context) -> Heard:
         evidence, reading = self.evidence(listened, context)
@@ -254,4 +268,9 @@ carriers of every answer a trie holds some 40 000 nodes (about 10 MB), so a long
 
 @lru_cache(maxsize=TRIES_KEPT)
 def trie(tokens: Tokens, choices: tuple[Phrase, ...]) -> TokenTrie:
-    return build([phrase.written for phrase in choices], tokens.encode, longest=MAX_PHRASE_TOKENS)
+    return build(
+        [phrase.written for phrase in choices],
+        tokens.encode,
+        longest=MAX_PHRASE_TOKENS,
+        meanings=[(phrase.intent, phrase.value) for phrase in choices],
+    )

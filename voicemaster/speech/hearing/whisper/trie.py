@@ -7,7 +7,7 @@ that ends in the end-of-text token. "Ich nehme A", "Ich nehme B" and "Ich nehme 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 
 ENDINGS = ("", ".", "?", "!")
@@ -19,6 +19,8 @@ class Node:
     children: dict[int, Node] = field(default_factory=dict)
     ends: list[int] = field(default_factory=list)
     """The phrases (indices into the trie's list) whose spelling ends here, so the next token is end-of-text."""
+    meanings: frozenset[int] = frozenset()
+    """The meanings (`TokenTrie.meaning_of`) of every phrase whose spelling ends here or further on."""
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,8 @@ class TokenTrie:
     """How many phrases the paths spell."""
     paths: int
     """How many spellings were inserted (a phrase has several)."""
+    meaning_of: tuple[int, ...] = ()
+    """Each phrase's meaning, numbered from 0: phrases of one meaning share a number."""
 
 
 def spellings(written: str) -> tuple[str, ...]:
@@ -40,8 +44,15 @@ def _forms(written: str) -> tuple[str, ...]:
     return tuple(f" {form}" for form in dict.fromkeys((text[:1].upper() + text[1:], text)))
 
 
-def build(phrases: Sequence[str], encode: Callable[[str], list[int]], *, longest: int | None = None) -> TokenTrie:
-    """The trie of the phrases' spellings; `encode` turns text into tokens, `longest` cuts a spelling's tokens.
+def build(
+    phrases: Sequence[str],
+    encode: Callable[[str], list[int]],
+    *,
+    longest: int | None = None,
+    meanings: Sequence[Hashable] | None = None,
+) -> TokenTrie:
+    """The trie of the phrases' spellings; `encode` turns text into tokens, `longest` cuts a spelling's tokens,
+    `meanings` says which phrases mean the same (by default none do).
 
     A spelling is encoded word by word, each with its space, the last with the ending: Whisper's byte-pair encoding
     never merges across a space, so the tokens are the same as the whole spelling's, and a grammar of carriers
@@ -62,4 +73,25 @@ def build(phrases: Sequence[str], encode: Callable[[str], list[int]], *, longest
                 if index not in node.ends:
                     node.ends.append(index)
                     paths += 1
-    return TokenTrie(root, len(phrases), paths)
+    numbers: dict[Hashable, int] = {}
+    meaning_of = tuple(
+        numbers.setdefault(meaning, len(numbers)) for meaning in (range(len(phrases)) if meanings is None else meanings)
+    )
+    _mark_meanings(root, meaning_of)
+    return TokenTrie(root, len(phrases), paths, meaning_of)
+
+
+def _mark_meanings(root: Node, meaning_of: tuple[int, ...]) -> None:
+    """Each node's meanings, children before parents; equal sets are one object (a grammar of a few thousand phrases
+    has some 20 meanings, and tens of thousands of nodes)."""
+    shared: dict[frozenset[int], frozenset[int]] = {}
+    order, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        stack.extend(node.children.values())
+    for node in reversed(order):
+        found = {meaning_of[phrase] for phrase in node.ends}
+        for child in node.children.values():
+            found |= child.meanings
+        node.meanings = shared.setdefault(frozenset(found), frozenset(found))
