@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from voicemaster.speech.frame import FRAME_BYTES
+from voicemaster_lab.harness.mixer import BLOCK
+from voicemaster_lab.harness.pulse import RATE
 
 WHERE = re.compile(r"opens (https://\S+?)/? and types the code (\d+)")
 """How `voicemaster play --phones` says where the phones join (`cli.phones.notice`)."""
@@ -47,6 +49,9 @@ class PhoneLink:
     """Why it stopped sending before the bench stopped it, if it did."""
     sent: int = 0
     """Messages sent."""
+    most_behind: float = 0.0
+    """The most sound, in seconds, that waited to be sent at once: this side falling behind real time (a loaded
+    machine), which puts the phone's sound late against the loudspeaker's reference the game holds for it."""
     _blocks: queue.SimpleQueue[bytes] = field(default_factory=queue.SimpleQueue)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
@@ -114,6 +119,8 @@ class PhoneLink:
                     pending += self._blocks.get(timeout=0.1)
                 except queue.Empty:
                     continue
+                waiting = len(pending) / 2 + self._blocks.qsize() * BLOCK
+                self.most_behind = max(self.most_behind, waiting / RATE)
                 while len(pending) >= FRAME_BYTES:
                     try:
                         phone.send(bytes(pending[:FRAME_BYTES]))

@@ -464,7 +464,8 @@ def play_game(table: Table, seed: int, folder: Path, *, most_listens: int = MOST
         shown = (folder / "stderr.txt").read_text(errors="replace").strip().splitlines()
         stopped += f": {shown[-1]}" if shown else ""
     endings = listenings_in(log)
-    return _played(player, recorded, endings, table, time.monotonic() - started, stopped)
+    played = _played(player, recorded, endings, table, time.monotonic() - started, stopped)
+    return replace(played, phone_behind=phone.most_behind) if phone is not None else played
 
 
 def _end(game: subprocess.Popen[bytes]) -> None:

@@ -117,6 +117,8 @@ class Game:
     """Of those, the frames the barge-in filter judged (it had found the echo's delay and learnt the coupling)."""
     microphone: str = "room"
     """The player's microphone in this game (`timing.room.MICROPHONES`): the room's, or a phone at the mouth besides."""
+    phone_behind: float = 0.0
+    """The most seconds of the phone's sound that waited in the bench to be sent (`harness.phone.PhoneLink`)."""
 
 
 def locked_without_yes(events: Sequence[dict[str, Any]], player_said_yes: Iterable[int]) -> int:
@@ -167,6 +169,7 @@ def summary(games: Sequence[Game]) -> dict[str, Any]:
         "echo_delay_ms": round(statistics.median(delays) * 1000) if delays else None,
         "echo_delay_spread_ms": round((max(delays) - min(delays)) * 1000) if delays else None,
         "dropout_seconds": round(sum(game.dropouts for game in games), 2),
+        "phone_most_behind_seconds": round(max((game.phone_behind for game in games), default=0.0), 2),
         "sounding_frames": sum(game.sounding_frames for game in games),
         "filter_judged_frames": sum(game.judged_frames for game in games),
         "seconds": round(sum(game.seconds for game in games), 1),
