@@ -129,7 +129,7 @@ def serve(
         home = languages[0]
         played = 0
         while games is None or played < games:
-            _announce(runners, config.serve.chime)
+            announce(runners, config.serve.chime)
             tell(f"Ready: listening for a start in {', '.join(languages)}.")
             asked = _asked(runners[home], start_context(home, config.serve.start_phrases))
             runner = runners[asked.language]
@@ -154,7 +154,7 @@ def serve(
                     runner.say_now("serve_not_started")
 
 
-def _announce(runners: Mapping[str, Runner], chime: bool) -> None:
+def announce(runners: Mapping[str, Runner], chime: bool) -> None:
     """The chime, then "Quizmaster bereit. Sag: Quiz starten." in the first language and the start phrase in each
     other listening language."""
     first, *others = runners.values()
