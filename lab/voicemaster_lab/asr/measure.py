@@ -11,7 +11,9 @@ the phrase files: what no recognizer could do better than, and how far the match
 
 from __future__ import annotations
 
+import math
 import os
+import statistics
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
@@ -27,6 +29,7 @@ from voicemaster.speech.hearing.intents import Understanding, understand
 from voicemaster.speech.hearing.phrases import load as load_phrases
 from voicemaster.speech.hearing.recognition import Recognizer, RecognizerUnavailable
 from voicemaster.speech.hearing.whisper.decision import MARGINS, NEAR, Evidence
+from voicemaster.speech.hearing.whisper.search import Finds, Scores
 from voicemaster.speech.hearing.whisper.strategies import Tuning
 from voicemaster_lab.asr import crowd_figures, narrowband, options, whisper_variants
 from voicemaster_lab.asr.frontends import cleaned_samples
@@ -83,6 +86,12 @@ ENGINE_SETUPS = {
             "whisper-2.5s",
             "the same with a 2.5 s window instead of 5 s (half the encoder's time)",
             whisper_variants.whisper(Tuning(window_seconds=2.5)),
+        ),
+        EngineSetup(
+            "whisper-every-phrase",
+            "the same with the search before decision 021: every phrase within the prune, depth by depth (not the "
+            "likeliest first, only what the decision weighs)",
+            whisper_variants.whisper(Tuning(window=math.inf, finds=Finds.EVERY_PHRASE)),
         ),
         EngineSetup(
             "whisper-narrow",
@@ -229,6 +238,7 @@ def _measure(setup: EngineSetup, corpora: dict[str, list[Sample]]) -> dict[str, 
         outcomes: list[tuple[Sample, Heard]] = []
         cpu_ms: list[float] = []
         weighed: list[Weighed] = []
+        searched: list[Scores] = []
         missing: dict[str, str] = {}
         for _, recognizer, own in per_language(setup, samples, missing):
             for sample in own:
@@ -240,12 +250,14 @@ def _measure(setup: EngineSetup, corpora: dict[str, list[Sample]]) -> dict[str, 
                 cpu_ms.append((time.process_time() - cpu_before) * 1000)
                 outcomes.append((sample, heard))
                 evidence = recognizer.last if isinstance(recognizer, whisper_variants.WhisperVariant) else None
+                searched += recognizer.searched if isinstance(recognizer, whisper_variants.WhisperVariant) else ()
                 if evidence is not None:
                     weighed.append(Weighed(sample, context, evidence, heard))
         found[name] = {
             **summarize(outcomes),
             "decision_cpu_ms": percentiles(cpu_ms),
             "decision_cores": decision_cores(),
+            "decoder": work(searched),
             "not_installed": missing,
             "margins": margin_curve(outcomes, weighed),
             "undecided_curve": undecided_curve(weighed),
@@ -269,6 +281,17 @@ def decision_cores() -> str:
     """How many cores a decision was allowed: "1" or "2" where the bench was told (`cores.CORES_ENVIRONMENT`),
     else "rule" (`cores.second_core_free`)."""
     return os.environ.get(cores.CORES_ENVIRONMENT, "") or "rule"
+
+
+def work(searched: Sequence[Scores]) -> dict[str, Any]:
+    """The decoder's work in the grammar searches: rows (each phrase prefix once per reading, and the free reading's
+    tokens) and steps per search, as percentiles and means (docs/decisions/021-less-work-per-decision.md)."""
+    rows, steps = [scores.rows for scores in searched], [scores.steps for scores in searched]
+    return {
+        "searches": len(searched),
+        "rows": percentiles(rows) | {"mean": round(statistics.fmean(rows), 1) if rows else None},
+        "steps": percentiles(steps) | {"mean": round(statistics.fmean(steps), 2) if steps else None},
+    }
 
 
 @dataclass(frozen=True)

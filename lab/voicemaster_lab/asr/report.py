@@ -92,6 +92,12 @@ def _report_corpus(result: dict[str, Any], label: str) -> list[str]:
     if "decision_cpu_ms" in result:
         cpu = result["decision_cpu_ms"]
         lines.append(f"    decision CPU p50 {cpu['p50']} ms, p95 {cpu['p95']} ms (cores: {result['decision_cores']})")
+    if result.get("decoder", {}).get("searches"):
+        rows, steps = result["decoder"]["rows"], result["decoder"]["steps"]
+        lines.append(
+            f"    decoder rows a search p50 {rows['p50']}, p95 {rows['p95']}, mean {rows['mean']}; "
+            f"steps p50 {steps['p50']}, mean {steps['mean']}"
+        )
     refused = result["refused_though_read"]
     lines.append(
         f"    refused though the free reading was what was said: {refused['exact']} exactly, {refused['near']} nearly"

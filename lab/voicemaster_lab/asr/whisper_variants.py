@@ -10,8 +10,10 @@ from dataclasses import dataclass, field
 from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.normal_form import Reading
+from voicemaster.speech.hearing.phrases import Phrase
 from voicemaster.speech.hearing.recognition import Recognizer, RecognizerUnavailable
 from voicemaster.speech.hearing.whisper.decision import Evidence
+from voicemaster.speech.hearing.whisper.search import Scores
 from voicemaster.speech.hearing.whisper.strategies import (
     ByGrammar,
     Encoded,
@@ -28,6 +30,12 @@ class Calibrated(ByGrammar):
     """The grammar decision, keeping the evidence of each."""
 
     seen: list[Evidence] = field(default_factory=list)
+    searched: list[Scores] = field(default_factory=list)
+    """What each search found, with the decoder rows and steps it took."""
+
+    def scores(self, listened: Encoded, context: Context, choices: tuple[Phrase, ...]) -> Scores:
+        self.searched.append(super().scores(listened, context, choices))
+        return self.searched[-1]
 
     def evidence(self, listened: Encoded, context: Context) -> tuple[Evidence, Reading]:
         found = super().evidence(listened, context)
@@ -77,6 +85,8 @@ class WhisperVariant:
         self.grammar = Calibrated() if prompted else Calibrated(prompt=_no_prompt)
         self.variant = variant
         self.last: Evidence | None = None
+        self.searched: tuple[Scores, ...] = ()
+        """The grammar searches of the last utterance (none where it was read by its words alone)."""
 
     def prepare(self, context: Context) -> None:
         self.whisper.prepare(context)
@@ -85,12 +95,14 @@ class WhisperVariant:
         self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
     ) -> Heard:
         self.grammar.seen.clear()
+        self.grammar.searched.clear()
         variant = self.variant(context, self.grammar)
         heard = self.whisper.recognize_with(variant, audio, context, over_our_voice=over_our_voice, crowded=crowded)
         # A placement is taken from the reading's words before the grammar decides (the evidence was weighed all the
         # same): made again with other margins, it would count as the grammar's yes or "repeat".
         decided = self.grammar.seen and heard.intent is not Intent.PLACEMENT
         self.last = self.grammar.seen[-1] if decided else None
+        self.searched = tuple(self.grammar.searched)
         return heard
 
 
