@@ -17,6 +17,7 @@ from voicemaster.play.stage import LEAD_SECONDS, Stage
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import Playback
+from voicemaster.speech.frame import FRAME_SECONDS
 from voicemaster.speech.hearing.pipeline import ListeningPipeline, PipelineStage, StageEvent
 from voicemaster.speech.signal import RECOGNITION_RATE
 
@@ -113,8 +114,9 @@ class Watching:
     seen: list[tuple[str, float]] = field(default_factory=list)
 
     def publish(self, t: float, event: str, data: Mapping[str, Any]) -> None:
-        del t, event
-        self.seen.append((data["text"], self.loudspeaker.heard))
+        del t
+        if event == "say":
+            self.seen.append((data["text"], self.loudspeaker.heard))
 
     def stored(self, t: float, state: str) -> None:
         pass
@@ -136,6 +138,30 @@ def test_aloud_each_step_is_shown_when_the_sound_reaches_it() -> None:
     assert line == "B: Graz." and at_line == pytest.approx(1.0)
     assert halfway == "halfway through it" and 1.5 <= at_halfway < 1.6
     assert loudspeaker.heard == pytest.approx(2.0) == stage.sink.seconds  # everything went to the loudspeaker
+
+
+@pytest.mark.parametrize("aloud", [True, False])
+def test_a_line_cut_off_before_it_began_is_never_told(aloud: bool) -> None:
+    """The lines up to a listening are written down ahead; a player who answers over the first of them cuts the rest
+    off (the runner then takes them back: `unsaid`). The terminal and the screen must not show the quizmaster saying
+    them over its reply, aloud or as fast as it can (`voicemaster demo --fast`)."""
+    loudspeaker = Loudspeaker()
+    watching = Watching(loudspeaker)
+    paced = Paced(watching)
+    stage = Stage(FileSink(rate=RATE), loudspeaker if aloud else None, paced)
+    playing = stage.play(tone(2.0, 4000))
+    paced.publish(0.0, "say", {"text": "C: Schwan."})
+    paced.publish(1.0, "say", {"text": "Anna, deine Antwort?", "start": 1.0})
+    stage.speak(tone(0.5, 8000), 0.5, 0.0)
+    for count, _ in enumerate(stage.frames()):  # the player is heard over the line, which stops 0.6 s in
+        if count == round(0.6 / FRAME_SECONDS):
+            playing.stop()
+    stage.settle()  # the line as far as it played, and the player, are in the session
+    paced.publish(0.5, "unsaid", {"start": 1.0})
+    paced.publish(stage.now(), "say", {"text": "Das habe ich nicht sicher verstanden."})
+    stage.play(tone(1.0, 4000)).wait()
+    stage.finish()
+    assert [text for text, _ in watching.seen] == ["C: Schwan.", "Das habe ich nicht sicher verstanden."]
 
 
 def test_each_stage_of_a_barge_in_is_told_in_order_and_the_decision_says_how_it_was_heard() -> None:

@@ -175,7 +175,9 @@ class Demo:
         engines = Engines()  # one Kokoro for the quizmaster and every player
         transcript_path = out / "transcript.jsonl"
         with transcript_path.open("w", encoding="utf-8") as transcript_file, Store(out / "demo.db") as store:
-            paced = Paced(watch) if speaker is not None and watch is not None else None
+            # Each step is passed on when the session reaches it, aloud or not: the lines a player cut off before
+            # they began are taken back (`unsaid`) before anyone is told them.
+            paced = Paced(watch) if watch is not None else None
             last_line = LastLine(paced or watch)
             transcript = Transcript(transcript_file, last_line)
             # Written as it is made: memory stays flat.

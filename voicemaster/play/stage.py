@@ -11,7 +11,8 @@ Given a front end (`speech.frontend`), the microphone's frames go through it wit
 as they are heard as its reference, as a live microphone's do.
 
 Given a loudspeaker, each stretch of the session is also played through it as it is written, in real time, and the
-paced watchers are told each step when the sound reaches it; without, the game runs as fast as it can.
+paced watchers are told each step when the sound reaches it; without, the game runs as fast as it can, and they are
+told each step once the session is written up to it (a line cut off before it began is never told).
 """
 
 from __future__ import annotations
@@ -159,6 +160,8 @@ class Stage:
     def settle(self) -> None:
         """Writes the line that played and what the microphone heard over and after it into the session."""
         playing, heard, start, cues = self._playing, bytes(self._heard), self._heard_from, self._cues
+        # The steps after a cut wait for the next stretch: by then the lines cut off are taken back (`unsaid`).
+        cut = None if playing is None or playing.stopped_at is None else self.sink.seconds + playing.stopped_at
         self._playing, self._heard, self._heard_from, self._cues = None, bytearray(), 0.0, []
         rate = self.sink.rate
         line = np.zeros(0, dtype=np.int32)
@@ -174,7 +177,7 @@ class Stage:
         for at, sound in sounds:
             mixed[at : at + len(sound)] += sound
         if len(mixed):
-            self._write(Audio(np.clip(mixed, -32768, 32767).astype("<i2").tobytes(), rate))
+            self._write(Audio(np.clip(mixed, -32768, 32767).astype("<i2").tobytes(), rate), told_until=cut)
 
     def finish(self) -> None:
         """The last stretch written (and heard), and every step still held passed on."""
@@ -182,18 +185,22 @@ class Stage:
         if self.paced is not None:
             self.paced.release(float("inf"))
 
-    def _write(self, stretch: Audio) -> None:
-        """Appends to the session; aloud, plays it through the loudspeaker and waits, telling the steps as it goes."""
+    def _write(self, stretch: Audio, told_until: float | None = None) -> None:
+        """Appends to the session; aloud, plays it through the loudspeaker and waits, telling the steps as it goes,
+        up to `told_until` at most."""
         start = self.sink.seconds
         self.sink.play(stretch)
+        end = start + stretch.seconds if told_until is None else min(start + stretch.seconds, told_until)
         if self.speaker is None:
+            if self.paced is not None:
+                self.paced.release(end)
             return
         playing = self.speaker.play(stretch)
         while not playing.wait(STEP_SECONDS):
             if self.paced is not None:
-                self.paced.release(start + playing.position())
+                self.paced.release(min(start + playing.position(), end))
         if self.paced is not None:
-            self.paced.release(start + stretch.seconds)
+            self.paced.release(end)
 
     def _pending_seconds(self) -> float:
         line = self._playing.position() if self._playing is not None else 0.0
