@@ -59,6 +59,8 @@ def install(args: argparse.Namespace) -> int:
     _tidy(models_dir())
     installed = install_model(args.path, name=args.name, manifest=load_manifest(), root=models_dir())
     print(f"{installed.spec.name} installed in {installed.path}: {installed.how}")
+    for line in make_derived(models_dir(), only=installed.spec.name):
+        print(f"models: {line}")
     return 0
 
 
@@ -70,11 +72,13 @@ def download(args: argparse.Namespace) -> int:
     root = models_dir()
     _tidy(root)
     spec = resolve(args.name, load_manifest())
-    if not args.force and check(spec, root).ok:
+    if not args.force and check(spec, root).installed:
         print(f"{spec.name} is installed and intact in {root / spec.name} (--force downloads it again)")
-        return 0
-    installed = download_model(spec, root=root, url=args.url)
-    print(f"{spec.name} installed in {installed.path}: {installed.how}")
+    else:
+        installed = download_model(spec, root=root, url=args.url)
+        print(f"{spec.name} installed in {installed.path}: {installed.how}")
+    for line in make_derived(root, only=spec.name):
+        print(f"models: {line}")
     return 0
 
 
@@ -97,6 +101,34 @@ def setup(args: argparse.Namespace) -> int:
 
     shared = args.shared or shared_dir()
     _tidy(models_dir())
-    for line in set_up_models(manifest=load_manifest(), root=models_dir(), shared=shared):
+    for line in [
+        *set_up_models(manifest=load_manifest(), root=models_dir(), shared=shared),
+        *make_derived(models_dir()),
+    ]:
         print(f"models: {line}")
     return 0
+
+
+def make_derived(root: Path, only: str | None = None) -> list[str]:
+    """Makes what set-up derives from each installed model (`models/derived.py`) where it is missing, damaged or
+    made by another version of its maker; what is intact is left alone (its sums are checked)."""
+    from voicemaster.models.derived import unmade
+    from voicemaster.models.manifest import load_manifest
+    from voicemaster.models.verify import check
+    from voicemaster.speech.hearing.whisper import runtime_graphs
+
+    makers = {"whisper": (runtime_graphs.MADE_BY, runtime_graphs.make)}
+    lines = []
+    for spec in load_manifest().values():
+        if not spec.derived or (only is not None and spec.name != only) or spec.engine not in makers:
+            continue
+        made_by, make = makers[spec.engine]
+        status = check(spec, root)
+        if not status.installed:
+            continue
+        if not status.unmade and not unmade(spec, status.path, made_by):
+            lines.append(f"{spec.name}: {', '.join(spec.derived)} made, intact")
+            continue
+        make(spec.derived, status.path)
+        lines.append(f"{spec.name}: made {', '.join(spec.derived)} from the model")
+    return lines

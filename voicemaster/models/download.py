@@ -244,8 +244,8 @@ def setup(
         if source is None and not spec.setup:
             continue
         status = check(spec, root)
-        if status.ok:
-            lines.append(f"{spec.name}: installed, {status.describe()}")
+        if status.installed:  # what set-up makes from it is made afterwards (`cli/models.py`)
+            lines.append(f"{spec.name}: installed, ok ({status.checked - len(spec.derived)} files checked)")
             continue
         if source is not None:
             installed = install(source, name=spec.name, manifest=manifest, root=root)

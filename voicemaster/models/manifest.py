@@ -77,6 +77,8 @@ class ModelSpec:
     wheels: tuple[Wheel, ...] = ()
     setup: bool = False
     """Set-up installs it on every machine."""
+    derived: tuple[str, ...] = ()
+    """Files set-up makes from the installed ones (`models/derived.py`), in the model's folder."""
 
     @property
     def archive_name(self) -> str:
@@ -155,7 +157,11 @@ def _spec(path: Path, name: str, entry: Any) -> ModelSpec:
         raise fail("needs a url (or wheels)")
     elif not isinstance(sha256, str) or not _SHA256.fullmatch(sha256):
         raise fail("needs the archive's sha256 (64 lowercase hex digits); unchecked downloads are refused")
-    return ModelSpec(name, engine, language, size, files, url, sha256, wheels, bool(entry.get("setup", False)))
+    derived = entry.get("derived", [])
+    if not isinstance(derived, list) or not all(isinstance(item, str) and item for item in derived):
+        raise fail("derived must list the names of files set-up makes from the model")
+    setup = bool(entry.get("setup", False))
+    return ModelSpec(name, engine, language, size, files, url, sha256, wheels, setup, tuple(derived))
 
 
 def _files(raw: Any, fail: Callable[[str], ModelError]) -> tuple[ModelFile, ...]:

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from voicemaster.file_reading import READ_ERRORS, open_regular, read_json
+from voicemaster.models import derived
+from voicemaster.models.derived import REMAKE_HINT
 from voicemaster.models.manifest import MULTILINGUAL, ModelMissing, ModelSpec, load_manifest, models_dir, resolve
 
 RECORD = ".voicemaster-install.json"
@@ -33,10 +35,17 @@ class Check:
     missing: tuple[str, ...] = ()
     corrupt: tuple[str, ...] = ()
     checked: int = 0
+    unmade: tuple[str, ...] = ()
+    """Files set-up makes from the model (`derived.py`) that are missing or differ from what it recorded."""
+
+    @property
+    def installed(self) -> bool:
+        """The model's own files are intact (what set-up makes from them may still be missing)."""
+        return self.present and not self.missing and not self.corrupt
 
     @property
     def ok(self) -> bool:
-        return self.present and not self.missing and not self.corrupt
+        return self.installed and not self.unmade
 
     def describe(self) -> str:
         if not self.present:
@@ -45,7 +54,11 @@ class Check:
             return f"ok ({self.checked} files checked)"
         problems = [f"missing {', '.join(self.missing)}"] if self.missing else []
         problems += [f"corrupt (size or sha256 differs) {', '.join(self.corrupt)}"] if self.corrupt else []
-        return f"{'; '.join(problems)}. Repair with: {self.spec.install_hint()}"
+        repairs = [f"Repair with: {self.spec.install_hint()}"] if problems else []
+        if self.unmade:
+            problems.append(f"missing or damaged (made by set-up from the model) {', '.join(self.unmade)}")
+            repairs.append(f"Make {'them' if len(self.unmade) > 1 else 'it'} again with: {REMAKE_HINT}")
+        return f"{'; '.join(problems)}. {' '.join(repairs)}"
 
 
 # What the rest of the program asks
@@ -57,7 +70,8 @@ def installed_path(
     """The model's folder if it is installed with all its files at their sizes (no hashing: this runs at start-up)."""
     spec = resolve(name, manifest or load_manifest())
     status = check(spec, root or models_dir(), full=False)
-    return status.path if status.ok else None
+    # What set-up makes from the model is its loader's to ask for, in words that name the file and the command.
+    return status.path if status.installed else None
 
 
 def find_model(
@@ -113,7 +127,21 @@ def check(spec: ModelSpec, root: Path, *, full: bool = True) -> Check:
             full and sha256 is not None and file_sha256(file_path) != sha256
         ):
             corrupt.append(relative)
-    return Check(spec, path, True, tuple(missing), tuple(corrupt), checked=len(expected))
+    unmade = _unmade(spec, path, full=full)
+    checked = len(expected) + len(spec.derived)
+    return Check(spec, path, True, tuple(missing), tuple(corrupt), checked=checked, unmade=unmade)
+
+
+def _unmade(spec: ModelSpec, path: Path, *, full: bool) -> tuple[str, ...]:
+    """The derived files that are missing or differ from the record set-up wrote (sums too, when `full`)."""
+    unmade = derived.unmade(spec, path)
+    record = derived.read_record(path)
+    if not full or record is None:
+        return unmade
+    damaged = tuple(
+        name for name in spec.derived if name not in unmade and file_sha256(path / name) != record.files[name][1]
+    )
+    return unmade + damaged
 
 
 def verify(manifest: Mapping[str, ModelSpec], root: Path) -> list[Check]:
