@@ -187,51 +187,6 @@ def test_the_tokenizer_splits_words_as_the_model_learned_them() -> None:
     assert encoded.tokens == ["ĠAsk", "Ġthe", "Ġaudience", ".", "ĠJe", "Ġvais", "Ġtout", "Ġdire", "."]
 
 
-def test_the_numpy_decoder_reads_as_ctranslate2_does() -> None:
-    # The recognizer runs its own Whisper on the weights of CTranslate2's model.bin: the greedy reading of an
-    # utterance must be CTranslate2's own, token for token.
-    import ctranslate2
-    from faster_whisper import WhisperModel
-
-    from voicemaster.speech.hearing.whisper.model import Whisper
-    from voicemaster.speech.hearing.whisper.search import transcribe
-    from voicemaster.speech.hearing.whisper.tokens import Tokens
-    from voicemaster.speech.signal import resample, to_float
-
-    folder = require_model("whisper", "en")
-    ours = WhisperRecognizer(folder)
-    samples = to_float(resample(Espeak(DEFAULT_VOICES).render("Ask the audience, please.", "en")))
-    features = ours.features(samples)
-    tokens = Tokens(complete_tokenizer(folder / "tokenizer.json"), "en")
-    model: Whisper = ours.model
-    read = transcribe(
-        model, model.listen(model.encode(features)), list(tokens.special.start), tokens.special, budget=20
-    )
-    theirs = WhisperModel(str(folder), device="cpu", compute_type="float32", cpu_threads=2).model
-    encoded = theirs.encode(ctranslate2.StorageView.from_array(np.ascontiguousarray(features[None])))
-    result = theirs.generate(encoded, [list(tokens.special.start)], beam_size=1, max_length=24)[0]
-    assert list(read) == [t for t in result.sequences_ids[0] if t < tokens.special.end]
-    assert "audience" in tokens.decode(read).lower()
-
-
-@pytest.mark.parametrize("rows", [1, 2, 3, 5])
-def test_each_decoder_step_scores_as_the_whole_prefix_read_again(recognizer: WhisperRecognizer, rows: int) -> None:
-    # The trie search extends many prefixes a token at a time, with the keys of what they share kept (and two or three
-    # rows multiplied one at a time, the output projection stored transposed): each step's log-probabilities must be
-    # those of the decoder run over the whole prefix at once, whatever the batch.
-    listened = recognizer.listen(Espeak(DEFAULT_VOICES).render("Antwort B", "de"), "de")
-    model, audio, start = listened.model, listened.keys, list(listened.tokens.special.start)
-    prefixes, first = model.start(audio, start)
-    firsts = np.argsort(-first[0])[:rows]
-    prefixes, after_first = model.step(audio, prefixes.select(np.zeros(rows, dtype=np.intp)), firsts)
-    seconds = np.array([int(np.argmax(row[: listened.tokens.special.end])) for row in after_first])
-    _, after_second = model.step(audio, prefixes, seconds)
-    for row, (one, two) in enumerate(zip(firsts, seconds, strict=True)):
-        _, whole = model.start(audio, [*start, int(one), int(two)], at=(-2, -1))
-        np.testing.assert_allclose(after_first[row], whole[0], atol=2e-3)
-        np.testing.assert_allclose(after_second[row], whole[1], atol=2e-3)
-
-
 def test_a_placement_read_with_the_prompt_starts_where_the_grammar_scores_did(recognizer: WhisperRecognizer) -> None:
     # A money placement the free reading does not place is read again after the context's examples: the same
     # prompt the grammar's second scores started from, run through the decoder once per utterance.

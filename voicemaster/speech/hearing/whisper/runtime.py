@@ -1,0 +1,208 @@
+"""The game's Whisper runtime: CTranslate2's int8 encoder on the installed `model.bin`, and the decoder as onnxruntime
+graphs that set-up made from the same weights (`runtime_graphs.py`).
+
+CTranslate2 runs the encoder on a window sized to the utterance, as the numpy reference does; its Whisper API cannot
+score arbitrary token prefixes, so the decoder is ours: one graph turns the encoder output into each layer's
+cross-attention keys and values, another runs a batch of new tokens against keys already worked out. Our search, trie
+and decision stay as they are around `model.Whisper`. How many cores a decision takes is `speech.cores`'s to say.
+Figures: docs/decisions/020-whisper-on-maintained-runtimes.md.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from voicemaster.models.derived import problem
+from voicemaster.models.manifest import ModelError, load_manifest
+from voicemaster.speech import cores
+from voicemaster.speech.hearing.recognition import RecognizerUnavailable
+from voicemaster.speech.hearing.whisper.runtime_graphs import DECODE_FILE, LISTEN_FILE, MADE_BY, WIDTH
+from voicemaster.speech.hearing.whisper.runtime_protocol import Array, AudioKeys, Prefixes, Tokens
+from voicemaster.speech.onnx_runtime import onnxruntime
+
+MODEL_NAME = "whisper-base"
+"""The manifest's entry whose derived files these are."""
+SHUT = -np.inf
+"""A mask's value where a row may not attend."""
+
+
+class OnnxRuntime:
+    """The encoder on CTranslate2, the decoder on onnxruntime; each with one session per number of cores a decision
+    may take (`speech.cores.split_here`): a session's threads are fixed when it is opened."""
+
+    def __init__(self, model_dir: Path) -> None:
+        _check_graphs(model_dir)
+        self.model_dir = model_dir
+        try:
+            import ctranslate2
+        except ImportError:
+            raise RecognizerUnavailable(
+                "CTranslate2 is not installed: pip install 'voicemaster[whisper]' (or run ./scripts/setup.sh)."
+            ) from None
+        self._ctranslate2 = ctranslate2
+        self._sessions: dict[tuple[str, int], Any] = {}
+        self._encoders: dict[int, Any] = {}
+        # Every variant a decision may ask for is opened now (under a second of CPU, some 180 MB for the two-core
+        # ones): opened at the first decision that may take two cores, it would keep that player waiting.
+        for threads in range(1, min(2, os.cpu_count() or 1) + 1):
+            self._session(LISTEN_FILE, threads)
+            self._session(DECODE_FILE, threads)
+            self._encoder(threads)
+        outputs = self._session(DECODE_FILE, 1).get_outputs()
+        self.layers = sum(1 for output in outputs if output.name.startswith("keys_"))
+
+    def encode(self, features: Array) -> Array:
+        encoder = self._encoder(_cores())
+        window = self._ctranslate2.StorageView.from_array(np.ascontiguousarray(features[None]))
+        encoded: Array = np.asarray(encoder.encode(window, to_cpu=True))[0]
+        return encoded
+
+    def listen(self, encoded: Array) -> AudioKeys:
+        outputs = self._session(LISTEN_FILE, _cores()).run(None, {"encoded": np.ascontiguousarray(encoded)})
+        return AudioKeys(tuple(outputs[0::2]), tuple(outputs[1::2]))
+
+    def first(self, audio: AudioKeys, tokens: list[int], at: Sequence[int]) -> tuple[Prefixes, Array]:
+        n = len(tokens)
+        # No context and no earlier keys: one masked column each stands in, as the graph's shapes want one.
+        mask = np.full((n, 1 + n + 1), SHUT, dtype=np.float32)
+        mask[:, 1 : 1 + n] = np.triu(np.full((n, n), SHUT, dtype=np.float32), k=1)
+        nothing_shared = np.zeros((1, WIDTH), dtype=np.float32)
+        nothing_own = np.zeros((n, 1, WIDTH), dtype=np.float32)
+        feeds = self._feeds(audio, tokens, np.arange(n), mask, (1, n, 1), at)
+        for layer in range(self.layers):
+            feeds[f"context_keys_{layer}"] = feeds[f"context_values_{layer}"] = nothing_shared
+            feeds[f"own_keys_{layer}"] = feeds[f"own_values_{layer}"] = nothing_own
+        *keys_values, logprobs = self._session(DECODE_FILE, _cores()).run(None, feeds)
+        nothing = tuple(np.zeros((1, 0, WIDTH), dtype=np.float32) for _ in range(self.layers))
+        prefixes = Prefixes(tuple(keys_values[0::2]), tuple(keys_values[1::2]), nothing, nothing)
+        return prefixes, logprobs
+
+    def step_groups(self, audio: AudioKeys, groups: Sequence[tuple[Prefixes, Tokens]]) -> list[tuple[Prefixes, Array]]:
+        sizes = [len(tokens) for _, tokens in groups]
+        bounds = np.cumsum([0, *sizes])
+        n = int(bounds[-1])
+        # The groups' starts side by side as one context (a start shared by several groups once), each row unmasked
+        # on its own group's start, on itself among the new tokens, and on its own earlier tokens.
+        starts: list[Prefixes] = []
+        where: list[int] = []
+        for prefixes, _ in groups:
+            same = next((i for i, seen in enumerate(starts) if seen.start_keys is prefixes.start_keys), None)
+            if same is None:
+                starts.append(prefixes)
+                same = len(starts) - 1
+            where.append(same)
+        offsets = np.cumsum([0, *(len(start.start_keys[0]) for start in starts)])
+        context = int(offsets[-1])
+        own = max(1, *(prefixes.keys[0].shape[1] for prefixes, _ in groups))
+        mask = np.full((n, context + n + own), SHUT, dtype=np.float32)
+        for group, (prefixes, _) in enumerate(groups):
+            rows = slice(bounds[group], bounds[group + 1])
+            mask[rows, offsets[where[group]] : offsets[where[group] + 1]] = 0
+            mask[rows, context + n : context + n + prefixes.keys[0].shape[1]] = 0
+        mask[np.arange(n), context + np.arange(n)] = 0
+        tokens = np.concatenate([tokens for _, tokens in groups])
+        positions = np.concatenate(
+            [np.full(size, prefixes.length) for size, (prefixes, _) in zip(sizes, groups, strict=True)]
+        )
+        feeds = self._feeds(audio, tokens, positions, mask, (context, n, own), range(n))
+        for layer in range(self.layers):
+            feeds[f"context_keys_{layer}"] = _joined([start.start_keys[layer] for start in starts])
+            feeds[f"context_values_{layer}"] = _joined([start.start_values[layer] for start in starts])
+            feeds[f"own_keys_{layer}"] = _padded([prefixes.keys[layer] for prefixes, _ in groups], own)
+            feeds[f"own_values_{layer}"] = _padded([prefixes.values[layer] for prefixes, _ in groups], own)
+        *keys_values, logprobs = self._session(DECODE_FILE, _cores()).run(None, feeds)
+        new_keys, new_values = keys_values[0::2], keys_values[1::2]
+        stepped = []
+        for group, (prefixes, _) in enumerate(groups):
+            rows = slice(bounds[group], bounds[group + 1])
+            keys = tuple(
+                np.concatenate([prefixes.keys[layer], new_keys[layer][rows, None]], axis=1)
+                for layer in range(self.layers)
+            )
+            values = tuple(
+                np.concatenate([prefixes.values[layer], new_values[layer][rows, None]], axis=1)
+                for layer in range(self.layers)
+            )
+            stepped.append((Prefixes(prefixes.start_keys, prefixes.start_values, keys, values), logprobs[rows]))
+        return stepped
+
+    def _feeds(
+        self,
+        audio: AudioKeys,
+        tokens: Sequence[int] | Tokens,
+        positions: Any,
+        mask: Array,
+        sizes: tuple[int, int, int],
+        rows: Sequence[int],
+    ) -> dict[str, Any]:
+        n = len(tokens)
+        feeds: dict[str, Any] = {
+            "tokens": np.asarray(tokens, dtype=np.int64),
+            "positions": np.asarray(positions, dtype=np.int64),
+            "mask": mask,
+            "sizes": np.array(sizes, dtype=np.int64),
+            "rows": np.array([row % n for row in rows], dtype=np.int64),
+        }
+        for layer in range(self.layers):
+            feeds[f"cross_keys_{layer}"] = audio.keys[layer]
+            feeds[f"cross_values_{layer}"] = audio.values[layer]
+        return feeds
+
+    def _session(self, file: str, threads: int) -> Any:
+        if (file, threads) not in self._sessions:
+            self._sessions[file, threads] = self._open_session(file, threads)
+        return self._sessions[file, threads]
+
+    def _open_session(self, file: str, threads: int) -> Any:
+        runtime = onnxruntime()
+        options = runtime.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        # A spinning worker would take a core the voice or another program needs (decision 004).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        path = self.model_dir / file
+        try:
+            return runtime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        except Exception as error:  # onnxruntime raises its own exception types for a file it cannot read
+            raise RecognizerUnavailable(
+                f"{path} cannot be loaded ({str(error).splitlines()[0][:120]}): run `voicemaster models setup`"
+            ) from None
+
+    def _encoder(self, threads: int) -> Any:
+        if threads not in self._encoders:
+            self._encoders[threads] = self._ctranslate2.models.Whisper(
+                str(self.model_dir), device="cpu", compute_type="int8", intra_threads=threads
+            )
+        return self._encoders[threads]
+
+
+def _cores() -> int:
+    """The cores this thread's decision may take (`speech.cores`)."""
+    return 2 if cores.split_here() else 1
+
+
+def _joined(parts: list[Array]) -> Array:
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _padded(parts: list[Array], own: int) -> Array:
+    """Each group's earlier keys (rows, earlier, 512), zero-filled to `own` (masked there), as one batch."""
+    if all(part.shape[1] == own for part in parts):
+        return _joined(parts)
+    return np.concatenate([np.pad(part, ((0, 0), (0, own - part.shape[1]), (0, 0))) for part in parts])
+
+
+def _check_graphs(model_dir: Path) -> None:
+    """The derived graphs are there as set-up made them for this maker, else a one-line `RecognizerUnavailable`."""
+    try:
+        spec = load_manifest()[MODEL_NAME]
+    except (ModelError, KeyError):
+        return  # a manifest of one's own without Whisper's graphs: onnxruntime says what it cannot load
+    found = problem(spec, model_dir, MADE_BY)
+    if found is not None:
+        raise RecognizerUnavailable(found)
