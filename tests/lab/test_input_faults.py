@@ -32,3 +32,16 @@ def test_a_wrong_answer_is_counted_as_such() -> None:
     wrongly = manifest_line("a line naming no recording there is", line(), "a message it will never say")
     figures = inputs.run_faults((("sizes", wrongly),))
     assert (figures["faults"], figures["right"], figures["wrong"]) == (1, 0, 1)
+
+
+@pytest.mark.parametrize("fault", ["imports_at_once", "killed_install"])
+def test_a_command_of_its_own_that_hangs_is_counted_hung_and_the_drill_goes_on(
+    fault: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two imports at once, or the install to be killed, still running at the limit (on a loaded machine, once):
+    one fault hung, not the whole drill's figures lost to a TimeoutExpired."""
+    from voicemaster_lab.faults import input_places
+
+    monkeypatch.setattr(input_places, "LIMIT_SECONDS", 0.01)
+    figures = inputs.run_faults((("kills and races", getattr(input_places, fault)),))
+    assert (figures["faults"], figures["hung"], figures["right"]) == (1, 1, 0)
