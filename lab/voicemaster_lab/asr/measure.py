@@ -336,16 +336,20 @@ def margin_curve(outcomes: Sequence[tuple[Sample, Heard]], weighed: Sequence[Wei
 
 def over_our_voice(weighed: Sequence[Weighed]) -> dict[str, dict[str, int]]:
     """Understood, wrong meanings and false accepts of every grammar decision of a corpus made again as if each
-    utterance had begun after the quizmaster's line ("after"), and over it: by the decoder's words alone ("over",
-    `Context.over_our_voice`), or by the scores with the doubted margin where the free reading is not spelled like the
-    pick ("over_doubted", the design not taken). The data the rule was chosen from, on the `echo` corpus."""
+    utterance had begun after the quizmaster's line ("after"), and over it: by the decoder's words, or an answer its
+    last words name beside the scores ("over", the rule in use: `decision.named_at_the_end`), by its whole words alone
+    ("over_words_only", decision 017's rule before it), or by the scores with the doubted margin where the free
+    reading is not spelled like the pick ("over_doubted", the design not taken). The data the rules were chosen from,
+    on the `echo` corpus and every other."""
     free = options.free_readings(weighed)
     after = [replace(item, evidence=replace(item.evidence, over_our_voice=False)) for item in weighed]
     over = [replace(item, evidence=replace(item.evidence, over_our_voice=True)) for item in weighed]
+    words_only = [replace(item, evidence=replace(item.evidence, named_at_the_end=None)) for item in over]
     doubted = replace(MARGINS, meaning=MARGINS.doubted)
     made = {
         "after": decided_again(after, free, MARGINS),
         "over": decided_again(over, free, MARGINS),
+        "over_words_only": decided_again(words_only, free, MARGINS),
         "over_doubted": [
             plain if reading.intent != "unknown" or _spelled_like(item.evidence) else strict
             for item, reading, plain, strict in zip(

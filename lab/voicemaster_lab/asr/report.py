@@ -42,11 +42,11 @@ def report(figures: dict[str, Any]) -> str:
                     lines += options.undecided_report(result[corpus]["undecided_curve"])
                 if result[corpus].get("over_our_voice") and result[corpus]["utterances"]:
                     lines.append(
-                        "    decided again, after our line / over our voice / over it with the doubted margin "
-                        "(understood / wrong / false accepts): "
+                        "    decided again, after our line / over our voice / over it by whole words only / with the "
+                        "doubted margin (understood / wrong / false accepts): "
                         + " / ".join(
                             "{understood} {wrong} {false_accepts}".format(**result[corpus]["over_our_voice"][when])
-                            for when in ("after", "over", "over_doubted")
+                            for when in ("after", "over", "over_words_only", "over_doubted")
                         )
                     )
                 if result[corpus].get("crowded"):

@@ -90,6 +90,40 @@ def test_over_our_voice_only_the_decoders_own_words_decide() -> None:
     assert _decided(scores, "Zwiebeln.", options=vegetables, over_our_voice=True).value == "A"
 
 
+def test_over_our_voice_a_letter_said_as_its_sound_after_a_garbled_start_is_that_letter() -> None:
+    # Pico's "Antwort B" said over the options was read "und wird be." (the demo, issue 48): its start garbled by the
+    # quizmaster's voice, its last word the letter's sound, and the scores pick B too.
+    animals = ("Die Schnecke", "Der Frosch", "Der Igel", "Die Maus")
+    scores = {"Antwort B": -3.0, "Antwort D": -3.0 - MARGINS.meaning - 0.5}
+    assert _decided(scores, "und wird be.", options=animals, over_our_voice=True).value == "B"
+    assert _decided(scores, "griehme Der Frosch.", options=animals, over_our_voice=True).value == "B"
+    # As Whisper writes a German C said as its sound: the phrase file's `[sounds]`, heard only here.
+    c_scores = {"Antwort C": -3.0, "Antwort D": -3.0 - MARGINS.meaning - 0.5}
+    assert _decided(c_scores, "und wod zi.", options=animals, over_our_voice=True).value == "C"
+    # The decoder's last word and the scores must agree: the sound of one letter does not carry another's scores.
+    assert _decided(scores, "und wird de.", options=animals, over_our_voice=True).intent == "unknown"
+    # Within the meaning margin the scores are no testimony, whatever the words.
+    close = {"Antwort B": -3.0, "Antwort D": -3.0 - MARGINS.meaning + 0.5}
+    assert _decided(close, "und wird be.", options=animals, over_our_voice=True).intent == "unknown"
+
+
+def test_over_our_voice_a_word_that_is_no_letter_is_not_taken_for_one() -> None:
+    animals = ("Die Schnecke", "Der Frosch", "Der Igel", "Die Maus")
+    scores = {"Antwort D": -3.0, "Antwort B": -3.0 - MARGINS.meaning - 0.5}
+    # Words a German sentence ends in, near a letter's sound but none ("dir", "sie"), name no letter.
+    assert _decided(scores, "und walt dir.", options=animals, over_our_voice=True).intent == "unknown"
+    assert _decided(scores, "und walt sie.", options=animals, over_our_voice=True).intent == "unknown"
+    # A negated letter, and a letter after more than a garbled start, are not the answer.
+    assert _decided(scores, "ich nicht de.", options=animals, over_our_voice=True).intent == "unknown"
+    assert _decided(scores, "meine Tante Erna de.", options=animals, over_our_voice=True).intent == "unknown"
+    # English "be" is a sentence's small word as much as B's name: after a garbled start it names no letter ("bee"
+    # does).
+    english = ("Snail", "Frog", "Hedgehog", "Mouse")
+    scores = {"B": -3.0, "D": -3.0 - MARGINS.meaning - 0.5}
+    assert _decided(scores, "Hansel be.", language="en", options=english, over_our_voice=True).intent == "unknown"
+    assert _decided(scores, "Hansel bee.", language="en", options=english, over_our_voice=True).value == "B"
+
+
 CITIES = {"fr": ("Londres", "Paris", "Rome", "Vienne"), "en": ("London", "Paris", "Rome", "Vienna")}
 
 

@@ -154,6 +154,9 @@ class HearPhrases:
     carried: Carried = Carried()
     start: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Per format (`FORMATS`), the phrases that ask for a new game of it while no game is under way."""
+    sounds: Mapping[Normalized, Letter] = field(default_factory=dict)
+    """How the decoder writes a letter said as its sound where no phrase spells it so ("zi" for a German C): heard
+    only as the last word of a reading begun over our voice (`whisper.decision.named_at_the_end`), never a phrase."""
 
 
 @cache
@@ -376,6 +379,11 @@ def _load(language: str, folder: Path) -> HearPhrases:
         compared=_compared(table, normalized),
         carried=_carried(table.table("answer")),
         start={game: table.table("start").texts(game) for game in FORMATS},
+        sounds={
+            said: letter
+            for letter in Letter
+            for said in normalized(table.table("sounds").texts(letter.value, empty=True))
+        },
     )
 
 

@@ -18,7 +18,10 @@ Where the free reading's words name nothing, its letters still testify:
   not what was said.
 - Said over the quizmaster's voice (`over_our_voice`, a barge-in), the audio lost what the echo canceller suppressed,
   and the scores pick a phrase from what is left ("Antwort B" read "und zu machen." and scored as the option Zwiebeln):
-  there, as over other people's talk, only the decoder's own words decide.
+  there, as over other people's talk, only the decoder's own words decide. What it loses is the start, so an answer
+  the reading's last words name as a whole phrase after a garbled start ("und wird be." for "Antwort B": "be" is
+  B) is the decoder's word for it too, and stands where the scores pick the same answer
+  (docs/decisions/024-an-answer-named-at-the-end-over-our-voice.md).
 
 The margins are set from measured data: `voicemaster bench asr` prints the curve they were chosen from.
 """
@@ -132,6 +135,9 @@ class Evidence:
     """Whether it was said over other people's talk (`speech.hearing.crowd`): only the decoder's words decide."""
     over_our_voice: bool = False
     """Whether it began over the quizmaster's voice (a barge-in): only the decoder's words decide."""
+    named_at_the_end: Meaning | None = None
+    """The answer the free reading's last words name as a whole phrase after a start that names nothing
+    (`named_at_the_end`): over our voice, what the decoder's words say once the start is lost."""
 
     @property
     def meaning_margin(self) -> float:
@@ -174,6 +180,9 @@ def weigh(
         else {}
     )
     said = len(spoken(reading.text).replace(" ", "")) if reading is not None else 0
+    at_the_end = (
+        named_at_the_end(reading.words, tuple(phrases), hear) if hear is not None and reading is not None else None
+    )
     if not best:
         return Evidence(
             None, "", -math.inf, -math.inf, free, {}, no_speech, distances, 0, said, narrowband, crowded, over_our_voice
@@ -196,7 +205,44 @@ def weigh(
         narrowband,
         crowded,
         over_our_voice,
+        at_the_end,
     )
+
+
+GARBLED_WORDS = 2
+"""How many words at the start of a reading said over our voice may name nothing before its last words name an
+answer: what the echo canceller and the barge-in's onset garble of a carrier ("griehme" for "ich nehme", "und wird"
+for "Antwort"). More is talk, not a garbled start."""
+
+
+def named_at_the_end(reading: Normalized, phrases: tuple[Phrase, ...], hear: HearPhrases) -> Meaning | None:
+    """The answer the last words of `reading` name after one to `GARBLED_WORDS` words before them, or None: a whole
+    answer phrase of the grammar, or one word the phrase file gives as a letter's sound (`HearPhrases.sounds`: "zi"
+    for a German C). Not after a negation ("nicht B"), nor small words a sentence has of its own (English "be" and
+    French "de" are carriers as much as letters), unless the file says they are the sound."""
+    words = reading.split()
+    texts, meanings = _answers(phrases)
+    for start in range(1, min(GARBLED_WORDS, len(words) - 1) + 1):
+        if words[start - 1] in hear.words.negation:
+            return None
+        tail = " ".join(words[start:])
+        letter = hear.sounds.get(Normalized(tail))
+        if letter is not None and (Intent.ANSWER, letter.value) in meanings:
+            return Intent.ANSWER, letter.value
+        if all(word in carrier_words(hear) for word in words[start:]):
+            continue
+        if tail in texts:
+            return texts[tail]
+    return None
+
+
+@lru_cache(maxsize=CONTEXTS_KEPT)
+def _answers(phrases: tuple[Phrase, ...]) -> tuple[dict[str, Meaning], frozenset[Meaning]]:
+    """Each answer phrase's text with its meaning (phrases never share a text), and the answers there are."""
+    texts: dict[str, Meaning] = {
+        phrase.text: (phrase.intent, phrase.value) for phrase in phrases if phrase.intent is Intent.ANSWER
+    }
+    return texts, frozenset(texts.values())
 
 
 def spelled_from(reading: Normalized, phrases: tuple[Phrase, ...], hear: HearPhrases) -> dict[Meaning, float]:
@@ -243,10 +289,13 @@ def _clear(evidence: Evidence, free_reading: Understanding, text: str, margins: 
         return False
     if free_reading.intent != Intent.UNKNOWN:  # the decoder's own words name a meaning: the same one, or doubt
         return (free_reading.intent, free_reading.value) == evidence.meaning
-    if evidence.crowded or evidence.over_our_voice:
-        # Over other people's talk the scores pick from their words too (`speech.hearing.crowd`); over our voice
-        # from what the echo canceller left of the player's.
+    if evidence.crowded:
+        # Over other people's talk the scores pick from their words too (`speech.hearing.crowd`).
         return False
+    if evidence.over_our_voice:
+        # Over our voice from what the echo canceller left of the player's: only an answer the reading's last words
+        # name too stands, the decoder's word beside the scores'.
+        return evidence.named_at_the_end == evidence.meaning and evidence.free_gap <= margins.free
     # Its words name nothing: the scores alone decide, more strictly for what acts at once.
     intent = evidence.meaning[0] if evidence.meaning else ""
     if _longer(text, evidence.phrase, margins.longer):
