@@ -62,7 +62,7 @@ class RoomReader:
             replace(self.recognizer.recognize(audio, replace(context, language=language), **how), language=language)
             for language in self.languages
         ]
-        return understood(readings, {})
+        return said_in_words(understood(readings, {}), context)
 
     def _by_whisper(self, whisper: WhisperRecognizer, audio: Audio, context: Context, how: dict[str, bool]) -> Heard:
         from voicemaster.speech import cores
@@ -81,8 +81,28 @@ class RoomReader:
                 own = replace(context, language=language)
                 listened = replace(heard, tokens=whisper.tokens(language), phrases=load(language))
                 readings.append(replace(strategy_for(own).hear(listened, own), language=language))
-        decided = understood(readings, likeliness)
+        decided = said_in_words(understood(readings, likeliness), context)
         return replace(decided, decode_ms=round((time.perf_counter() - started) * 1000, 1))
+
+
+ANSWERED_ALOUD = (Intent.RESUME, Intent.HELP)
+"""What the waiting quizmaster answers at once, with no read-back: "weiter" offers a game only if one was
+interrupted, help says what can be said."""
+
+
+def said_in_words(heard: Heard, context: Context) -> Heard:
+    """A "weiter" or help stands only when the decoder's own words say it too (the text matcher finds it): the
+    grammar alone took a TV's and people's short sounds ("Huh?", "Ta-da!", "Ready?") for one about every 20 s of
+    talk (`bench serve`), and the waiting quizmaster would answer the room's talk aloud. A start is said back
+    before it counts, so the grammar decides it alone."""
+    if heard.intent not in ANSWERED_ALOUD:
+        return heard
+    from voicemaster.speech.hearing.intents import understand
+    from voicemaster.speech.hearing.phrases import load
+
+    language = heard.language or context.language
+    meant = understand(heard.text, replace(context, language=language), load(language))
+    return heard if meant.intent is heard.intent else Heard(Intent.UNKNOWN, None, heard.text, 0.0, language=language)
 
 
 def plausible(heard: Encoded, whisper: WhisperRecognizer, languages: tuple[str, ...]) -> dict[str, float]:
