@@ -65,7 +65,7 @@ def test_each_decoder_step_scores_as_the_whole_prefix_read_again(
     prefixes, after_first = model.step(audio, prefixes.select(np.zeros(rows, dtype=np.intp)), firsts)
     seconds = np.array([int(np.argmax(row[: listened.tokens.special.end])) for row in after_first])
     _, after_second = model.step(audio, prefixes, seconds)
-    largest, typical = (2e-3, 2e-3) if runtime == "numpy" else (0.5, 0.02)
+    largest, typical = (2e-3, 2e-3) if runtime == "numpy" else (0.5, 0.1)
     for row, (one, two) in enumerate(zip(firsts, seconds, strict=True)):
         _, whole = model.start(audio, [*start, int(one), int(two)], at=(-2, -1))
         for stepped, again in ((after_first[row], whole[0]), (after_second[row], whole[1])):
