@@ -20,7 +20,7 @@ from voicemaster.speech.frame import FRAME_BYTES
 from voicemaster.speech.frontend.room_level import Smoothed
 from voicemaster.speech.signal import RECOGNITION_RATE, resample
 
-CROWDED_RISE_DB = 12.0
+CROWDED_RISE_DB = 14.0
 """Rising less than this over the room's floor, an utterance is crowded (the curve over every room:
 docs/decisions/022-crowd-by-the-room.md)."""
 
