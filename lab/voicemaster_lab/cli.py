@@ -192,6 +192,11 @@ def corpora_named(text: str) -> list[str]:
     return list(dict.fromkeys(expanded))
 
 
+def _languages(args: argparse.Namespace) -> list[str]:
+    """The languages of `--languages`, comma-separated."""
+    return [language.strip() for language in args.languages.split(",") if language.strip()]
+
+
 def run(args: argparse.Namespace) -> int:
     if args.what == "rules":
         from voicemaster_lab.timing import rules
@@ -202,7 +207,7 @@ def run(args: argparse.Namespace) -> int:
     if args.what == "voice":
         from voicemaster_lab.timing import voice
 
-        languages = [language.strip() for language in args.languages.split(",") if language.strip()]
+        languages = _languages(args)
         figures = voice.run(bank_roots(None), languages, max(1, min(args.questions, 15)))
         print(json.dumps(figures) if args.json else voice.report(figures))
         return 0
@@ -230,7 +235,7 @@ def run(args: argparse.Namespace) -> int:
     if args.what == "live":
         from voicemaster_lab.timing import live
 
-        languages = [language.strip() for language in args.languages.split(",") if language.strip()]
+        languages = _languages(args)
         try:
             figures = live.run(languages, max(1, args.utterances), config=args.config)
         except live.LiveUnavailable as error:
@@ -243,14 +248,14 @@ def run(args: argparse.Namespace) -> int:
     if args.what == "endpoint":
         from voicemaster_lab.timing import endpoint_rooms
 
-        languages = [language.strip() for language in args.languages.split(",") if language.strip()]
+        languages = _languages(args)
         figures = endpoint_rooms.run(languages, 90 if args.limit is None else max(1, args.limit))
         print(json.dumps(figures) if args.json else endpoint_rooms.report(figures))
         return 0
     if args.what == "yes-wait":
         from voicemaster_lab.timing import yes_wait
 
-        languages = [language.strip() for language in args.languages.split(",") if language.strip()]
+        languages = _languages(args)
         figures = yes_wait.run(languages)
         print(json.dumps(figures, ensure_ascii=False) if args.json else yes_wait.report(figures))
         return 0
@@ -265,7 +270,7 @@ def run(args: argparse.Namespace) -> int:
                 f"voicemaster: no front end {', '.join(unknown)}; choose from {', '.join(FRONT_ENDS)}", file=sys.stderr
             )
             return 2
-        languages = [language.strip() for language in args.languages.split(",") if language.strip()]
+        languages = _languages(args)
         listen = args.engines != "whisper,vosk" and "whisper" in args.engines  # asked for by name: Whisper hears
         figures = frontend_figures.run(
             args.corpus, compared, languages=languages, players=args.limit or 30, listen=listen
@@ -276,7 +281,7 @@ def run(args: argparse.Namespace) -> int:
         from voicemaster.questions.packs import load, pack_files
         from voicemaster_lab.reading import read_aloud
 
-        languages = [language.strip() for language in args.languages.split(",") if language.strip()]
+        languages = _languages(args)
         entries = load([path for root in bank_roots(None) for path in pack_files(root)]).entries
         ids = [i.strip() for i in args.ids.split(",") if i.strip()]
         if args.reads:
@@ -304,8 +309,8 @@ def run(args: argparse.Namespace) -> int:
         from voicemaster.speech.hearing.engines import open_recognizer
         from voicemaster_lab.timing import serve
 
-        languages = tuple(language for language in args.languages.split(",") if language)
-        figures = serve.run(max(0.5, args.minutes), languages, open_recognizer("whisper", languages[0]))
+        serve_languages = tuple(_languages(args)) or tuple(LANGUAGES)
+        figures = serve.run(max(0.5, args.minutes), serve_languages, open_recognizer("whisper", serve_languages[0]))
         print(json.dumps(figures) if args.json else serve.report(figures))
         return 0
     if args.what == "memory":
@@ -322,7 +327,7 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         print(f"voicemaster: no engine {', '.join(unknown)}; choose from {', '.join(known)}", file=sys.stderr)
         return 2
-    languages = [language.strip() for language in args.languages.split(",") if language.strip()]
+    languages = _languages(args)
     if args.what == "latency":
         from voicemaster_lab.timing import latency
 
@@ -361,7 +366,7 @@ def _room(args: argparse.Namespace) -> int:
     from voicemaster_lab.harness.room import ROOMS
     from voicemaster_lab.timing import room
 
-    languages = [language.strip() for language in args.languages.split(",") if language.strip()]
+    languages = _languages(args)
     names = [name.strip() for name in args.rooms.split(",") if name.strip()]
     names = list(ROOMS) if names == ["all"] else names
     if unknown := sorted(set(names) - set(ROOMS)):
