@@ -61,7 +61,7 @@ def test_jokers_takebacks_and_the_end_are_told_in_the_games_words() -> None:
 
     assert lines == [
         " 1:00    heard “50/50”: taken as joker 50:50",
-        " 1:01  Ben takes the joker 50:50",
+        " 1:01  Ben takes the 50:50 joker",
         " 1:10    heard “wechseln”: taken as switch category",
         " 1:20  Ben locks in B",
         " 1:22  Ben takes B back before it is revealed",

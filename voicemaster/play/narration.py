@@ -51,8 +51,8 @@ class Narrator:
         del t, state
 
 
-JOKERS = {"fifty_fifty": "50:50", "audience": "ask the audience", "phone": "phone a friend", "extra": "extra joker"}
-"""Each joker by the name a newcomer knows from the show, not the rules engine's."""
+JOKERS = {"fifty_fifty": "50:50", "audience": "audience", "phone": "phone", "extra": "extra"}
+"""Each joker by the name a newcomer knows from the show (the 50:50 joker, the phone joker), not the rules engine's."""
 
 
 def narrated(event: str, data: Mapping[str, Any]) -> str | None:
@@ -90,7 +90,7 @@ def narrated(event: str, data: Mapping[str, Any]) -> str | None:
             verdict = "right" if data.get("correct") else "wrong"
             return f"{who}: {verdict}" + (f", level {data['level']} reached" if data.get("correct") else "")
         case "joker":
-            return f"{who} takes the joker {_joker(data['joker'])}"
+            return f"{who} takes the {_joker(data['joker'])} joker"
         case "walk_away" | "payout":
             return f"{who} leaves with {_money(data.get('amount'))}"
         case "game_over":
