@@ -5,7 +5,6 @@ damaged. `voicemaster bench asr` measures the whole corpora (docs/decisions/020-
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -29,35 +28,47 @@ CLIPS = real_speech.load()[::32]
 """An even sample of every source and kind (about 20 clips)."""
 
 
-@pytest.fixture(scope="module")
-def reference() -> WhisperRecognizer:
+def _recognizer(runtime: str) -> WhisperRecognizer:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(RUNTIME_ENVIRONMENT, "numpy")
+        patch.setenv(RUNTIME_ENVIRONMENT, runtime)
         return WhisperRecognizer(require_model("whisper", "de"))
 
 
+@pytest.fixture(scope="module")
+def reference() -> WhisperRecognizer:
+    return _recognizer("numpy")
+
+
+@pytest.fixture(scope="module")
+def game() -> WhisperRecognizer:
+    """CTranslate2's encoder and onnxruntime's decoder graphs."""
+    return _recognizer("onnx")
+
+
 @pytest.mark.parametrize("clip", CLIPS, ids=[clip.file for clip in CLIPS])
-def test_a_person_is_understood_as_the_numpy_reference_understands(
-    clip: RealClip, whisper: Callable[[str], WhisperRecognizer], reference: WhisperRecognizer
+def test_a_person_is_never_taken_for_what_the_numpy_reference_did_not_hear(
+    clip: RealClip, game: WhisperRecognizer, reference: WhisperRecognizer
 ) -> None:
-    game = whisper(clip.language)
+    # The int8 decoder moves a score by a few hundredths: a decision on a margin's edge may go either way between
+    # asking again and what was said (counted in decision 020), never to a meaning neither heard.
     assert game.model.runtime_name == "onnx"
     context = Context(ContextName(clip.context), clip.language, clip.options)
     audio = Audio.read(clip.path())
     ours, theirs = game.recognize(audio, context), reference.recognize(audio, context)
-    assert (ours.intent, ours.value) == (theirs.intent, theirs.value), (ours, theirs)
+    allowed = {(theirs.intent, theirs.value), (clip.intent, clip.value), ("unknown", None)}
+    assert (ours.intent, ours.value) in allowed, (ours, theirs)
 
 
 @pytest.mark.parametrize("runtime", ["onnx", "numpy"])
 @pytest.mark.parametrize("rows", [1, 2, 3, 5])
 def test_each_decoder_step_scores_as_the_whole_prefix_read_again(
-    whisper: Callable[[str], WhisperRecognizer], reference: WhisperRecognizer, runtime: str, rows: int
+    game: WhisperRecognizer, reference: WhisperRecognizer, runtime: str, rows: int
 ) -> None:
     # The trie search extends many prefixes a token at a time, with the keys of what they share kept: each step's
     # log-probabilities must be those of the decoder run over the whole prefix at once, whatever the batch. The
     # reference agrees to rounding; the int8 runtime quantizes each row as it comes, so a value on a rounding edge
     # may round the other way in the other run: close, not equal (a wrong mask or position is off by nats).
-    recognizer = reference if runtime == "numpy" else whisper("de")
+    recognizer = reference if runtime == "numpy" else game
     listened = recognizer.listen(Espeak(DEFAULT_VOICES).render("Antwort B", "de"), "de")
     model, audio, start = listened.model, listened.keys, list(listened.tokens.special.start)
     prefixes, first = model.start(audio, start)
@@ -109,7 +120,7 @@ def test_the_graphs_set_up_makes_are_checked_and_made_again_when_damaged(
     monkeypatch.setenv("VOICEMASTER_MODELS_DIR", str(tmp_path))
 
     with pytest.raises(RecognizerUnavailable) as missing:
-        Whisper(model)
+        Whisper(model, runtime="onnx")
     said = str(missing.value)
     assert "\n" not in said and "decode.onnx" in said and "have not been made" in said
     assert said.endswith("run `voicemaster models setup`")
@@ -130,8 +141,8 @@ def test_the_graphs_set_up_makes_are_checked_and_made_again_when_damaged(
 
     graph.write_bytes(bytes(data[: len(data) // 3]))  # cut short: the loader sees it too
     with pytest.raises(RecognizerUnavailable, match=r"decode\.onnx .* damaged or incomplete: run `voicemaster"):
-        Whisper(model)
+        Whisper(model, runtime="onnx")
 
     assert main(["models", "download", "whisper-base"]) == 0
     assert main(["models", "verify"]) == 0
-    assert Whisper(model).runtime_name == "onnx"
+    assert Whisper(model, runtime="onnx").runtime_name == "onnx"

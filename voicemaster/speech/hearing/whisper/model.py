@@ -5,10 +5,10 @@ each layer's cross-attention keys and values per utterance (`Whisper.listen`), a
 all phrases that start with it (the caller walks a token trie one depth at a time and hands this module one batch
 of prefixes per depth, each extending a prefix of the previous batch).
 
-The arithmetic is a `Runtime`'s: in a game CTranslate2's int8 encoder and onnxruntime's int8 decoder graphs
-(`runtime.py`, graphs made by set-up: `runtime_graphs.py`); our own float32 numpy (`runtime_numpy.py`) is the
-reference the tests and `bench asr` compare them against ($VOICEMASTER_WHISPER_RUNTIME=numpy). Why:
-docs/decisions/020-whisper-on-maintained-runtimes.md.
+The arithmetic is a `Runtime`'s: our own float32 numpy (`runtime_numpy.py`, the reference), or CTranslate2's encoder
+and onnxruntime's int8 decoder graphs (`runtime.py`, graphs made by set-up: `runtime_graphs.py`;
+$VOICEMASTER_WHISPER_RUNTIME=onnx), at about half the CPU, which a game takes once it keeps every decision. Why and
+the A/B: docs/decisions/020-whisper-on-maintained-runtimes.md.
 """
 
 from __future__ import annotations
@@ -19,21 +19,34 @@ from pathlib import Path
 
 from voicemaster.speech.hearing.whisper.runtime_protocol import Array, AudioKeys, Prefixes, Runtime, Tokens
 
-__all__ = ["RUNTIMES", "RUNTIME_ENVIRONMENT", "Array", "AudioKeys", "Prefixes", "Runtime", "Tokens", "Whisper"]
+__all__ = [
+    "DEFAULT_RUNTIME",
+    "RUNTIMES",
+    "RUNTIME_ENVIRONMENT",
+    "Array",
+    "AudioKeys",
+    "Prefixes",
+    "Runtime",
+    "Tokens",
+    "Whisper",
+]
 
 RUNTIME_ENVIRONMENT = "VOICEMASTER_WHISPER_RUNTIME"
 """`numpy`: the reference runtime instead of the game's (`bench asr` compares them); unset, the game's."""
 RUNTIMES = ("onnx", "numpy")
+DEFAULT_RUNTIME = "numpy"
+"""What a game runs until the onnx runtime keeps every decision: on people's recordings it still changed 2 in 100 and
+took one for a meaning the reference never gave (decision 020)."""
 
 
 class Whisper:
     """The model, loaded once (about a second) for a game; every method is pure given its inputs."""
 
     def __init__(self, model_dir: Path, runtime: str | None = None) -> None:
-        """`runtime`: "onnx" (the game's) or "numpy" (the reference); None: $VOICEMASTER_WHISPER_RUNTIME, else the
-        game's. A model whose derived graphs are missing, damaged or stale is a `RecognizerUnavailable` saying what
-        to run."""
-        chosen = runtime or os.environ.get(RUNTIME_ENVIRONMENT) or RUNTIMES[0]
+        """`runtime`: "onnx" (CTranslate2 and onnxruntime) or "numpy" (the reference); None:
+        $VOICEMASTER_WHISPER_RUNTIME, else `DEFAULT_RUNTIME`. For onnx, a model whose derived graphs are missing,
+        damaged or stale is a `RecognizerUnavailable` saying what to run."""
+        chosen = runtime or os.environ.get(RUNTIME_ENVIRONMENT) or DEFAULT_RUNTIME
         if chosen not in RUNTIMES:
             raise ValueError(f"{RUNTIME_ENVIRONMENT}={chosen!r}: expected one of {', '.join(RUNTIMES)}")
         self.runtime_name = chosen

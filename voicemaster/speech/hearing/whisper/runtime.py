@@ -1,5 +1,5 @@
-"""The game's Whisper runtime: CTranslate2's int8 encoder on the installed `model.bin`, and the decoder as onnxruntime
-graphs that set-up made from the same weights (`runtime_graphs.py`).
+"""The game's Whisper runtime: CTranslate2's float32 encoder on the installed `model.bin`, and the decoder as
+onnxruntime int8 graphs that set-up made from the same weights (`runtime_graphs.py`).
 
 CTranslate2 runs the encoder on a window sized to the utterance, as the numpy reference does; its Whisper API cannot
 score arbitrary token prefixes, so the decoder is ours: one graph turns the encoder output into each layer's
@@ -27,6 +27,8 @@ from voicemaster.speech.onnx_runtime import onnxruntime
 
 MODEL_NAME = "whisper-base"
 """The manifest's entry whose derived files these are."""
+ENCODER_COMPUTE = "float32"
+"""CTranslate2's compute type for the encoder (docs/decisions/020-whisper-on-maintained-runtimes.md)."""
 SHUT = -np.inf
 """A mask's value where a row may not attend."""
 
@@ -46,20 +48,22 @@ class OnnxRuntime:
             ) from None
         self._ctranslate2 = ctranslate2
         self._sessions: dict[tuple[str, int], Any] = {}
-        self._encoders: dict[int, Any] = {}
         # Every variant a decision may ask for is opened now (under a second of CPU, some 180 MB for the two-core
         # ones): opened at the first decision that may take two cores, it would keep that player waiting.
         for threads in range(1, min(2, os.cpu_count() or 1) + 1):
             self._session(LISTEN_FILE, threads)
             self._session(DECODE_FILE, threads)
-            self._encoder(threads)
+        # The encoder in float32: CTranslate2's int8 encoder changed people's decisions and took one wrong meaning,
+        # its float32 keeps them (decision 020). One thread: a second float32 copy of the model would cost 290 MB.
+        self._encoder = ctranslate2.models.Whisper(
+            str(model_dir), device="cpu", compute_type=ENCODER_COMPUTE, intra_threads=1
+        )
         outputs = self._session(DECODE_FILE, 1).get_outputs()
         self.layers = sum(1 for output in outputs if output.name.startswith("keys_"))
 
     def encode(self, features: Array) -> Array:
-        encoder = self._encoder(_cores())
         window = self._ctranslate2.StorageView.from_array(np.ascontiguousarray(features[None]))
-        encoded: Array = np.asarray(encoder.encode(window, to_cpu=True))[0]
+        encoded: Array = np.asarray(self._encoder.encode(window, to_cpu=True))[0]
         return encoded
 
     def listen(self, encoded: Array) -> AudioKeys:
@@ -172,13 +176,6 @@ class OnnxRuntime:
             raise RecognizerUnavailable(
                 f"{path} cannot be loaded ({str(error).splitlines()[0][:120]}): run `voicemaster models setup`"
             ) from None
-
-    def _encoder(self, threads: int) -> Any:
-        if threads not in self._encoders:
-            self._encoders[threads] = self._ctranslate2.models.Whisper(
-                str(self.model_dir), device="cpu", compute_type="int8", intra_threads=threads
-            )
-        return self._encoders[threads]
 
 
 def _cores() -> int:
