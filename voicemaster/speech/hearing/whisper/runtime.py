@@ -1,5 +1,6 @@
-"""The game's Whisper runtime: CTranslate2's float32 encoder on the installed `model.bin`, and the decoder as
-onnxruntime int8 graphs that set-up made from the same weights (`runtime_graphs.py`).
+"""Whisper on maintained runtimes ($VOICEMASTER_WHISPER_RUNTIME=onnx): CTranslate2's float32 encoder on the
+installed `model.bin`, and the decoder as onnxruntime int8 graphs set-up made from the same weights
+(`runtime_graphs.py`).
 
 CTranslate2 runs the encoder on a window sized to the utterance, as the numpy reference does; its Whisper API cannot
 score arbitrary token prefixes, so the decoder is ours: one graph turns the encoder output into each layer's

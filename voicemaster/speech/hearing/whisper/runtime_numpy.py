@@ -1,9 +1,8 @@
-"""Whisper base in numpy float32: the reference the game's runtime is compared against (`model.Runtime`).
+"""Whisper base in numpy float32: the game's runtime, and the reference the onnx runtime is compared against.
 
 Written from the weights of CTranslate2's `model.bin`; its greedy reading is CTranslate2's own, token for token (a
-test). It ran the game until the runtimes of docs/decisions/020-whisper-on-maintained-runtimes.md; it stays as the
-reference that the tests and `bench asr` ($VOICEMASTER_WHISPER_RUNTIME=numpy) compare them against, since it holds
-every weight in float32 and every step in plain sight.
+test). It stays the game's until the onnx runtime (`runtime.py`) keeps every decision
+(docs/decisions/020-whisper-on-maintained-runtimes.md): it holds every weight in float32 and every step in plain sight.
 """
 
 from __future__ import annotations
