@@ -89,7 +89,11 @@ def _parser() -> argparse.ArgumentParser:
     # Relative to where the command runs: `make demo` puts it into the checkout, as the README says.
     demo.add_argument("--out", type=Path, default=Path("out", "demo"), help="where session.wav goes")
     demo.add_argument("--engine", default="auto", choices=ENGINES, help="the recognizer that hears the players")
-    demo.add_argument("--text", action="store_true", help="no speech: the rules engine alone, narrated as text")
+    demo.add_argument(
+        "--text",
+        action="store_true",
+        help="no speech: the rules engine alone, a trace in English (levels, letters, amounts)",
+    )
     demo.add_argument("--fast", action="store_true", help="not aloud: as fast as it can, the sound to session.wav")
     screen_cli.add_flags(demo)
     demo.set_defaults(run=play_cli.demo)

@@ -1,6 +1,7 @@
 """A game played by the rules engine alone, narrated in the terminal: the demo until the quizmaster speaks.
 
-The players are the seeded policy of `rules.simulate`; nothing is heard or said.
+The players are the seeded policy of `rules.simulate`; nothing is heard or said. A trace for developers, in English
+whatever `--lang` (no question is asked: the engine knows levels, letters and amounts, not the bank's words).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Callable, Iterator
 from voicemaster.rules import GameSettings, apply, events, new_game
 from voicemaster.rules import moneydrop as md
 from voicemaster.rules.simulate import next_action, next_money_drop_action
+from voicemaster.rules.state import Termination
 
 
 def play_millionaire(settings: GameSettings, seed: int) -> Iterator[str]:
@@ -37,6 +39,14 @@ def play_money_drop(settings: md.MoneyDropSettings, seed: int) -> Iterator[str]:
 
 def money(amount: int, currency: str) -> str:
     return f"{amount:,} {currency}"
+
+
+ENDINGS = {
+    Termination.TOP_PRIZE: "the top prize won",
+    Termination.ROUNDS_PLAYED: "every round played",
+    Termination.STOPPED: "stopped by the players",
+}
+"""Why a game ended, as the trace says it."""
 
 
 def describe(event: events.Event, currency: str) -> str:
@@ -86,7 +96,7 @@ def describe(event: events.Event, currency: str) -> str:
             return "  Round over: " + ", ".join(f"{r.player} {m(r.total)}" for r in result.results)
         case events.GameEnded(outcome):
             totals = ", ".join(f"{p} {m(t)}" for p, t in outcome.totals)
-            return f"\nGame over ({outcome.termination}): {totals}. Winner: {' and '.join(outcome.winners)}."
+            return f"\nGame over ({ENDINGS[outcome.termination]}): {totals}. Winner: {' and '.join(outcome.winners)}."
     raise AssertionError(event)  # pragma: no cover
 
 
