@@ -24,7 +24,7 @@ from voicemaster.speech.hearing.crowd import CROWDED_RISE_DB, rise_over_room
 from voicemaster.speech.hearing.intents import Understanding
 from voicemaster.speech.hearing.whisper.decision import MARGINS, Evidence
 from voicemaster.speech.signal import RECOGNITION_RATE, resample
-from voicemaster_lab.asr.options import decided_again, free_readings
+from voicemaster_lab.asr.options import SampleLike, WeighedLike, decided_again, free_readings
 from voicemaster_lab.asr.tally import right, tally
 from voicemaster_lab.corpora import room_alone
 
@@ -32,38 +32,17 @@ RISES = (4.0, 6.0, 8.0, 10.0, 12.0, 14.0, 16.0, 20.0, 25.0)
 """The rises over the room's floor the curve tries, in dB."""
 
 
-class _Sample(Protocol):
+class _Sample(SampleLike, Protocol):
     @property
     def path(self) -> Path: ...
 
     @property
     def room(self) -> Path | None: ...
 
-    @property
-    def language(self) -> str: ...
 
-    @property
-    def condition(self) -> str: ...
-
-    @property
-    def value(self) -> str | None: ...
-
-    @property
-    def intent(self) -> str: ...
-
-
-class _Weighed(Protocol):
+class _Weighed(WeighedLike, Protocol):
     @property
     def sample(self) -> _Sample: ...
-
-    @property
-    def context(self) -> Context: ...
-
-    @property
-    def evidence(self) -> Evidence: ...
-
-    @property
-    def heard(self) -> Heard: ...
 
 
 @dataclass(frozen=True)

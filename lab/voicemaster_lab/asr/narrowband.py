@@ -10,18 +10,18 @@ from typing import Any
 
 from voicemaster.dialogue.meaning import Heard, Intent
 from voicemaster.speech.hearing.whisper.decision import MARGINS, NARROWBAND, decide
-from voicemaster_lab.asr.options import _Sample, _Weighed, free_readings
+from voicemaster_lab.asr.options import SampleLike, WeighedLike, free_readings
 from voicemaster_lab.asr.tally import right
 
 MEANING_MARGINS = (1.0, 2.0, 3.0, 4.0, 5.0, 6.0)
 FREE_MARGINS = (6.0, 4.0, 3.0, 2.0)
 
 
-def curve(weighed: Sequence[_Weighed]) -> dict[str, dict[str, Any]]:
+def curve(weighed: Sequence[WeighedLike]) -> dict[str, dict[str, Any]]:
     """Per language, its telephone-band decisions made again at each pair of meaning and free margins (the doubt and
     undecided margins as the language's telephone margins have them, and at least the meaning margin): understood,
     wrong meanings and false accepts."""
-    by_language: dict[str, list[_Weighed]] = defaultdict(list)
+    by_language: dict[str, list[WeighedLike]] = defaultdict(list)
     for item in weighed:
         if item.evidence.narrowband:
             by_language[item.sample.language].append(item)
@@ -57,7 +57,7 @@ def curve(weighed: Sequence[_Weighed]) -> dict[str, dict[str, Any]]:
     return found
 
 
-def _mark(sample: _Sample, heard: Heard) -> str:
+def _mark(sample: SampleLike, heard: Heard) -> str:
     if sample.intent == "unknown":
         return "refused" if heard.intent is Intent.UNKNOWN else "false accept"
     if right(sample, heard):

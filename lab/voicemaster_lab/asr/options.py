@@ -24,7 +24,7 @@ DOUBTED_MARGINS = (2.0, 3.0, 4.0, 5.0, 6.0, math.inf)
 would be made again on rivals the search never saw."""
 
 
-class _Sample(Protocol):
+class SampleLike(Protocol):
     @property
     def language(self) -> str: ...
 
@@ -38,9 +38,9 @@ class _Sample(Protocol):
     def intent(self) -> str: ...
 
 
-class _Weighed(Protocol):
+class WeighedLike(Protocol):
     @property
-    def sample(self) -> _Sample: ...
+    def sample(self) -> SampleLike: ...
 
     @property
     def context(self) -> Context: ...
@@ -62,13 +62,13 @@ def context_of(clip: option_words.OptionClip) -> Context:
     return Context(ContextName.ANSWER, clip.language, clip.options, ())
 
 
-def outcome(sample: _Sample, heard: Heard) -> str:
+def outcome(sample: SampleLike, heard: Heard) -> str:
     if (heard.intent, heard.value) == (Intent.ANSWER, sample.value):
         return "understood"
     return "asked again" if heard.intent == Intent.UNKNOWN else "wrong"
 
 
-def cells(outcomes: Sequence[tuple[_Sample, Heard]]) -> dict[str, dict[str, dict[str, int]]]:
+def cells(outcomes: Sequence[tuple[SampleLike, Heard]]) -> dict[str, dict[str, dict[str, int]]]:
     """Per language and source: clips, understood the first time, asked again, taken for something else."""
     table: dict[str, dict[str, dict[str, int]]] = defaultdict(dict)
     for sample, heard in outcomes:
@@ -80,14 +80,14 @@ def cells(outcomes: Sequence[tuple[_Sample, Heard]]) -> dict[str, dict[str, dict
     return {language: dict(sorted(row.items())) for language, row in sorted(table.items())}
 
 
-def free_readings(weighed: Sequence[_Weighed]) -> list[Understanding]:
+def free_readings(weighed: Sequence[WeighedLike]) -> list[Understanding]:
     """What the words of each decision's free reading mean, as the decision weighed them: a curve makes every
     decision again from these."""
     phrases = {item.sample.language: load_phrases(item.sample.language) for item in weighed}
     return [understand(item.heard.text, item.context, phrases[item.sample.language]) for item in weighed]
 
 
-def decided_again(weighed: Sequence[_Weighed], free: Sequence[Understanding], margins: Margins) -> list[Heard]:
+def decided_again(weighed: Sequence[WeighedLike], free: Sequence[Understanding], margins: Margins) -> list[Heard]:
     """Each decision made again at `margins`, telephone-band audio at its language's own margins as in a game."""
     return [
         decide(
@@ -100,9 +100,9 @@ def decided_again(weighed: Sequence[_Weighed], free: Sequence[Understanding], ma
     ]
 
 
-def curve(weighed: Sequence[_Weighed]) -> dict[str, list[dict[str, Any]]]:
+def curve(weighed: Sequence[WeighedLike]) -> dict[str, list[dict[str, Any]]]:
     """Per language, understood and wrong at every pair of meaning and doubt margins (the others as in use)."""
-    by_language: dict[str, list[_Weighed]] = defaultdict(list)
+    by_language: dict[str, list[WeighedLike]] = defaultdict(list)
     for item in weighed:
         by_language[item.sample.language].append(item)
     found: dict[str, list[dict[str, Any]]] = {}
