@@ -1,24 +1,15 @@
-"""The machine's cores shared by hearing and the voice: a decision being made takes the second core when it is free
-(`hearing.whisper.model.product`), and the voice rendering ahead waits for it (`voice.render_ahead`).
-
-While a player answers, the quizmaster is silent: the second core is idle in German (Pico renders at once), and in
-English and French the lines rendered ahead can wait a moment. A decision is the one thing the player waits for.
+"""The machine's cores shared by hearing and the voice: a decision runs on one core (a bench may split its large
+products over two: `hearing.whisper.model.product`), and the voice rendering ahead waits for it
+(`voice.render_ahead`), so the decision the player waits for never shares its core with the game's own work; the
+second core reads ahead at a pause (`hearing.ahead`) and renders the quizmaster's next lines.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-import time
-from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
-
-BUSY_FROM = 0.5
-"""Others' load (the load average less this process's own share) from which the second core counts as taken: on a
-machine busy with other work a split decision only waits for its other half (docs/decisions/023-the-second-core.md)."""
-OWN_WINDOW_SECONDS = 60.0
-"""This process's CPU rate is taken over about the span of the 1-minute load average it is subtracted from."""
 
 _lock = threading.Condition()
 _deciding = 0
@@ -55,48 +46,13 @@ def split_here() -> bool:
 
 
 CORES_ENVIRONMENT = "VOICEMASTER_DECISION_CORES"
-"""1 or 2: a decision takes that many cores whatever the load (`bench asr` compares them); unset, the load decides."""
+"""2: a decision splits its large products over two cores (`python -m voicemaster_lab.asr.cores_ab` compares); unset
+or 1, it takes one."""
 
 
 def second_core_free() -> bool:
-    """Whether a second core is there and idle enough. The game's own work does not count against it (the voice
-    rendering ahead waits while a decision is made: `wait_while_deciding`); other processes' work does: on a
-    machine busy with other work, a second thread only waits for a core and slows the first."""
-    count = os.cpu_count() or 1
-    chosen = os.environ.get(CORES_ENVIRONMENT, "")
-    if count < 2 or chosen == "1":
-        return False
-    if chosen == "2":
-        return True
-    try:
-        load = os.getloadavg()[0]
-    except OSError:  # not on every platform
-        return False
-    return free_beside_others(count, load, _own.rate(time.monotonic(), time.process_time()))
-
-
-def free_beside_others(count: int, load: float, own_rate: float) -> bool:
-    """Whether `count` cores leave a second one to a decision under a 1-minute `load` of which `own_rate` (cores'
-    worth of CPU) is this process's own: one core is the decision's, and others' load must leave the second idle."""
-    others = max(0.0, load - own_rate)
-    return count >= 2 and others < count - 2 + BUSY_FROM
-
-
-class OwnRate:
-    """This process's CPU rate over about the last `OWN_WINDOW_SECONDS`, from samples taken when asked (every
-    decision); before a window has passed, since the process began."""
-
-    def __init__(self, now: float, cpu: float) -> None:
-        self._samples: deque[tuple[float, float]] = deque([(now, cpu)])
-        self._guard = threading.Lock()
-
-    def rate(self, now: float, cpu: float) -> float:
-        with self._guard:
-            while len(self._samples) > 1 and now - self._samples[1][0] >= OWN_WINDOW_SECONDS:
-                self._samples.popleft()
-            then, cpu_then = self._samples[0]
-            self._samples.append((now, cpu))
-        return (cpu - cpu_then) / (now - then) if now > then else 0.0
-
-
-_own = OwnRate(time.monotonic(), time.process_time())
+    """Whether this decision splits its large products over two cores: only where a bench asks for it
+    (`CORES_ENVIRONMENT` = 2). Measured, a split decision waits as long as one on one core on an idle machine and
+    longer on a busy one, for 40 % more CPU (docs/decisions/023-the-second-core.md); the second core serves the
+    reading ahead at a pause and the voice instead."""
+    return (os.cpu_count() or 1) >= 2 and os.environ.get(CORES_ENVIRONMENT, "") == "2"

@@ -278,9 +278,8 @@ def _measure(setup: EngineSetup, corpora: dict[str, list[Sample]]) -> dict[str, 
 
 
 def decision_cores() -> str:
-    """How many cores a decision was allowed: "1" or "2" where the bench was told (`cores.CORES_ENVIRONMENT`),
-    else "rule" (`cores.second_core_free`)."""
-    return os.environ.get(cores.CORES_ENVIRONMENT, "") or "rule"
+    """How many cores a decision was given: "2" where the bench was told (`cores.CORES_ENVIRONMENT`), else "1"."""
+    return "2" if os.environ.get(cores.CORES_ENVIRONMENT, "") == "2" else "1"
 
 
 def work(searched: Sequence[Scores]) -> dict[str, Any]:

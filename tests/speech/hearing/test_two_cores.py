@@ -52,6 +52,9 @@ def test_what_waits_for_a_decision_goes_on_when_it_is_made() -> None:
 
 
 def test_the_cores_a_decision_takes_can_be_chosen(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(cores.CORES_ENVIRONMENT, raising=False)
+    with cores.deciding():
+        assert not cores.split_here()  # one core unless asked
     monkeypatch.setenv(cores.CORES_ENVIRONMENT, "1")
     with cores.deciding():
         assert not cores.split_here()
@@ -59,27 +62,3 @@ def test_the_cores_a_decision_takes_can_be_chosen(monkeypatch: pytest.MonkeyPatc
     with cores.deciding():
         assert cores.split_here() == ((os.cpu_count() or 1) >= 2)
     assert not cores.split_here()  # only while deciding
-
-
-@pytest.mark.parametrize(
-    ("load", "own_rate", "free"),
-    [
-        (0.2, 0.0, True),  # an idle machine
-        (1.4, 1.2, True),  # the game's own voice rendered ahead: it waits for the decision
-        (1.4, 0.0, False),  # another program keeps a core busy
-        (9.0, 1.0, False),  # a machine loaded by others
-    ],
-)
-def test_the_second_core_is_taken_unless_others_keep_it_busy(load: float, own_rate: float, free: bool) -> None:
-    assert cores.free_beside_others(2, load, own_rate) is free
-
-
-def test_one_core_is_never_split() -> None:
-    assert not cores.free_beside_others(1, 0.0, 0.0)
-
-
-def test_the_own_rate_is_the_cpu_of_about_the_last_minute() -> None:
-    own = cores.OwnRate(now=0.0, cpu=0.0)
-    assert own.rate(10.0, 10.0) == pytest.approx(1.0)  # busy from the start
-    assert own.rate(30.0, 10.0) == pytest.approx(10.0 / 30.0)
-    assert own.rate(100.0, 10.0) == pytest.approx(0.0)  # idle for the last minute: its busy start is forgotten
