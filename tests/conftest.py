@@ -11,7 +11,8 @@ says so with `pytestmark`.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -87,3 +88,14 @@ def user_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in ("VOICEMASTER_CONFIG_DIR", "VOICEMASTER_QUESTIONS"):
         monkeypatch.delenv(name, raising=False)
     return user
+
+
+@pytest.fixture
+def children() -> Iterator[list[subprocess.Popen[bytes]]]:
+    """The processes a test starts (it appends them): any still running when the test ends is killed."""
+    started: list[subprocess.Popen[bytes]] = []
+    yield started
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -98,8 +98,9 @@ def _wait_for(log: Path, process: subprocess.Popen[bytes], found: Callable[[list
 
 
 @pytest.fixture
-def voicemaster_serve(pulse: Pulse, tmp_path: Path) -> Iterator[Callable[[Path], subprocess.Popen[bytes]]]:
-    started: list[subprocess.Popen[bytes]] = []
+def voicemaster_serve(
+    pulse: Pulse, tmp_path: Path, children: list[subprocess.Popen[bytes]]
+) -> Callable[[Path], subprocess.Popen[bytes]]:
     config = tmp_path / "serve.toml"
     config.write_text(
         f'[speech.de]\nengine = "espeak"\nname = "de"\nrate = {BRISK}\n'
@@ -116,14 +117,10 @@ def voicemaster_serve(pulse: Pulse, tmp_path: Path) -> Iterator[Callable[[Path],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        started.append(process)
+        children.append(process)
         return process
 
-    yield start
-    for process in started:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+    return start
 
 
 def _heard_starts(events: list[Event]) -> list[tuple[object, object, object]]:

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -234,8 +234,9 @@ def _events(log: Path) -> list[Event]:
 
 
 @pytest.fixture
-def voicemaster_play(pulse: Pulse, tmp_path: Path) -> Iterator[Callable[[int, Path], subprocess.Popen[bytes]]]:
-    started: list[subprocess.Popen[bytes]] = []
+def voicemaster_play(
+    pulse: Pulse, tmp_path: Path, children: list[subprocess.Popen[bytes]]
+) -> Callable[[int, Path], subprocess.Popen[bytes]]:
     brisk = tmp_path / "brisk.toml"
     brisk.write_text(f'[speech.de]\nengine = "espeak"\nname = "de"\nrate = {BRISK}\n', encoding="utf-8")
     command = [sys.executable, "-m", "voicemaster", "--config", str(brisk), "play"]
@@ -249,14 +250,10 @@ def voicemaster_play(pulse: Pulse, tmp_path: Path) -> Iterator[Callable[[int, Pa
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        started.append(process)
+        children.append(process)
         return process
 
-    yield start
-    for process in started:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+    return start
 
 
 def test_a_game_killed_mid_way_is_resumed_where_it_was(
