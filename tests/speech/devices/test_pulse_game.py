@@ -344,7 +344,9 @@ def test_the_sound_server_gone_mid_game_ends_play_with_a_message_and_the_game_ke
     daemon = start_pulse(tmp_path / "pulse")
     code, err, took, _ = _play_then(tmp_path, daemon, daemon.stop)  # the microphone unplugged, the speaker with it
     assert code == 2, (took, err)
-    assert err.count("\n") == 1 and "microphone stopped delivering sound" in err and "ALSA lib" not in err
+    # Whichever of the two the game was using when the server went says so (on a busy machine it may still speak).
+    gone = ("microphone stopped delivering sound", "speaker went away")
+    assert err.count("\n") == 1 and any(device in err for device in gone) and "ALSA lib" not in err
     assert "offers it again" in err
     assert _game_kept(tmp_path)
 
