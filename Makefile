@@ -21,4 +21,4 @@ test-fast:
 
 # The long real-time games the default suite leaves out (CI runs them too).
 test-slow: setup
-	.venv/bin/pytest -m slow
+	.venv/bin/pytest -m slow --durations=25
