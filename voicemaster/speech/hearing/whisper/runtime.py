@@ -1,17 +1,15 @@
-"""Whisper on maintained runtimes ($VOICEMASTER_WHISPER_RUNTIME=onnx): CTranslate2's float32 encoder on the
-installed `model.bin`, and the decoder as onnxruntime int8 graphs set-up made from the same weights
-(`runtime_graphs.py`).
+"""Whisper on maintained runtimes, the game's: CTranslate2's float32 encoder on the installed `model.bin`, and the
+decoder as onnxruntime float32 graphs set-up made from the same weights (`runtime_graphs.py`).
 
 CTranslate2 runs the encoder on a window sized to the utterance, as the numpy reference does; its Whisper API cannot
 score arbitrary token prefixes, so the decoder is ours: one graph turns the encoder output into each layer's
 cross-attention keys and values, another runs a batch of new tokens against keys already worked out. Our search, trie
 and decision stay as they are around `model.Whisper`. How many cores a decision takes is `speech.cores`'s to say.
-Figures: docs/decisions/020-whisper-on-maintained-runtimes.md.
+Figures: docs/decisions/020-whisper-on-maintained-runtimes.md, 026-float32-decoder-graphs-the-default.md.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -35,8 +33,8 @@ SHUT = -np.inf
 
 
 class OnnxRuntime:
-    """The encoder on CTranslate2, the decoder on onnxruntime; each with one session per number of cores a decision
-    may take (`speech.cores.split_here`): a session's threads are fixed when it is opened."""
+    """The encoder on CTranslate2, the decoder on onnxruntime; a session per number of cores a decision takes
+    (`speech.cores.split_here`): a session's threads are fixed when it is opened."""
 
     def __init__(self, model_dir: Path) -> None:
         _check_graphs(model_dir)
@@ -49,11 +47,11 @@ class OnnxRuntime:
             ) from None
         self._ctranslate2 = ctranslate2
         self._sessions: dict[tuple[str, int], Any] = {}
-        # Every variant a decision may ask for is opened now (under a second of CPU, some 180 MB for the two-core
-        # ones): opened at the first decision that may take two cores, it would keep that player waiting.
-        for threads in range(1, min(2, os.cpu_count() or 1) + 1):
-            self._session(LISTEN_FILE, threads)
-            self._session(DECODE_FILE, threads)
+        # The one-core sessions are opened now, not at the first decision. Two-core ones only when a bench asks for
+        # them (`cores.second_core_free`): a game decides on one core (decision 023), and a second copy of the float32
+        # graphs would hold some 200 MB more.
+        self._session(LISTEN_FILE, 1)
+        self._session(DECODE_FILE, 1)
         # The encoder in float32: CTranslate2's int8 encoder changed people's decisions and took one wrong meaning,
         # its float32 keeps them (decision 020). One thread: a second float32 copy of the model would cost 290 MB.
         self._encoder = ctranslate2.models.Whisper(

@@ -6,10 +6,11 @@ attending to keys already worked out (a shared start, its own prefix) and to the
 gives the log-probabilities of the token after the rows asked for. One graph serves both the run over a whole first
 prefix (the new tokens see each other causally) and the batched steps of the trie search (each sees only itself).
 
-A weight matrix is int8 with one scale per output row, and each row of its input is quantized with a scale of its own
-as it comes (as CTranslate2 does): one scale per tensor lets Whisper's outlier activations swamp every other row
-(docs/decisions/020-whisper-on-maintained-runtimes.md). The graphs are built with the `onnx` package's helper API from
-the weights alone: nothing is fetched. Importing this module needs `onnx`, which only set-up uses.
+The game's graphs are float32, as the weights are: they decide as the numpy reference does. A `Precision` with int8
+(one scale per output row, each input row quantized with a scale of its own as it comes, as CTranslate2 does) is
+about a third cheaper a decoder row but moved decisions on people's recordings and took one for a wrong meaning
+(docs/decisions/026-float32-decoder-graphs-the-default.md). The graphs are built with the `onnx` package's helper API
+from the weights alone: nothing is fetched. Importing this module needs `onnx`, which only set-up uses.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from voicemaster.speech.hearing.whisper.weights import read_weights
 if TYPE_CHECKING:
     from onnx import ModelProto, NodeProto, TensorProto, ValueInfoProto
 
-MADE_BY = "voicemaster whisper graphs 1"
+MADE_BY = "voicemaster whisper graphs 2"
 """Written beside the graphs when they are made; a loader that finds another maker asks for set-up to run again.
 Raise it whenever the graphs change."""
 LISTEN_FILE = "listen.onnx"
@@ -76,11 +77,12 @@ class _Graph:
 
 @dataclass(frozen=True)
 class Precision:
-    """Which matrices are int8 (one scale per row); the others stay float32."""
+    """Which matrices are int8 (one scale per row); the others stay float32. Set-up makes float32 throughout; the
+    int8 variants are the lab's, measured in docs/decisions/026-float32-decoder-graphs-the-default.md."""
 
-    layers: bool = True
+    layers: bool = False
     """The decoder layers' linear maps, and the cross-attention keys and values of `listen`."""
-    projection: bool = True
+    projection: bool = False
     """The output projection over the vocabulary (the token embeddings, transposed)."""
 
 
@@ -155,6 +157,13 @@ def _row_scale(g: _Graph, x: str) -> str:
     return g.op("Div", [g.op("Max", [largest, floor]), g.constant("int8_top", np.array(127, dtype=np.float32))])
 
 
+def _normed_linear(
+    g: _Graph, x: str, weights: Mapping[str, npt.NDArray[np.generic]], block: str, linear: str, *, int8: bool
+) -> str:
+    """A pre-norm block's input: x normalized by `block`'s layer norm, then its `linear` map."""
+    return _linear(g, _norm(g, x, weights, f"{block}/layer_norm"), weights, f"{block}/{linear}", int8=int8)
+
+
 def _norm(g: _Graph, x: str, weights: Mapping[str, npt.NDArray[np.generic]], name: str) -> str:
     gamma = g.constant("gamma", _float(weights, f"{name}/gamma"))
     beta = g.constant("beta", _float(weights, f"{name}/beta"))
@@ -221,7 +230,8 @@ def _decode(weights: Mapping[str, npt.NDArray[np.generic]], layers: int, precisi
         )
         embedded = g.op("Mul", [g.op("Transpose", [columns], perm=[1, 0]), row_scales])
     else:
-        embedded = g.op("Gather", [g.constant("embeddings", embeddings), "tokens"], axis=0)
+        table = g.constant("embeddings", embeddings)
+        embedded = g.op("Gather", [table, "tokens"], axis=0)
     placed = g.op(
         "Gather",
         [g.constant("positions_table", _float(weights, "decoder/position_encodings/encodings")), "positions"],
@@ -250,13 +260,7 @@ def _decode(weights: Mapping[str, npt.NDArray[np.generic]], layers: int, precisi
         ]
         context_k, context_v, own_k, own_v, cross_k, cross_v = names
         # Self-attention.
-        qkv = _linear(
-            g,
-            _norm(g, x, weights, f"{prefix}/self_attention/layer_norm"),
-            weights,
-            f"{prefix}/self_attention/linear_0",
-            int8=precision.layers,
-        )
+        qkv = _normed_linear(g, x, weights, f"{prefix}/self_attention", "linear_0", int8=precision.layers)
         q, k, v = g.ops("Split", [qkv, g.constant("thirds", np.array([WIDTH] * 3, dtype=np.int64))], 3, axis=-1)
         g.nodes.append(helper.make_node("Identity", [k], [f"keys_{layer}"]))
         g.nodes.append(helper.make_node("Identity", [v], [f"values_{layer}"]))
@@ -294,32 +298,21 @@ def _decode(weights: Mapping[str, npt.NDArray[np.generic]], layers: int, precisi
         attended = g.op("Reshape", [g.op("Transpose", [attended], perm=[1, 0, 2]), _shape(g, 0, WIDTH)])
         x = g.op("Add", [x, _linear(g, attended, weights, f"{prefix}/self_attention/linear_1", int8=precision.layers)])
         # Cross-attention.
-        cq = _linear(
-            g,
-            _norm(g, x, weights, f"{prefix}/attention/layer_norm"),
-            weights,
-            f"{prefix}/attention/linear_0",
-            int8=precision.layers,
-        )
+        cq = _normed_linear(g, x, weights, f"{prefix}/attention", "linear_0", int8=precision.layers)
         cross_scores = g.op("MatMul", [_heads(g, g.op("Mul", [cq, scale]), [1, 0, 2]), cross_k])
         cross = g.op("MatMul", [g.op("Softmax", [cross_scores], axis=-1), cross_v])
         cross = g.op("Reshape", [g.op("Transpose", [cross], perm=[1, 0, 2]), _shape(g, 0, WIDTH)])
         x = g.op("Add", [x, _linear(g, cross, weights, f"{prefix}/attention/linear_2", int8=precision.layers)])
         # Feed-forward.
-        up = _linear(
-            g,
-            _norm(g, x, weights, f"{prefix}/ffn/layer_norm"),
-            weights,
-            f"{prefix}/ffn/linear_0",
-            int8=precision.layers,
-        )
+        up = _normed_linear(g, x, weights, f"{prefix}/ffn", "linear_0", int8=precision.layers)
         x = g.op("Add", [x, _linear(g, _gelu(g, up), weights, f"{prefix}/ffn/linear_1", int8=precision.layers)])
     inputs.append(helper.make_tensor_value_info("rows", TensorProto.INT64, ["r"]))
     final = g.op("Gather", [_norm(g, x, weights, "decoder/layer_norm"), "rows"], axis=0)
     if precision.projection:
         logits = _int8_product(g, final, projection, projection_scales)
     else:
-        logits = g.op("MatMul", [final, g.constant("projection", np.ascontiguousarray(embeddings.T))])
+        # The lookup's table serves the projection too, transposed by Gemm as it multiplies: one copy, not two.
+        logits = g.op("Gemm", [final, table], transB=1)
     g.nodes.append(helper.make_node("LogSoftmax", [logits], ["logprobs"], axis=-1))
     outputs.append(helper.make_tensor_value_info("logprobs", TensorProto.FLOAT, ["r", vocabulary]))
     return _model(g, "whisper_decode", inputs, outputs)
