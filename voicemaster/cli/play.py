@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+from collections.abc import Callable
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -51,14 +52,12 @@ def _play_with(
     store: Store,
 ) -> int:
     from voicemaster.play.live import play as play_live
-    from voicemaster.speech.devices.interfaces import AudioUnavailable
     from voicemaster.speech.devices.portaudio import divert_native_stderr
     from voicemaster.speech.hearing.engines import open_recognizer
-    from voicemaster.speech.hearing.recognition import RecognizerUnavailable
-    from voicemaster.speech.voice.synthesis import SpeechUnavailable
 
     divert_native_stderr()
-    try:
+
+    def game() -> int:
         # The screen and the phones before the model: a port in use is said at once, not after the model has loaded.
         with (
             phones_cli.phones_for(args, language) as phones,
@@ -82,20 +81,38 @@ def _play_with(
                 phones=phones,
                 notify=warn,
             )
+        if not played:
+            print("voicemaster: no clear answer to continuing the interrupted game; it is kept, and offered again at "
+                  "the next `voicemaster play`.", file=sys.stderr)  # fmt: skip
+        return 0
+
+    return run_game(
+        game,
+        kept="A game already under way is kept; `voicemaster play` offers it again.",
+        stopped="The game is stored; `voicemaster play` offers to continue it.",
+    )
+
+
+def run_game(game: Callable[[], int], *, kept: str, stopped: str) -> int:
+    """`game`'s exit status, or, when a part it needs fails, one line on stderr and 2: a store it cannot write says
+    whether the game is kept (`unsaved`); a recognizer, a voice or an audio device missing or lost says the fault and
+    `kept`, what becomes of a game under way. Ctrl-C says `stopped` and returns 130. `play` and `serve` differ only in
+    those words."""
+    from voicemaster.speech.devices.interfaces import AudioUnavailable
+    from voicemaster.speech.hearing.recognition import RecognizerUnavailable
+    from voicemaster.speech.voice.synthesis import SpeechUnavailable
+
+    try:
+        return game()
     except StoreUnwritable as error:
         print(f"voicemaster: {unsaved(error)}", file=sys.stderr)
         return 2
     except (RecognizerUnavailable, SpeechUnavailable, AudioUnavailable) as error:
-        kept = "A game already under way is kept; `voicemaster play` offers it again."
         print(f"voicemaster: {error} {kept}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("voicemaster: stopped. The game is stored; `voicemaster play` offers to continue it.", file=sys.stderr)
+        print(f"voicemaster: stopped. {stopped}", file=sys.stderr)
         return 130
-    if not played:
-        print("voicemaster: no clear answer to continuing the interrupted game; it is kept, and offered again at the "
-              "next `voicemaster play`.", file=sys.stderr)  # fmt: skip
-    return 0
 
 
 def unsaved(error: StoreUnwritable) -> str:

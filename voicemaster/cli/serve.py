@@ -10,13 +10,13 @@ from pathlib import Path
 from voicemaster.cli import questions as question_cli
 from voicemaster.cli import screen as screen_cli
 from voicemaster.cli.failures import warn
-from voicemaster.cli.play import unsaved
+from voicemaster.cli.play import run_game
 from voicemaster.cli.settings import settings_files, settings_for
 from voicemaster.config.files import LANGUAGES
 from voicemaster.config.settings import Settings
 from voicemaster.questions.model import Entry
 from voicemaster.screen import DEFAULT_PORT
-from voicemaster.store import Store, StoreUnwritable
+from voicemaster.store import Store
 
 
 def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -80,11 +80,8 @@ def _serve_with(
     args: argparse.Namespace, settings: Settings, languages: tuple[str, ...], entries: tuple[Entry, ...], store: Store
 ) -> int:
     from voicemaster.serve.live import serve
-    from voicemaster.speech.devices.interfaces import AudioUnavailable
     from voicemaster.speech.devices.portaudio import divert_native_stderr
     from voicemaster.speech.hearing.engines import open_recognizer
-    from voicemaster.speech.hearing.recognition import RecognizerUnavailable
-    from voicemaster.speech.voice.synthesis import SpeechUnavailable
 
     divert_native_stderr()
     shown = argparse.Namespace(
@@ -92,7 +89,8 @@ def _serve_with(
         screen_host=args.screen_host or settings.serve.screen_host,
         port=args.port,
     )
-    try:
+
+    def waiting() -> int:
         with screen_cli.screen_for(shown, languages[0], entries, live=True) as (watch, screen):
             serve(
                 settings,
@@ -107,14 +105,10 @@ def _serve_with(
                 screen=screen,
                 games=args.games,
             )
-    except StoreUnwritable as error:
-        print(f"voicemaster: {unsaved(error)}", file=sys.stderr)
-        return 2
-    except (RecognizerUnavailable, SpeechUnavailable, AudioUnavailable) as error:
-        kept = "A game under way is kept; it is offered again when the quizmaster starts."
-        print(f"voicemaster: {error} {kept}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("voicemaster: stopped. A game under way is stored and offered again at the next start.", file=sys.stderr)
-        return 130
-    return 0
+        return 0
+
+    return run_game(
+        waiting,
+        kept="A game under way is kept; it is offered again when the quizmaster starts.",
+        stopped="A game under way is stored and offered again at the next start.",
+    )
