@@ -51,6 +51,23 @@ def test_players_are_named_one_after_the_other_and_each_name_read_back() -> None
     assert said.count("Ben, habe ich das richtig verstanden?") == 2  # a no asks for the name again
 
 
+def test_each_name_and_its_read_back_are_heard_as_their_seat_and_anyone_else_as_the_next() -> None:
+    replies = iter(["Anna", "ja", "ja", "Ben", "nein", "Ben", "ja", "nein"])
+    heard_as: list[tuple[str, int | None]] = []
+
+    def perform(effect: Effect) -> Observation | None:
+        if not isinstance(effect, Listen):
+            return None
+        text = next(replies)
+        heard_as.append((text, effect.seat))
+        meant = understand(text, effect.context, phrases.load("de"))
+        return Heard(meant.intent, meant.value, text, meant.score)
+
+    assert drive(who_plays("de"), perform) == ("Anna", "Ben")
+    # A phone joined as a new player says its name into the phone: the quizmaster listens to it by its seat.
+    assert heard_as == [("Anna", 1), ("ja", 1), ("ja", 2), ("Ben", 2), ("nein", 2), ("Ben", 2), ("ja", 2), ("nein", 3)]
+
+
 def test_only_a_clear_yes_takes_a_name_and_a_name_is_taken_once() -> None:
     replies = ["Anna", "", "Anna", "vielleicht", "Anna", "ja", "hm", "ja", "anna", "ja", "Cem", "ja", ""]
     names, said = converse(who_plays("de"), "de", replies)

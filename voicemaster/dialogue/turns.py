@@ -37,6 +37,9 @@ class Listen:
     context: Context
     player: str | None
     timeout_seconds: float
+    seat: int | None = None
+    """While the players are named: which player is being asked for (1 for the first), whose name is not known
+    yet; a phone that joined as a new player is listened to for the seat it is given."""
 
 
 @dataclass(frozen=True)

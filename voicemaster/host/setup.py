@@ -7,29 +7,35 @@ time, each taken with a yes: easier to hear in a car than a name the player has 
 from __future__ import annotations
 
 from collections.abc import Generator
+from dataclasses import replace
+from typing import TypeVar
 
 from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
-from voicemaster.dialogue.turns import Effect, Observation, Say
+from voicemaster.dialogue.turns import Effect, Listen, Observation, Say
 from voicemaster.host.lines import Line
 from voicemaster.host.listening import ask_yes_no, listen
 
 MAX_PLAYERS = 6
+T = TypeVar("T")
 
 
 def who_plays(language: str) -> Generator[Effect, Observation | None, tuple[str, ...]]:
     """Names, one player after the other, until nobody else plays. Asking "anyone else?" rather than "how many?":
-    a yes is heard far more reliably than a number said alone ("zwei" came back as "Smile.")."""
+    a yes is heard far more reliably than a number said alone ("zwei" came back as "Smile."). Each player's name and
+    its read-back are listened to as their seat, and "anyone else?" as the next one's: a player whose phone joined
+    before their name was known says it, and the yes that brings them in, into that phone."""
     yield Say("greeting")
     yield Say("setup_help")
     names: list[str] = []
     while len(names) < MAX_PLAYERS:
-        name = yield from _name(language, len(names) + 1)
+        name = yield from _seated(len(names) + 1, _name(language, len(names) + 1))
         if name.casefold() in (taken.casefold() for taken in names):
             yield Say("name_taken", {"name": name})
             continue
         names.append(name)
         # Unclear is asked again: nobody should be left out, or added, by a misheard word. Silence: nobody else.
-        if not (yield from ask_yes_no("another_player", {}, None, language, until_clear=True)):
+        another = ask_yes_no("another_player", {}, None, language, until_clear=True)
+        if not (yield from _seated(len(names) + 1, another)):
             break
     return tuple(names)
 
@@ -43,6 +49,18 @@ def _name(language: str, number: int) -> Generator[Effect, Observation | None, s
                 return heard.value
         elif isinstance(heard, Heard) and heard.intent == Intent.HELP:
             yield Say("setup_help")
+
+
+def _seated(seat: int, asking: Generator[Effect, Observation | None, T]) -> Generator[Effect, Observation | None, T]:
+    """`asking`, its listenings marked as `seat`'s (`Listen.seat`)."""
+    observation: Observation | None = None
+    while True:
+        try:
+            effect = asking.send(observation)
+        except StopIteration as done:
+            result: T = done.value
+            return result
+        observation = yield replace(effect, seat=seat) if isinstance(effect, Listen) else effect
 
 
 def which_variant(language: str, variants: tuple[str, ...]) -> Generator[Effect, Observation | None, str]:
