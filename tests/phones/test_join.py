@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.screen.browser import CHROMIUM, FLAGS, axe_violations
+from tests.phones.pages import joined, joined_page, phone_page, said
+from tests.screen.browser import axe_violations
 from tests.screen.games import entries, play_game
 from voicemaster.config.settings import default_paths, load_settings
 from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
@@ -31,15 +32,13 @@ from voicemaster.speech.devices.phone import PhoneLost, PhoneMicrophone
 from voicemaster.speech.hearing.pipeline import ListeningPipeline
 from voicemaster.speech.hearing.voice_activity import SileroVad
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
-from voicemaster.speech.signal import RECOGNITION_RATE, resample
+from voicemaster.speech.signal import RECOGNITION_RATE
 from voicemaster_lab.corpora import real_speech
 
 pytestmark = pytest.mark.browser
 
 ANSWER = Context(ContextName.ANSWER, "de", ("Berlin", "Paris", "Rom", "Wien"))
 B = next(clip for clip in real_speech.load() if clip.language == "de" and clip.kind == "letter" and clip.text == "B")
-JOINED_SECONDS = 30.0
-"""How long a page may take to join on a loaded machine: a guard, not a measurement."""
 
 
 @pytest.fixture
@@ -48,50 +47,12 @@ def phones(tmp_path: Path) -> Iterator[Phones]:
         yield running
 
 
-def _said(folder: Path, audio: Audio, silence: float = 1.0) -> Path:
-    """A recording as the fake microphone plays it, over and over: a pause, the words, a pause."""
-    spoken = resample(audio, RECOGNITION_RATE)
-    quiet = bytes(2 * round(silence * RECOGNITION_RATE))
-    path = folder / "said.wav"
-    Audio(quiet + spoken.samples + quiet * 3, RECOGNITION_RATE).write(path)
-    return path
-
-
-def _phone_page(recording: Path) -> Any:
-    from playwright.sync_api import sync_playwright
-
-    microphone = [
-        "--use-fake-ui-for-media-stream",
-        "--use-fake-device-for-media-stream",
-        f"--use-file-for-fake-audio-capture={recording}",
-        "--autoplay-policy=no-user-gesture-required",
-    ]
-    playwright = sync_playwright().start()
-    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=[*FLAGS, *microphone], headless=True)
-    # Bypassing the page's own policy lets the test's accessibility checker (axe-core) be added to it.
-    context = browser.new_context(ignore_https_errors=True, bypass_csp=True, viewport={"width": 390, "height": 844})
-    return playwright, browser, context.new_page()
-
-
-def _joined(phones: Phones, player: str) -> PhoneMicrophone:
-    deadline = time.monotonic() + JOINED_SECONDS
-    while time.monotonic() < deadline:
-        found = phones.microphone(player)
-        if found is not None:
-            return found
-        time.sleep(0.05)
-    raise AssertionError(f"{player}'s phone never joined")
-
-
 def test_a_phone_joins_by_the_qr_codes_address_and_the_game_hears_its_player(
     phones: Phones, tmp_path: Path, whisper: Callable[[str], WhisperRecognizer], vad: SileroVad
 ) -> None:
-    playwright, browser, page = _phone_page(_said(tmp_path, Audio.read(B.path())))
+    playwright, browser, page = phone_page(said(tmp_path, Audio.read(B.path())))
     try:
-        page.goto(phones.url)
-        page.get_by_role("button", name="Ich bin Anna: Mikrofon an").click()
-        microphone = _joined(phones, "Anna")
-        page.get_by_role("status").filter(has_text="Annas Mikrofon").wait_for()
+        microphone = joined_page(phones, page, "Anna")
         assert phones.microphone("Ben") is None  # a phone acts for the player it joined as, no other
         hearing = ListeningPipeline(microphone, whisper("de"), vad).listen(ANSWER, timeout=10.0)
     finally:
@@ -124,7 +85,7 @@ def test_a_wrong_code_or_none_is_refused_and_guessing_ends_after_a_few_tries(pho
 
 
 def test_a_page_with_a_wrong_code_asks_for_the_code_and_joins_nobody(phones: Phones, tmp_path: Path) -> None:
-    playwright, browser, page = _phone_page(_said(tmp_path, Audio.read(B.path())))
+    playwright, browser, page = phone_page(said(tmp_path, Audio.read(B.path())))
     try:
         page.goto(f"https://127.0.0.1:{phones.port}/?code=123")
         page.get_by_role("status").filter(has_text="Dieser Code passt nicht").wait_for()
@@ -147,11 +108,11 @@ def test_a_page_closed_while_it_is_listened_to_decides_nothing(
     phones: Phones, tmp_path: Path, whisper: Callable[[str], WhisperRecognizer], vad: SileroVad
 ) -> None:
     silence = Audio(bytes(2 * RECOGNITION_RATE), RECOGNITION_RATE)  # the player has not spoken yet
-    playwright, browser, page = _phone_page(_said(tmp_path, silence))
+    playwright, browser, page = phone_page(said(tmp_path, silence))
     try:
         page.goto(phones.url)
         page.get_by_role("button", name="Ich bin Ben: Mikrofon an").click()
-        microphone = _joined(phones, "Ben")
+        microphone = joined(phones, "Ben")
         frames = microphone.frames()
         next(frames)  # sound arrives
         page.close()
@@ -206,7 +167,7 @@ def test_a_joined_phone_shows_its_player_their_turn_the_question_and_its_options
     shown = feed.view()
     silence = Audio(bytes(2 * RECOGNITION_RATE), RECOGNITION_RATE)
     with Phones(tmp_path, players=("Anna",), port=0, board=feed.view_json) as phones:
-        playwright, browser, page = _phone_page(_said(tmp_path, silence))
+        playwright, browser, page = phone_page(said(tmp_path, silence))
         try:
             page.goto(phones.url)
             page.get_by_role("button", name="Ich bin Anna: Mikrofon an").click()
@@ -294,12 +255,9 @@ def test_the_players_phone_shows_that_it_heard_them_and_what_it_read(
     phones: Phones, tmp_path: Path, whisper: Callable[[str], WhisperRecognizer]
 ) -> None:
     ear = _ear(phones, whisper)
-    playwright, browser, page = _phone_page(_said(tmp_path, Audio.read(B.path())))
+    playwright, browser, page = phone_page(said(tmp_path, Audio.read(B.path())))
     try:
-        page.goto(phones.url)
-        page.get_by_role("button", name="Ich bin Anna: Mikrofon an").click()
-        _joined(phones, "Anna")
-        page.get_by_role("status").filter(has_text="Annas Mikrofon").wait_for()
+        joined_page(phones, page, "Anna")
         _heard_lines(page)
         listened = ear.listen(Listen(ANSWER, "Anna", 10.0), None, None)
         heard = listened.observation
@@ -323,11 +281,9 @@ def test_held_to_talk_the_phone_is_heard_only_while_its_button_is_held(
     phones: Phones, tmp_path: Path, whisper: Callable[[str], WhisperRecognizer]
 ) -> None:
     ear = _ear(phones, whisper)
-    playwright, browser, page = _phone_page(_said(tmp_path, Audio.read(B.path())))
+    playwright, browser, page = phone_page(said(tmp_path, Audio.read(B.path())))
     try:
-        page.goto(phones.url)
-        page.get_by_role("button", name="Ich bin Anna: Mikrofon an").click()
-        _joined(phones, "Anna")
+        joined_page(phones, page, "Anna")
         hold = page.get_by_role("button", name="Nur sprechen, solange ich die Taste halte")
         hold.click()
         assert hold.get_attribute("aria-pressed") == "true"

@@ -38,6 +38,13 @@ class Joined:
         found = self.phones.get(player or "")
         return found if found is not None and found.connected else None
 
+    def newcomer(self, seat: int) -> PhoneMicrophone | None:
+        del seat  # nobody joined as a new player
+        return None
+
+    def set_players(self, players: tuple[str, ...]) -> None:
+        self.players = players
+
 
 LEAD_SECONDS = 3.0
 """The pause before the player speaks: the listening has begun by then on a loaded machine (what came before it is

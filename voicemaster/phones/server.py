@@ -4,7 +4,10 @@ Who may join is decided by the game's code: six digits, carried by the QR code a
 someone on the same Wi-Fi who neither sees the screen nor hears the room cannot join; each network address gets
 `WRONG_CODES` tries. A phone joins as one of the game's players and acts for that player only: the one thing it can
 send is sound (anything else ends its connection), and a phone that joins as a player already joined takes over
-(the same player rejoining after a lock screen). Only GET routes and the sound's socket; nothing reads a file but
+(the same player rejoining after a lock screen). Before the players are known a phone joins as a new player: the
+quizmaster asks the next player's name through it (`newcomer`, by the seat being named), and once the players are
+known (`set_players`) it is the microphone of the name it said; a new player's phone never asked is let go, its page
+offering the players. Only GET routes and the sound's socket; nothing reads a file but
 the page's own. The game's notices to a phone (`PhoneNotice`: heard you, what was heard) go back on the same socket.
 """
 
@@ -84,6 +87,10 @@ class Phones:
     """How long a connection may send no whole request before it is closed (`screen.guard`); a phone's sound is
     never idle."""
     _microphones: dict[str, PhoneMicrophone] = field(default_factory=dict)
+    _newcomers: list[PhoneMicrophone] = field(default_factory=list)
+    """Phones joined as a new player and not yet given a seat, first joined first."""
+    _seats: dict[int, PhoneMicrophone | None] = field(default_factory=dict)
+    """Each seat asked for so far and the phone it listens to (None: the room's microphone)."""
     _wrong: dict[str, int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _server: uvicorn.Server | None = None
@@ -99,6 +106,47 @@ class Phones:
         with self._lock:
             found = self._microphones.get(player or "")
         return found if found is not None and found.connected else None
+
+    def newcomer(self, seat: int) -> PhoneMicrophone | None:
+        """The phone that says the name of the player being named at `seat`: the one given that seat when it was
+        first asked for, else (none then, or that one gone) the first phone waiting as a new player, if any joined
+        before the seat was first asked for; otherwise None, and the room's microphone is listened to."""
+        with self._lock:
+            seated = self._seats.get(seat)
+            if seated is not None and seated.connected:
+                return seated
+            if seat in self._seats and seated is None:
+                return None  # the room's: its player is named there
+            waiting = [phone for phone in self._newcomers if phone.connected]
+            self._seats[seat] = found = waiting[0] if waiting else None
+            if found is not None:
+                self._newcomers.remove(found)
+        return found
+
+    def set_players(self, players: tuple[str, ...]) -> None:
+        """The game's players (or teams) are known, the n-th named at seat n: who may join from now on. Each phone
+        that was listened to at a seat is that player's microphone and its page told so; a new player's phone that
+        was never given a seat hangs up (its page offers the players)."""
+        with self._lock:
+            self.players = players
+            seats, self._seats = self._seats, {}
+            unseated, self._newcomers = self._newcomers, []
+            named: list[tuple[PhoneMicrophone, PhoneMicrophone | None]] = []
+            for seat, phone in sorted(seats.items()):
+                if phone is None or not phone.connected or not 0 < seat <= len(players):
+                    if phone is not None:
+                        unseated.append(phone)
+                    continue
+                phone.player = players[seat - 1]
+                named.append((phone, self._microphones.get(phone.player)))
+                self._microphones[phone.player] = phone
+        for phone, before in named:
+            if before is not None and before is not phone:
+                before.hang_up()
+            phone.tell(PhoneNotice(named=phone.player))
+        for phone in unseated:
+            phone.tell(PhoneNotice(named=""))
+            phone.hang_up()
 
     def joined(self) -> tuple[str, ...]:
         with self._lock:
@@ -116,8 +164,7 @@ class Phones:
 
     def join(self, player: str) -> PhoneMicrophone:
         """A phone becomes `player`'s microphone; one that was before hangs up."""
-        played = self.played.branch(BEHIND_SECONDS) if self.played is not None else None
-        microphone = PhoneMicrophone(player, self.front_end() if self.front_end is not None else None, played)
+        microphone = self._microphone(player)
         with self._lock:
             before = self._microphones.get(player)
             self._microphones[player] = microphone
@@ -125,11 +172,33 @@ class Phones:
             before.hang_up()
         return microphone
 
+    def join_new(self) -> PhoneMicrophone | None:
+        """A phone joins as a new player, its name not known yet; None once the players are known."""
+        if self.players:
+            return None
+        microphone = self._microphone("")
+        with self._lock:
+            known = bool(self.players)
+            if not known:
+                self._newcomers.append(microphone)
+        if known:
+            self.leave(microphone)
+            return None
+        return microphone
+
+    def _microphone(self, player: str) -> PhoneMicrophone:
+        played = self.played.branch(BEHIND_SECONDS) if self.played is not None else None
+        return PhoneMicrophone(player, self.front_end() if self.front_end is not None else None, played)
+
     def leave(self, microphone: PhoneMicrophone) -> None:
         microphone.hang_up()
+        if self.played is not None and microphone.reference is not None:
+            self.played.close(microphone.reference)  # handed nothing more
         with self._lock:
             if self._microphones.get(microphone.player) is microphone:
                 del self._microphones[microphone.player]
+            if microphone in self._newcomers:
+                self._newcomers.remove(microphone)
 
     def start(self) -> Phones:
         """Listens on `host` and `port` (0: any free one) with the screen's guards (`screen.guard`): connections per
@@ -191,11 +260,15 @@ def app(phones: Phones) -> ASGIApp:
 
     async def sound(socket: WebSocket) -> None:
         code, player = socket.query_params.get("code", ""), socket.query_params.get("player", "")
-        if not phones.code_is_right(code, _client(socket.client)) or player not in phones.players:
+        new = socket.query_params.get("new") == "1" and not player
+        if not phones.code_is_right(code, _client(socket.client)) or not (new or player in phones.players):
             await socket.close(code=1008)
             return
         await socket.accept()
-        microphone = phones.join(player)
+        microphone = phones.join_new() if new else phones.join(player)
+        if microphone is None:  # the players became known meanwhile: the page offers them
+            await socket.close(code=1008)
+            return
         notices: asyncio.Queue[PhoneNotice] = asyncio.Queue()
         loop = asyncio.get_running_loop()
         microphone.reaches(lambda notice: loop.call_soon_threadsafe(notices.put_nowait, notice))

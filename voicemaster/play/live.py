@@ -96,7 +96,9 @@ def play(
                     runner.finish_speaking()
                     return False
                 if phones is not None:  # who may join: the game's players (or teams), once they are known
-                    phones.players = host.game.settings.players if isinstance(host, Quizmaster) else host.settings.teams
+                    phones.set_players(
+                        host.game.settings.players if isinstance(host, Quizmaster) else host.settings.teams
+                    )
                 _run(host, store, runner)
                 return True
             finally:
@@ -115,11 +117,17 @@ class PhoneSources(Protocol):
     """What the loudspeaker plays, of which each phone is handed a branch as its echo canceller's reference."""
     front_end: Callable[[], FrontEnd] | None
     """Each phone's own front end, made as it joins."""
-    players: tuple[str, ...]
-    """Who may join."""
 
     def microphone(self, player: str | None) -> PhoneMicrophone | None:
         """The phone that is `player`'s microphone now, if one is joined."""
+        ...
+
+    def newcomer(self, seat: int) -> PhoneMicrophone | None:
+        """The phone of a new player that says the name of the player being named at `seat` (`Listen.seat`)."""
+        ...
+
+    def set_players(self, players: tuple[str, ...]) -> None:
+        """Who may join, once known: a phone that said its name at a seat is that player's from now on."""
         ...
 
 
@@ -138,7 +146,10 @@ class MicrophoneEar:
 
     def listen(self, listen: Listen, said: Say | None, speaking: Playback | None) -> Listened:
         del said
-        phone = self.phones.microphone(listen.player) if self.phones is not None else None
+        phone = None
+        if self.phones is not None:
+            seat = listen.seat if listen.player is None else None
+            phone = self.phones.newcomer(seat) if seat is not None else self.phones.microphone(listen.player)
         if phone is not None:
             try:
                 hearing = self._through(phone).listen(listen.context, listen.timeout_seconds, speaking)

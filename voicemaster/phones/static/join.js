@@ -3,6 +3,8 @@
 // Joined, it is the player's own screen: whose turn, their money, the question and its options in large type, and
 // what the game tells this phone on the same socket: that it heard the player ("heard_you", at the end of their
 // speech) and what it read. "Hold to talk" sends silence except while the large button is held (the loudest rooms).
+// Before the players are known the page offers joining as a new player: the quizmaster asks that player's name
+// through this phone, and the game tells the page whose microphone it has become ("named").
 "use strict";
 
 let labels = {};
@@ -11,6 +13,7 @@ let code = new URLSearchParams(location.search).get("code") || "";
 let poll = null;
 let holdToTalk = false;
 let holding = false;
+let joined = false;
 
 const byId = (id) => document.getElementById(id);
 
@@ -46,14 +49,20 @@ async function loadPlayers() {
     document.documentElement.lang = language;
   }
   byId("code-form").hidden = true;
+  if (joined) return;
   if (!found.players.length) {
-    say("waiting");
-    if (!poll) poll = setInterval(loadPlayers, 2000);
+    // Names not known yet: one control, joining as a new player; the players are offered once they are known.
+    if (!poll) {
+      showPlayers([null]);
+      say("waiting");
+      poll = setInterval(loadPlayers, 2000);
+    }
     return;
   }
   clearInterval(poll);
   poll = null;
   showPlayers(found.players);
+  if (byId("status").textContent === text("waiting")) byId("status").textContent = "";
 }
 
 function showPlayers(players) {
@@ -63,17 +72,20 @@ function showPlayers(players) {
     const item = document.createElement("li");
     const button = document.createElement("button");
     button.type = "button";
-    button.textContent = text("join", { player });
+    button.textContent = player === null ? text("join_new") : text("join", { player });
     button.addEventListener("click", () => join(player));
     item.append(button);
     list.append(item);
   }
   byId("players-label").textContent = text("players");
   byId("players").hidden = false;
-  byId("status").textContent = "";
 }
 
+// Joins as `player`, or as a new player (null) whose name the quizmaster asks through this phone.
 async function join(player) {
+  joined = true;
+  clearInterval(poll);
+  poll = null;
   say("asking");
   let stream;
   try {
@@ -81,6 +93,7 @@ async function join(player) {
       audio: { echoCancellation: true, noiseSuppression: true, autoGainControl: true, channelCount: 1 },
     });
   } catch (error) {
+    joined = false;
     say("no_microphone", { reason: error.message || error.name });
     return;
   }
@@ -90,7 +103,8 @@ async function join(player) {
   const capture = new AudioWorkletNode(context, "capture");
   source.connect(capture);
   capture.connect(context.destination); // pulled by the output, which it leaves silent
-  const address = `wss://${location.host}/sound?code=${encodeURIComponent(code)}&player=${encodeURIComponent(player)}`;
+  const who = player === null ? "new=1" : `player=${encodeURIComponent(player)}`;
+  const address = `wss://${location.host}/sound?code=${encodeURIComponent(code)}&${who}`;
   const socket = new WebSocket(address);
   socket.binaryType = "arraybuffer";
   capture.port.onmessage = (message) => {
@@ -99,11 +113,27 @@ async function join(player) {
     socket.send(holdToTalk && !holding ? new ArrayBuffer(message.data.byteLength) : message.data);
   };
   socket.addEventListener("message", (message) => {
-    if (typeof message.data === "string") told(JSON.parse(message.data));
+    if (typeof message.data !== "string") return;
+    const notice = JSON.parse(message.data);
+    if (notice.event !== "named") {
+      told(notice);
+    } else if (notice.player) {
+      player = notice.player; // the name this player said into the phone
+      say("listening", { player });
+      follow(player, socket);
+    } else {
+      letGo = true; // never asked for a name: the players are offered
+      socket.close();
+    }
   });
+  let letGo = false;
   socket.addEventListener("open", () => {
     byId("players").hidden = true;
     byId("mine").hidden = false;
+    if (player === null) {
+      say("new_listening");
+      return;
+    }
     say("listening", { player });
     follow(player, socket);
   });
@@ -113,8 +143,9 @@ async function join(player) {
     byId("mine").hidden = true;
     for (const track of stream.getTracks()) track.stop();
     context.close();
-    say("closed");
-    byId("players").hidden = false;
+    joined = false;
+    say(letGo ? "not_named" : "closed");
+    loadPlayers(); // the players as they are now
   });
 }
 

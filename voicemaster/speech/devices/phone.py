@@ -50,8 +50,13 @@ class PhoneNotice:
     """What was read from the player's utterance ("" with `heard_you`, or when nothing was)."""
     asked_again: bool = False
     """What was read was not clear enough to act on: the quizmaster asks again."""
+    named: str | None = None
+    """The players are known: the player this phone, joined as a new player, now is ("" if it was never asked for
+    a name: it is let go, and its page offers the players)."""
 
     def to_json(self) -> str:
+        if self.named is not None:
+            return json.dumps({"event": "named", "player": self.named}, ensure_ascii=False)
         if self.heard_you:
             return json.dumps({"event": "heard_you"})
         return json.dumps({"event": "heard", "text": self.text, "asked_again": self.asked_again}, ensure_ascii=False)
@@ -62,6 +67,7 @@ class PhoneMicrophone:
 
     def __init__(self, player: str, front_end: FrontEnd | None = None, played: PlayedSound | None = None) -> None:
         self.player = player
+        """Whose microphone this is: "" for a new player until the players are known (`Phones.set_players`)."""
         self._front_end = front_end
         self._played = played
         self._pending = bytearray()
@@ -75,6 +81,11 @@ class PhoneMicrophone:
     @property
     def connected(self) -> bool:
         return self._connected
+
+    @property
+    def reference(self) -> PlayedSound | None:
+        """What the loudspeaker played, as this phone's echo canceller is handed it."""
+        return self._played
 
     def receive(self, message: bytes) -> None:
         """Sound from the page: 16-bit little-endian mono at 16 kHz, any whole number of samples."""
@@ -119,6 +130,6 @@ class PhoneMicrophone:
                     self._arrived.wait(deadline - time.monotonic())
                 if not self._frames:
                     gone = "hung up" if not self._connected else f"sent nothing for {QUIET_SECONDS:g} s"
-                    raise PhoneLost(f"{self.player}'s phone {gone}")
+                    raise PhoneLost(f"{self.player or 'a new player'}'s phone {gone}")
                 frame = self._frames.popleft()
             yield frame

@@ -1,0 +1,66 @@
+"""A phone's page in a real Chromium whose microphone plays a person's real recording, over and over."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.screen.browser import CHROMIUM, FLAGS
+from voicemaster.phones.server import Phones
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.devices.phone import PhoneMicrophone
+from voicemaster.speech.signal import RECOGNITION_RATE, resample
+
+JOINED_SECONDS = 30.0
+"""How long a page may take to join on a loaded machine: a guard, not a measurement."""
+
+
+def said(folder: Path, *words: Audio, silence: float = 1.0, evenly: bool = False) -> Path:
+    """Recordings as the fake microphone plays them, over and over: a pause, each recording followed by a pause,
+    and a longer pause at the end; `evenly`, each recording followed by the same pause and nothing else, so that
+    the last is as far from the first as from the one before it."""
+    quiet = bytes(2 * round(silence * RECOGNITION_RATE))
+    spoken = b"".join(resample(word, RECOGNITION_RATE).samples + quiet for word in words)
+    path = folder / "said.wav"
+    Audio(spoken if evenly else quiet + spoken + quiet * 2, RECOGNITION_RATE).write(path)
+    return path
+
+
+def phone_page(recording: Path) -> tuple[Any, Any, Any]:
+    """Playwright, its Chromium with `recording` as the microphone, and a phone-sized page in it: the caller closes
+    the browser and stops Playwright."""
+    from playwright.sync_api import sync_playwright
+
+    microphone = [
+        "--use-fake-ui-for-media-stream",
+        "--use-fake-device-for-media-stream",
+        f"--use-file-for-fake-audio-capture={recording}",
+        "--autoplay-policy=no-user-gesture-required",
+    ]
+    playwright = sync_playwright().start()
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=[*FLAGS, *microphone], headless=True)
+    # Bypassing the page's own policy lets the test's accessibility checker (axe-core) be added to it.
+    context = browser.new_context(ignore_https_errors=True, bypass_csp=True, viewport={"width": 390, "height": 844})
+    return playwright, browser, context.new_page()
+
+
+def joined(phones: Phones, player: str) -> PhoneMicrophone:
+    """`player`'s phone, once it has joined."""
+    deadline = time.monotonic() + JOINED_SECONDS
+    while time.monotonic() < deadline:
+        found = phones.microphone(player)
+        if found is not None:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"{player}'s phone never joined")
+
+
+def joined_page(phones: Phones, page: Any, player: str) -> PhoneMicrophone:
+    """The page opened at the QR code's address and joined as `player` (German labels), as its player sees it: the
+    game has the phone, and the page says whose microphone it is."""
+    page.goto(phones.url)
+    page.get_by_role("button", name=f"Ich bin {player}: Mikrofon an").click()
+    microphone = joined(phones, player)
+    page.get_by_role("status").filter(has_text=f"{player}s Mikrofon").wait_for()
+    return microphone

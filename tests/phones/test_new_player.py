@@ -1,0 +1,93 @@
+"""A phone joins before the players are known, as a new player: the quizmaster asks that player's name through it,
+the name said into the phone (a person's real recording, Chromium's microphone) names the player, and the game goes
+on to that player's first question with the phone as their microphone. Phones joined as new players are given the
+seats in the order they joined; one never asked for a name is let go when the players are known."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tests.phones.pages import phone_page, said
+from voicemaster.config.settings import default_paths, load_settings
+from voicemaster.dialogue.meaning import ContextName
+from voicemaster.dialogue.turns import Listen, Observation, Say, Silence
+from voicemaster.host.lines import load as load_lines
+from voicemaster.host.millionaire.quizmaster import Quizmaster
+from voicemaster.phones.server import Phones
+from voicemaster.play.ear import Answers
+from voicemaster.play.live import _resumed_or_new, _run, open_ear
+from voicemaster.play.runner import Runner, SessionClock, Transcript
+from voicemaster.questions.selection import Bank
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.devices.files import FileSink
+from voicemaster.speech.devices.interfaces import Playback
+from voicemaster.speech.devices.phone import PhoneMicrophone
+from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
+from voicemaster.speech.voice.speakers import Speakers
+from voicemaster.store import Store
+from voicemaster_lab.corpora import real_speech
+
+pytestmark = pytest.mark.browser
+
+WORDS = {clip.text: clip for clip in real_speech.load(("de",)) if clip.kind in ("word", "yes")}
+
+
+class Asked(Exception):
+    """The game reached a player's first question: the test has seen what it came for."""
+
+    def __init__(self, listen: Listen, phone: PhoneMicrophone | None) -> None:
+        super().__init__(listen.player)
+        self.listen, self.phone = listen, phone
+
+
+def test_a_name_said_into_a_new_players_phone_names_the_player_and_the_game_goes_on_to_a_question(
+    tmp_path: Path, bank: Bank, whisper: Callable[[str], WhisperRecognizer]
+) -> None:
+    # The phone's player says her name twice and then "ja", over and over, each as far from the next: whichever
+    # the quizmaster hears first, the yes that follows a name is always said after "Lisa" ("Ja" is a name too).
+    lisa, yes = (Audio.read(WORDS[word].path()) for word in ("Lisa", "Ja"))
+    recording = said(tmp_path, lisa, lisa, yes, silence=3.5, evenly=True)
+    config = replace(load_settings(default_paths()[:1]), heard_cue=False)  # no sound card here to tick on
+    with Phones(tmp_path, port=0) as phones, Store(tmp_path / "vm.db", exclusive=True) as store:
+        ear = open_ear(config, whisper("de"), phones=phones)
+
+        named_by: list[PhoneMicrophone] = []  # the phone each name was heard through
+
+        def hear(listen: Listen, said: Say | None, speaking: Playback | None) -> Observation:
+            seat = listen.seat if listen.player is None else None
+            phone = phones.newcomer(seat) if seat is not None else phones.microphone(listen.player)
+            if listen.context.name is ContextName.ANSWER:
+                raise Asked(listen, phone)
+            if phone is None:
+                return Silence()  # nobody speaks into the room's microphone
+            if listen.context.name is ContextName.NAME:
+                named_by.append(phone)
+            return ear.listen(listen, said, speaking).observation
+
+        sink = FileSink()
+        out = io.StringIO()
+        lines, voice = load_lines("de"), Speakers(config.speech)
+        runner = Runner(
+            lines, voice, sink, SessionClock(sink), Answers(hear), Transcript(out), store=store, render_ahead=False
+        )
+        playwright, browser, page = phone_page(recording)
+        try:
+            page.goto(phones.url)
+            page.get_by_role("button", name="Ich spiele neu mit: Mikrofon an").click()
+            page.get_by_role("status").filter(has_text="sag deinen Namen ins Telefon").wait_for()
+            host = _resumed_or_new(config, store, runner, (), 3, False, "de", bank)
+            assert isinstance(host, Quizmaster) and host.game.settings.players == ("Lisa",)
+            phones.set_players(host.game.settings.players)  # as `play` does once the players are known
+            page.get_by_role("status").filter(has_text="Dein Telefon ist jetzt Lisas Mikrofon").wait_for()
+            with pytest.raises(Asked) as asked:
+                _run(host, store, runner)
+        finally:
+            browser.close()
+            playwright.stop()
+    assert asked.value.listen.player == "Lisa"  # her first question, asked of her, heard through her phone
+    assert named_by and asked.value.phone is named_by[0] and set(named_by) == {named_by[0]}

@@ -1,0 +1,58 @@
+"""Phones joined as new players, before the players are known: each is given the seat being named when it is first
+asked for, first joined first; once the players are known each is its own player's microphone, and one never asked
+for a name is let go."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from voicemaster.phones.server import Phones
+from voicemaster.speech.devices.phone import PhoneNotice
+
+
+def _told(phones: Phones) -> tuple[list[PhoneNotice], list[PhoneNotice], list[PhoneNotice]]:
+    """Three phones joined as new players, one after the other; what each page is told."""
+    pages: tuple[list[PhoneNotice], list[PhoneNotice], list[PhoneNotice]] = ([], [], [])
+    for page in pages:
+        joined = phones.join_new()
+        assert joined is not None
+        joined.reaches(page.append)
+    return pages
+
+
+def test_new_players_phones_are_asked_for_names_in_the_order_they_joined_and_become_those_players(
+    tmp_path: Path,
+) -> None:
+    phones = Phones(tmp_path)
+    first, second, third = _told(phones)
+    one = phones.newcomer(1)
+    assert one is not None and one is phones.newcomer(1)  # asked again (a no, a name taken): the same phone
+    two = phones.newcomer(2)
+    assert two is not None and two is not one
+    phones.set_players(("Lisa", "Cem"))
+    assert (phones.microphone("Lisa"), phones.microphone("Cem")) == (one, two)
+    assert first == [PhoneNotice(named="Lisa")] and second == [PhoneNotice(named="Cem")]
+    assert third == [PhoneNotice(named="")] and phones.joined() == ("Lisa", "Cem")  # never asked: let go
+    assert phones.join_new() is None  # the players are known: a phone joins as one of them
+
+
+def test_a_seat_first_asked_with_no_phone_waiting_stays_the_rooms(tmp_path: Path) -> None:
+    phones = Phones(tmp_path)
+    assert phones.newcomer(1) is None  # the first player is named in the room
+    (page, _, _) = _told(phones)
+    assert phones.newcomer(1) is None  # still the room's: a phone joining meanwhile does not take that name
+    lisa = phones.newcomer(2)
+    assert lisa is not None
+    phones.set_players(("Anna", "Lisa"))
+    assert phones.microphone("Anna") is None and phones.microphone("Lisa") is lisa
+    assert page == [PhoneNotice(named="Lisa")]
+
+
+def test_a_new_players_phone_gone_while_named_gives_its_seat_to_the_next_one_waiting(tmp_path: Path) -> None:
+    phones = Phones(tmp_path)
+    _told(phones)
+    gone = phones.newcomer(1)
+    assert gone is not None
+    phones.leave(gone)
+    again = phones.newcomer(1)
+    assert again is not None and again is not gone and again.connected
