@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+import ssl
 import time
 from pathlib import Path
 from typing import Any
@@ -64,3 +66,25 @@ def joined_page(phones: Phones, page: Any, player: str) -> PhoneMicrophone:
     microphone = joined(phones, player)
     page.get_by_role("status").filter(has_text=f"{player}s Mikrofon").wait_for()
     return microphone
+
+
+def sound_socket(
+    port: int, query: str, host: str = "127.0.0.1", *, origin: str | None = None, source: str = "127.0.0.1"
+) -> Any:
+    """A page's sound socket on loopback from the address `source`, its request naming `host` (a page from
+    elsewhere names its own) and, as a browser does, the page's `origin` (none: not a browser)."""
+    from websockets.sync.client import connect
+    from websockets.typing import Origin
+
+    unverified = ssl.create_default_context()
+    unverified.check_hostname = False
+    unverified.verify_mode = ssl.CERT_NONE
+    wire = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0))
+    return connect(
+        f"wss://{host}:{port}/sound?{query}",
+        sock=wire,
+        ssl=unverified,
+        server_hostname="127.0.0.1",
+        origin=Origin(origin) if origin is not None else None,
+        max_size=None,
+    )

@@ -5,7 +5,6 @@ code or none is refused; a page closed while it is listened to ends that listeni
 from __future__ import annotations
 
 import json
-import socket
 import ssl
 import time
 import urllib.error
@@ -18,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.phones.pages import joined, joined_page, phone_page, said
+from tests.phones.pages import joined, joined_page, phone_page, said, sound_socket
 from tests.screen.browser import axe_violations
 from tests.screen.games import entries, play_game
 from voicemaster.config.settings import default_paths, load_settings
@@ -195,22 +194,11 @@ def test_a_joined_phone_shows_its_player_their_turn_the_question_and_its_options
     assert found == []
 
 
-def _socket(port: int, query: str, host: str = "127.0.0.1") -> Any:
-    """A page's sound socket on loopback, its request naming `host` (a page from elsewhere names its own)."""
-    from websockets.sync.client import connect
-
-    unverified = ssl.create_default_context()
-    unverified.check_hostname = False
-    unverified.verify_mode = ssl.CERT_NONE
-    wire = socket.create_connection(("127.0.0.1", port), timeout=10)
-    return connect(f"wss://{host}:{port}/sound?{query}", sock=wire, ssl=unverified, server_hostname="127.0.0.1")
-
-
 def test_a_phone_speaking_longer_than_the_idle_time_stays_joined_and_a_stranger_host_is_refused(
     tmp_path: Path,
 ) -> None:
     with Phones(tmp_path, players=("Anna",), port=0, idle_seconds=1) as phones:
-        with _socket(phones.port, f"code={phones.code}&player=Anna") as anna:
+        with sound_socket(phones.port, f"code={phones.code}&player=Anna") as anna:
             started = time.monotonic()
             while time.monotonic() - started < 3.0:  # three idle times: a sound is a conversation, not idle
                 anna.send(bytes(1024))
@@ -226,7 +214,7 @@ def _refused(port: int, query: str, host: str) -> bool:
     from websockets.exceptions import ConnectionClosed, InvalidStatus
 
     try:
-        with _socket(port, query, host) as stranger:
+        with sound_socket(port, query, host) as stranger:
             stranger.recv(timeout=5)
     except (InvalidStatus, ConnectionClosed):
         return True

@@ -3,7 +3,8 @@
 Who may join is decided by the game's code: six digits, carried by the QR code and said by the quizmaster, so that
 someone on the same Wi-Fi who neither sees the screen nor hears the room cannot join; each network address gets
 `WRONG_CODES` tries. A phone joins as one of the game's players and acts for that player only: the one thing it can
-send is sound (anything else ends its connection), and a phone that joins as a player already joined takes over
+send is sound (anything else ends its connection: words, a message longer than `MOST_MESSAGE_BYTES`, a half sample),
+a page of another site is refused (its `Origin`), and a phone that joins as a player already joined takes over
 (the same player rejoining after a lock screen). Before the players are known a phone joins as a new player: the
 quizmaster asks the next player's name through it (`newcomer`, by the seat being named), and once the players are
 known (`set_players`) it is the microphone of the name it said; a new player's phone never asked is let go, its page
@@ -261,7 +262,10 @@ def app(phones: Phones) -> ASGIApp:
     async def sound(socket: WebSocket) -> None:
         code, player = socket.query_params.get("code", ""), socket.query_params.get("player", "")
         new = socket.query_params.get("new") == "1" and not player
-        if not phones.code_is_right(code, _client(socket.client)) or not (new or player in phones.players):
+        if not _same_origin(socket) or not phones.code_is_right(code, _client(socket.client)):
+            await socket.close(code=1008)
+            return
+        if not (new or player in phones.players):
             await socket.close(code=1008)
             return
         await socket.accept()
@@ -287,7 +291,7 @@ def app(phones: Phones) -> ASGIApp:
                     break
                 data = message.get("bytes")
                 if data is None:
-                    continue  # words from a page are not acted on
+                    break  # words: not a phone's page
                 microphone.receive(data)
         except (ValueError, WebSocketDisconnect):
             pass  # not a phone's sound, or gone: it hangs up
@@ -306,6 +310,14 @@ def app(phones: Phones) -> ASGIApp:
         Mount("/static", StaticFiles(directory=STATIC)),
     ]
     return SecurityHeaders(Hosts.of(Starlette(routes=routes), (phones.host, phones.announced)), HEADERS)
+
+
+def _same_origin(socket: WebSocket) -> bool:
+    """Whether the page that opens the socket is the join page itself: a browser names the page's origin, and a page
+    of another site (one a player has open beside the game) may not reach the game. A client that is no browser
+    names none, and still needs the game's code."""
+    origin = socket.headers.get("origin")
+    return origin is None or origin.lower() == f"https://{socket.headers.get('host', '')}".lower()
 
 
 def _client(client: Any) -> str:
