@@ -10,9 +10,10 @@ language), each frame once, as a microphone would deliver them:
   recordings of people). Every start heard is said back as `serve` does, and what the room says in the next 8 s
   is heard as the reply: a yes there starts a game nobody asked for (`false_starts_per_hour`; a start merely heard
   and asked back is `read_backs_per_hour`). Its CPU share is waiting's with talk.
-- **starts**: every start phrase of the phrase files, each said once by several Pico speakers (rate, pitch) at 2 m
-  in the same living room, between stretches of its quiet: `starts_heard_share` counts those heard as a start of
-  the right game in the right language the first time. Pico is a voice, not a person: the set-up has no recordings
+- **starts**: every start phrase of the phrase files, each said once by each speaker of two families of voices
+  (`SPEAKERS`: SVOX Pico in every language, Kokoro in English and French), close in a quiet room and 2 m away in the
+  same living room, between stretches of its quiet: `starts_heard_share` counts those heard as a start of the right
+  game in the right language the first time. A synthesizer is a voice, not a person: the set-up has no recordings
   of people saying start phrases (docs/benchmarks.md says so beside the figure).
 """
 
@@ -22,7 +23,7 @@ import itertools
 import os
 import random
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -56,8 +57,33 @@ REPLY_SECONDS = 8.0
 """How long the reply to the read-back is waited for (`host.listening.LISTEN_SECONDS`)."""
 TV_LEVEL_DB, PEOPLE_LEVEL_DB, START_LEVEL_DB, HUSH_DB = -26.0, -28.0, -26.0, -70.0
 """Levels at the microphone, dBFS (root mean square): a TV and people across the room, a player asking, the room."""
-SPEAKERS = ((140, 90), (175, 115))
-"""The Pico speakers who say the start phrases: words a minute and pitch (per cent)."""
+
+
+@dataclass(frozen=True)
+class Speaker:
+    """One voice that says the start phrases: a synthesizer's (`engine`), its voice (None: the engine's for the
+    language), words a minute and pitch (per cent)."""
+
+    engine: str
+    name: str | None
+    rate: int
+    pitch: int = 100
+
+    @property
+    def label(self) -> str:
+        return f"{self.engine} {self.name or ''} {self.rate}/{self.pitch}".replace("  ", " ")
+
+
+SPEAKERS = {
+    "de": (Speaker("pico", None, 140, 90), Speaker("pico", None, 175, 115)),
+    "en": (Speaker("pico", None, 140, 90), Speaker("pico", None, 175, 115), Speaker("kokoro", "af_heart", 150),
+           Speaker("kokoro", "bm_george", 170)),
+    "fr": (Speaker("pico", None, 140, 90), Speaker("pico", None, 175, 115), Speaker("kokoro", "ff_siwis", 150),
+           Speaker("kokoro", "ff_siwis", 175)),
+}  # fmt: skip
+"""Who says the start phrases, per language: two Pico speakers everywhere, so that the share is not one
+synthesizer's; Kokoro's American woman and British man in English, its one French voice at two speeds in French
+(Kokoro has no German voice, NOTES: none reachable)."""
 START_ROOMS = (("quiet", None), ("living room 2 m", 2.0))
 """Where a start phrase is said: close to the microphone in a quiet room (the recording as made), and 2 m away in
 the living room."""
@@ -135,6 +161,11 @@ def run(minutes: float, languages: Sequence[str], recognizer: Recognizer, seed: 
             room: f"{sum(s['heard'] for s in starts if s['room'] == room)}/{sum(s['room'] == room for s in starts)}"
             for room, _ in START_ROOMS
         },
+        "starts_by_family": {
+            family: f"{sum(s['heard'] for s in starts if s['family'] == family)}"
+            f"/{sum(s['family'] == family for s in starts)}"
+            for family in dict.fromkeys(s["family"] for s in starts)
+        },
         "starts_by_language": {
             language: f"{sum(s['heard'] for s in starts if s['language'] == language)}"
             f"/{sum(s['language'] == language for s in starts)}"
@@ -185,18 +216,15 @@ def _starts(
     languages: Sequence[str], reader: Recognizer, settings: Any, draw: np.random.Generator
 ) -> list[dict[str, Any]]:
     """Every start phrase said by each speaker in the living room, each heard once by the waiting pipeline."""
-    from voicemaster.speech.voice import pico
-
-    engine = pico.Pico()
     front_end, _ = usable_front_end(**asdict(settings.front_end), settings=settings.barge_in)
+    say = _start_voices()
     results = []
     for language in languages:
         phrases = load(language, PHRASES_DIR)
         for game in FORMATS:
             for text in phrases.start[game]:
-                for (rate, pitch), (room, distance) in itertools.product(SPEAKERS, START_ROOMS):
-                    voice = Voice(pico.DEFAULT_VOICE[language], rate=rate, pitch=pitch, engine="pico")
-                    dry = _samples(engine.speak(text, voice))
+                for speaker, (room, distance) in itertools.product(SPEAKERS[language], START_ROOMS):
+                    dry = _samples(say(text, language, speaker))
                     said = (
                         _at_level(dry, START_LEVEL_DB)
                         if distance is None
@@ -208,11 +236,41 @@ def _starts(
                     heard = waiting.listen(start_context(languages[0]), WAIT_SECONDS).heard
                     right = heard is not None and (heard.intent, heard.value, heard.language) == (
                         Intent.START, game, language)  # fmt: skip
-                    results.append({"language": language, "game": game, "text": text, "rate": rate, "room": room,
-                                    "pitch": pitch, "heard": right,
+                    results.append({"language": language, "game": game, "text": text, "room": room,
+                                    "speaker": speaker.label, "family": speaker.engine, "heard": right,
                                     "as": None if heard is None else f"{heard.intent.value} {heard.value or ''} "
                                     f"{heard.language or ''}: {heard.text}"})  # fmt: skip
     return results
+
+
+def _start_voices() -> Callable[[str, str, Speaker], Audio]:
+    """Says a start phrase as a speaker; Kokoro's renders (about real time) kept in the cache folder, made once."""
+    import hashlib
+
+    from voicemaster.paths import cache_dir
+    from voicemaster.speech.voice import kokoro, pico
+
+    engines: dict[str, Any] = {}
+
+    def say(text: str, language: str, speaker: Speaker) -> Audio:
+        if speaker.engine == "pico":
+            engine = engines.setdefault("pico", pico.Pico())
+            voice = Voice(pico.DEFAULT_VOICE[language], rate=speaker.rate, pitch=speaker.pitch, engine="pico")
+            spoken: Audio = engine.speak(text, voice)
+            return spoken
+        voice = Voice(speaker.name or kokoro.DEFAULT_VOICE[language], rate=speaker.rate, engine="kokoro")
+        key = hashlib.sha256(f"{kokoro.ENGINE_VERSION} {voice} {text}".encode()).hexdigest()[:16]
+        kept = cache_dir() / "bench-serve" / f"{key}.wav"
+        if kept.exists():
+            return Audio.read(kept)
+        if "kokoro" not in engines:
+            engines["kokoro"] = kokoro.Kokoro()
+        audio: Audio = engines["kokoro"].speak(text, voice)
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        kokoro.write_whole(kept, audio.write)
+        return audio
+
+    return say
 
 
 def _talk(minutes: float, languages: Sequence[str], draw: np.random.Generator) -> Signal:
@@ -315,12 +373,13 @@ def report(figures: dict[str, Any]) -> str:
         f"'weiter' or help heard per hour: {figures['resumes_and_help_per_hour']:g}",
         f"  start phrases heard right the first time: {figures['starts_heard_share']:.1%} of "
         f"{figures['starts_said']} ({', '.join(f'{k} {v}' for k, v in figures['starts_by_language'].items())}; "
-        f"{', '.join(f'{k} {v}' for k, v in figures['starts_by_room'].items())})",
+        f"{', '.join(f'{k} {v}' for k, v in figures['starts_by_room'].items())}; "
+        f"{', '.join(f'{k} {v}' for k, v in figures['starts_by_family'].items())})",
         f"  CPU while waiting, share of one core: quiet {cpu['quiet']:.1%}, talk {cpu['talk']:.1%} "
         f"(utterances read a minute: quiet {reads['quiet']:g}, talk {reads['talk']:g})",
     ]
     lines += [f"    heard in talk: {asked}" for asked in figures["heard_in_talk"]]
-    lines += [f"    missed: {start['language']} {start['text']!r} ({start['rate']}/{start['pitch']}, {start['room']}) "
+    lines += [f"    missed: {start['language']} {start['text']!r} ({start['speaker']}, {start['room']}) "
               f"as {start['as']}"
               for start in figures["starts_missed"]]  # fmt: skip
     return "\n".join(lines)
