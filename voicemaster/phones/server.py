@@ -47,7 +47,12 @@ CODE_DIGITS = 6
 WRONG_CODES = 10
 """Wrong codes one network address may try before it is refused for the rest of the game."""
 BEHIND_SECONDS = 0.3
-"""How far the loudspeaker's reference is held back for a phone: more than a room's Wi-Fi delays its sound."""
+"""Silence a phone's echo reference begins with (`PlayedSound.branch`). Each phone takes its reference from a queue
+of its own as its sound arrives, so a phone held up on the Wi-Fi holds back only its own (and its reference leads its
+echo by its own network delay, which the echo canceller finds as it finds a room's). This silence holds the reference
+back only until the queue first runs dry: at once if nothing is played as the phone joins, else at the quizmaster's
+first pause (a phone is handed silence while nothing waits); after that it is what was played as each frame
+arrived."""
 TOTAL_CONNECTIONS = 32
 """Connections at once, all phones together: a party's phones, each with its page, its sound and its board."""
 HEADERS = {

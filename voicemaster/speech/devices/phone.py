@@ -2,8 +2,9 @@
 
 The phones' server (`voicemaster.phones`) hands each message it receives to `receive`, on its own thread, and calls
 `hang_up` when the page closes or the connection drops. Each frame goes through a front end of the phone's own with
-what the loudspeaker played as its reference (`PlayedSound.branch`, held behind by the network's delay), as the room
-microphone's frames do, so our own voice in the phone is cancelled and judged the same way. What arrives while nobody
+what the loudspeaker played as its reference (a queue of its own, `PlayedSound.branch`, taken as the phone's sound
+arrives: see `phones.server.BEHIND_SECONDS`), as the room microphone's frames do, so our own voice in the phone is
+cancelled and judged the same way. What arrives while nobody
 listens is kept only as far back as a pre-roll needs.
 
 A phone that hangs up, or sends nothing for `QUIET_SECONDS` (locked, off the Wi-Fi), while it is listened to ends

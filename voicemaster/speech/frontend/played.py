@@ -38,8 +38,9 @@ class PlayedSound:
 
     def branch(self, behind_seconds: float) -> PlayedSound:
         """A queue of its own for a second microphone (a phone), handed everything played from now on, its first
-        `behind_seconds` silence: a phone's sound arrives after the network's delay, and an echo canceller needs the
-        reference before the echo, never after. `close` it when that microphone has gone."""
+        `behind_seconds` silence; taken at that microphone's own pace, so one that lags holds back no other. The
+        silence lasts until the queue first runs dry (`take` gives silence while nothing waits). `close` it when
+        that microphone has gone."""
         made = PlayedSound()
         made._waiting += bytes(2 * round(behind_seconds * RECOGNITION_RATE))
         with self._lock:
