@@ -62,7 +62,8 @@ def notice(phones: Phones) -> str:
     segno.make(phones.url, error="m").terminal(out=code, compact=True)
     return (
         f"Phones: each player scans this code (or opens {phones.url.split('?')[0]} and types the code "
-        f"{phones.code}), taps their name, and speaks into their phone. A browser warns once about the game's own "
+        f"{phones.code}), taps their name (before the names are asked: new player, and says it into the phone), and "
+        f"speaks into their phone. A browser warns once about the game's own "
         f"certificate: it is made on this computer, and the page is only on your network.\n{code.getvalue()}"
     )
 
