@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.phones.pages import phone_page, said
+from tests.screen.browser import axe_violations
 from voicemaster.config.settings import default_paths, load_settings
 from voicemaster.dialogue.meaning import ContextName
 from voicemaster.dialogue.turns import Listen, Observation, Say, Silence
@@ -80,6 +81,7 @@ def test_a_name_said_into_a_new_players_phone_names_the_player_and_the_game_goes
             page.goto(phones.url)
             page.get_by_role("button", name="Ich spiele neu mit: Mikrofon an").click()
             page.get_by_role("status").filter(has_text="sag deinen Namen ins Telefon").wait_for()
+            assert axe_violations(page) == []  # what a blind player's screen reader finds on it
             host = _resumed_or_new(config, store, runner, (), 3, False, "de", bank)
             assert isinstance(host, Quizmaster) and host.game.settings.players == ("Lisa",)
             phones.set_players(host.game.settings.players)  # as `play` does once the players are known
