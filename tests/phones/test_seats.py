@@ -25,6 +25,7 @@ def test_new_players_phones_are_asked_for_names_in_the_order_they_joined_and_bec
 ) -> None:
     phones = Phones(tmp_path)
     first, second, third = _told(phones)
+    assert phones.waiting() == 3
     one = phones.newcomer(1)
     assert one is not None and one is phones.newcomer(1)  # asked again (a no, a name taken): the same phone
     two = phones.newcomer(2)

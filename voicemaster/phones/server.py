@@ -154,6 +154,11 @@ class Phones:
             phone.tell(PhoneNotice(named=""))
             phone.hang_up()
 
+    def waiting(self) -> int:
+        """How many phones joined as new players wait for a seat."""
+        with self._lock:
+            return sum(phone.connected for phone in self._newcomers)
+
     def joined(self) -> tuple[str, ...]:
         with self._lock:
             return tuple(player for player, microphone in self._microphones.items() if microphone.connected)

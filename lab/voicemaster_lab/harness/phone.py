@@ -2,11 +2,12 @@
 room's mixer makes of the room at the phone (`harness.mixer`, `Scene.phone`).
 
 The game (`voicemaster play --phones`) prints where the phones join and its code; the phone reads them there, asks
-the phones' server for the game's players until the quizmaster has heard them (its page says "waiting" until then),
-joins as the first, as its player taps their name, and sends 32 ms messages of 16-bit sound over `wss://.../sound`
-in real time, as the page's AudioWorklet does. What the mixer makes before the phone has joined is dropped, as a
-phone whose page is not open yet sends nothing. A phone the game hangs up on before it ends stays gone: the bench says
-so.
+the phones' server for the game's players and joins as the first if they are known, as its player taps their name;
+before, it joins as a new player, as its player taps "new player", and says the player's name into the phone when the
+quizmaster asks; it is that player once the game tells it so ("named"). It sends 32 ms messages of 16-bit sound over
+`wss://.../sound` in real time, as the page's AudioWorklet does. What the mixer makes before the phone has joined is
+dropped, as a phone whose page is not open yet sends nothing. A phone the game hangs up on before it ends stays gone:
+the bench says so.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from voicemaster.speech.frame import FRAME_BYTES
 from voicemaster_lab.harness.mixer import BLOCK
@@ -31,6 +33,8 @@ WHERE = re.compile(r"opens (https://\S+?)/? and types the code (\d+)")
 """How `voicemaster play --phones` says where the phones join (`cli.phones.notice`)."""
 SERVER_STOPPED = (1001, 1012)
 """How the phones' server closes a connection as it stops with the game (going away, restart): not a loss."""
+REFUSED = 1008
+"""How the phones' server closes a connection it does not take (a new player once the players are known)."""
 POLL_SECONDS = 0.5
 """How often the phone asks whether the game knows its players yet: as the join page asks, a little more often."""
 
@@ -42,7 +46,7 @@ class PhoneLink:
     printed: Path
     """The game's standard output, where it says where the phones join."""
     player: str | None = None
-    """Whom it joined as, once joined."""
+    """Whom it joined as, once joined (as a new player: once the game has said whose phone it is)."""
     joined_at: float | None = None
     """When (monotonic) it joined."""
     lost: str = ""
@@ -75,10 +79,12 @@ class PhoneLink:
             if where is None:
                 return
             base, code = where
-            player = self._player(base, code)
-            if player is None:
-                return
-            self._send(base, code, player)
+            while not self._stop.is_set():
+                players = self._players(base, code)
+                if players is None:
+                    return
+                if not self._send(base, code, players[0] if players else None):
+                    return
         except Exception as error:  # the bench reports what stopped its phone, whatever it was
             self.lost = f"{type(error).__name__}: {error}"
 
@@ -92,29 +98,37 @@ class PhoneLink:
             time.sleep(POLL_SECONDS)
         return None
 
-    def _player(self, base: str, code: str) -> str | None:
+    def _players(self, base: str, code: str) -> list[str] | None:
+        """The game's players as its server says them (none yet: the names are being asked); None when stopped."""
         while not self._stop.is_set():
             self._drop()
             try:
                 with urllib.request.urlopen(f"{base}/players?code={code}", context=_unverified(), timeout=5) as got:
-                    players = json.loads(got.read())["players"]
+                    return [str(player) for player in json.loads(got.read())["players"]]
             except (OSError, urllib.error.URLError, ValueError, KeyError):
-                players = []  # the server not up yet
-            if players:
-                return str(players[0])
-            time.sleep(POLL_SECONDS)
+                time.sleep(POLL_SECONDS)  # the server not up yet
         return None
 
-    def _send(self, base: str, code: str, player: str) -> None:
+    def _send(self, base: str, code: str, player: str | None) -> bool:
+        """Sends as `player` (None: as a new player) until stopped or lost: False; True when the game let it go as
+        a new player it never asked for a name, to join again as one of the players."""
         from websockets.exceptions import ConnectionClosed
         from websockets.sync.client import connect
 
-        address = base.replace("https://", "wss://") + f"/sound?code={code}&player={urllib.parse.quote(player)}"
+        who = "new=1" if player is None else f"player={urllib.parse.quote(player)}"
+        address = base.replace("https://", "wss://") + f"/sound?code={code}&{who}"
         with connect(address, ssl=_unverified()) as phone:
             self._drop()
             self.player, self.joined_at = player, time.monotonic()
             pending = bytearray()
             while not self._stop.is_set():
+                try:
+                    named = _named(phone) if self.player is None else None
+                except ConnectionClosed as closed:
+                    return self._closed(closed)
+                if named == "":
+                    return True
+                self.player = named or self.player
                 try:
                     pending += self._blocks.get(timeout=0.1)
                 except queue.Empty:
@@ -125,11 +139,20 @@ class PhoneLink:
                     try:
                         phone.send(bytes(pending[:FRAME_BYTES]))
                     except ConnectionClosed as closed:
-                        if closed.rcvd is None or closed.rcvd.code not in SERVER_STOPPED:
-                            self.lost = f"the game closed the phone's connection ({closed})"
-                        return
+                        return self._closed(closed)
                     del pending[:FRAME_BYTES]
                     self.sent += 1
+        return False
+
+    def _closed(self, closed: Any) -> bool:
+        """Whether to join again: a new player refused because the players became known meanwhile. Else the game
+        closed the connection: with the game's end (not a loss), or the bench says why."""
+        code = closed.rcvd.code if closed.rcvd is not None else None
+        if self.player is None and code == REFUSED:
+            return True
+        if code not in SERVER_STOPPED:
+            self.lost = f"the game closed the phone's connection ({closed})"
+        return False
 
     def _drop(self) -> None:
         """What the mixer made while the phone had not joined: not sent."""
@@ -138,6 +161,20 @@ class PhoneLink:
                 self._blocks.get_nowait()
             except queue.Empty:
                 return
+
+
+def _named(phone: Any) -> str | None:
+    """Whose phone this is, if the game has just said so ("": none, it was let go); what else it says is for the
+    page's eyes."""
+    while True:
+        try:
+            message = phone.recv(timeout=0)
+        except TimeoutError:
+            return None
+        if isinstance(message, str):
+            notice = json.loads(message)
+            if notice.get("event") == "named":
+                return str(notice.get("player") or "")
 
 
 def _unverified() -> ssl.SSLContext:

@@ -12,10 +12,10 @@ quizmaster to finish and the pause a person leaves. An utterance the game decide
 something else: its own voice, the noise) is taken back, and the player answers the next prompt.
 
 With `--microphone phone` the player has a phone at their mouth as well (`harness.room.phone_scene`): the game runs
-with `--phones`, the bench's phone joins as the player as soon as the quizmaster knows the player's name
-(`harness.phone`), and sends what the room sounds like at the phone; the game listens to the player through it from
-then on, through the same pipeline, and to the room's microphone before (the player's name). Each listening says
-which microphone the player had (`microphone`: "phone" once joined).
+with `--phones`, the bench's phone joins as a new player before the quizmaster asks the player's name (`harness.phone`),
+and sends what the room sounds like at the phone; the game listens to the player through it from then on, the name
+too, through the same pipeline. Each listening says which microphone the player had (`microphone`: "phone" once the
+game has named the phone's player; the name and its yes, heard through the phone, say "room").
 
 What each listening came to is read from the game's log and the bus's recording (`timing.room_figures`). It runs
 in real time, a few minutes a game; the load average is printed with the figures.
