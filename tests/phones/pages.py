@@ -58,6 +58,15 @@ def joined(phones: Phones, player: str) -> PhoneMicrophone:
     raise AssertionError(f"{player}'s phone never joined")
 
 
+def joined_new(phones: Phones, count: int = 1) -> None:
+    """Returns once `count` phones have joined as new players (the server has them, not only their pages)."""
+    deadline = time.monotonic() + JOINED_SECONDS
+    while phones.waiting() != count:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{count} new players' phones never joined")
+        time.sleep(0.05)
+
+
 def joined_page(phones: Phones, page: Any, player: str) -> PhoneMicrophone:
     """The page opened at the QR code's address and joined as `player` (German labels), as its player sees it: the
     game has the phone, and the page says whose microphone it is."""

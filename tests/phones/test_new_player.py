@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.phones.pages import phone_page, said
+from tests.phones.pages import joined, joined_new, phone_page, said
 from tests.screen.browser import axe_violations
 from voicemaster.config.settings import default_paths, load_settings
 from voicemaster.dialogue.meaning import ContextName
@@ -82,6 +82,7 @@ def test_a_name_said_into_a_new_players_phone_names_the_player_and_the_game_goes
             page.get_by_role("button", name="Ich spiele neu mit: Mikrofon an").click()
             page.get_by_role("status").filter(has_text="sag deinen Namen ins Telefon").wait_for()
             assert axe_violations(page) == []  # what a blind player's screen reader finds on it
+            joined_new(phones)
             host = _resumed_or_new(config, store, runner, (), 3, False, "de", bank)
             assert isinstance(host, Quizmaster) and host.game.settings.players == ("Lisa",)
             phones.set_players(host.game.settings.players)  # as `play` does once the players are known
@@ -93,3 +94,23 @@ def test_a_name_said_into_a_new_players_phone_names_the_player_and_the_game_goes
             playwright.stop()
     assert asked.value.listen.player == "Lisa"  # her first question, asked of her, heard through her phone
     assert named_by and asked.value.phone is named_by[0] and set(named_by) == {named_by[0]}
+
+
+def test_a_new_players_phone_never_asked_for_a_name_is_offered_the_players(tmp_path: Path) -> None:
+    silence = Audio(bytes(2 * 16_000), 16_000)
+    with Phones(tmp_path, port=0) as phones:
+        playwright, browser, page = phone_page(said(tmp_path, silence))
+        try:
+            page.goto(phones.url)
+            page.get_by_role("button", name="Ich spiele neu mit: Mikrofon an").click()
+            page.get_by_role("status").filter(has_text="sag deinen Namen ins Telefon").wait_for()
+            joined_new(phones)
+            phones.set_players(("Anna",))  # Anna was named in the room; the phone was never asked
+            page.get_by_role("status").filter(has_text="nicht nach deinem Namen gefragt").wait_for()
+            assert phones.waiting() == 0 and phones.joined() == ()
+            page.get_by_role("button", name="Ich bin Anna: Mikrofon an").click()
+            page.get_by_role("status").filter(has_text="Annas Mikrofon").wait_for()
+            assert joined(phones, "Anna") is not None
+        finally:
+            browser.close()
+            playwright.stop()
