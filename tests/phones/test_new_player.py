@@ -60,8 +60,8 @@ def test_a_name_said_into_a_new_players_phone_names_the_player_and_the_game_goes
         named_by: list[PhoneMicrophone] = []  # the phone each name was heard through
 
         def hear(listen: Listen, said: Say | None, speaking: Playback | None) -> Observation:
-            seat = listen.seat if listen.player is None else None
-            phone = phones.newcomer(seat) if seat is not None else phones.microphone(listen.player)
+            seat, asked = listen.seat if listen.player is None else None, listen.context.name is ContextName.NAME
+            phone = phones.newcomer(seat, asked) if seat is not None else phones.microphone(listen.player)
             if listen.context.name is ContextName.ANSWER:
                 raise Asked(listen, phone)
             if phone is None:

@@ -37,23 +37,36 @@ def test_new_players_phones_are_asked_for_names_in_the_order_they_joined_and_bec
     assert phones.join_new() is None  # the players are known: a phone joins as one of them
 
 
-def test_a_seat_first_asked_with_no_phone_waiting_stays_the_rooms(tmp_path: Path) -> None:
+def test_a_player_named_in_the_room_stays_the_rooms_and_a_phone_joined_meanwhile_is_the_next_player(
+    tmp_path: Path,
+) -> None:
     phones = Phones(tmp_path)
-    assert phones.newcomer(1) is None  # the first player is named in the room
+    assert phones.newcomer(1, name_asked=True) is None  # nobody has scanned the code yet: the room is asked
     (page, _, _) = _told(phones)
-    assert phones.newcomer(1) is None  # still the room's: a phone joining meanwhile does not take that name
-    lisa = phones.newcomer(2)
-    assert lisa is not None
+    assert phones.newcomer(1) is None  # the room's name being read back: the phone joined meanwhile waits
+    lisa = phones.newcomer(2)  # "anyone else?", heard through the phone waiting
+    assert lisa is not None and phones.newcomer(2, name_asked=True) is lisa
     phones.set_players(("Anna", "Lisa"))
     assert phones.microphone("Anna") is None and phones.microphone("Lisa") is lisa
     assert page == [PhoneNotice(named="Lisa")]
 
 
-def test_a_new_players_phone_gone_while_named_gives_its_seat_to_the_next_one_waiting(tmp_path: Path) -> None:
+def test_a_name_asked_again_of_the_room_is_heard_through_a_phone_joined_since(tmp_path: Path) -> None:
+    phones = Phones(tmp_path)
+    assert phones.newcomer(1, name_asked=True) is None  # the game began before anyone scanned the code
+    _told(phones)
+    lisa = phones.newcomer(1, name_asked=True)  # nobody answered in the room (a party): asked again
+    assert lisa is not None and phones.newcomer(1) is lisa
+
+
+def test_a_new_players_phone_gone_while_named_gives_its_seat_to_the_next_one_waiting_when_the_name_is_asked(
+    tmp_path: Path,
+) -> None:
     phones = Phones(tmp_path)
     _told(phones)
-    gone = phones.newcomer(1)
+    gone = phones.newcomer(1, name_asked=True)
     assert gone is not None
     phones.leave(gone)
-    again = phones.newcomer(1)
+    assert phones.newcomer(1) is None  # its read-back heard in the room: no other phone answers for it
+    again = phones.newcomer(1, name_asked=True)
     assert again is not None and again is not gone and again.connected

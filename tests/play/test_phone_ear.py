@@ -38,8 +38,8 @@ class Joined:
         found = self.phones.get(player or "")
         return found if found is not None and found.connected else None
 
-    def newcomer(self, seat: int) -> PhoneMicrophone | None:
-        del seat  # nobody joined as a new player
+    def newcomer(self, seat: int, name_asked: bool = False) -> PhoneMicrophone | None:
+        del seat, name_asked  # nobody joined as a new player
         return None
 
     def set_players(self, players: tuple[str, ...]) -> None:

@@ -113,16 +113,18 @@ class Phones:
             found = self._microphones.get(player or "")
         return found if found is not None and found.connected else None
 
-    def newcomer(self, seat: int) -> PhoneMicrophone | None:
-        """The phone that says the name of the player being named at `seat`: the one given that seat when it was
-        first asked for, else (none then, or that one gone) the first phone waiting as a new player, if any joined
-        before the seat was first asked for; otherwise None, and the room's microphone is listened to."""
+    def newcomer(self, seat: int, name_asked: bool = False) -> PhoneMicrophone | None:
+        """The phone heard for the player being named at `seat` (`Listen.seat`), or None: the room's microphone. A
+        seat keeps the phone it was given while that phone is joined; it is given one (the first phone waiting as a
+        new player, if any) when it is first listened to and whenever its name is asked (again: `name_asked`), never
+        in the middle of a read-back. So the players named at the start, before anyone has scanned the code, are not
+        held to the room: a phone that joins is heard from the next time a name is asked."""
         with self._lock:
             seated = self._seats.get(seat)
             if seated is not None and seated.connected:
                 return seated
-            if seat in self._seats and seated is None:
-                return None  # the room's: its player is named there
+            if seat in self._seats and not name_asked:
+                return None  # the room's until its name is asked again
             waiting = [phone for phone in self._newcomers if phone.connected]
             self._seats[seat] = found = waiting[0] if waiting else None
             if found is not None:

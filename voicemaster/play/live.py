@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from voicemaster.config.settings import ASK, Settings
-from voicemaster.dialogue.meaning import Intent
+from voicemaster.dialogue.meaning import ContextName, Intent
 from voicemaster.dialogue.turns import Listen, Say, Silence
 from voicemaster.host import lines as host_lines
 from voicemaster.host.listening import offer_resume
@@ -122,8 +122,9 @@ class PhoneSources(Protocol):
         """The phone that is `player`'s microphone now, if one is joined."""
         ...
 
-    def newcomer(self, seat: int) -> PhoneMicrophone | None:
-        """The phone of a new player that says the name of the player being named at `seat` (`Listen.seat`)."""
+    def newcomer(self, seat: int, name_asked: bool = False) -> PhoneMicrophone | None:
+        """The phone of a new player heard for the player being named at `seat` (`Listen.seat`); `name_asked`: the
+        listening is for that player's name."""
         ...
 
     def set_players(self, players: tuple[str, ...]) -> None:
@@ -148,8 +149,8 @@ class MicrophoneEar:
         del said
         phone = None
         if self.phones is not None:
-            seat = listen.seat if listen.player is None else None
-            phone = self.phones.newcomer(seat) if seat is not None else self.phones.microphone(listen.player)
+            seat, asked = listen.seat if listen.player is None else None, listen.context.name is ContextName.NAME
+            phone = self.phones.newcomer(seat, asked) if seat is not None else self.phones.microphone(listen.player)
         if phone is not None:
             try:
                 hearing = self._through(phone).listen(listen.context, listen.timeout_seconds, speaking)
