@@ -122,6 +122,24 @@ def test_a_phone_lost_while_listened_to_is_said_and_its_player_listened_to_again
     assert len(ear.speaking) == 2 and ear.speaking[1] is None  # listened to again, the lines played out
 
 
+def test_a_phone_lost_before_its_player_was_named_is_said_without_a_name() -> None:
+    """A new player's phone that leaves while the name is asked has no name to call: no line starts with a comma."""
+
+    def asking_a_name() -> Generator[Effect, Observation | None, None]:
+        yield Say("ask_name", {"n": 1}, leads_to_listening=True)
+        yield Listen(Context(ContextName.NAME, "de"), None, 8.0, seat=1)
+        yield Say("not_understood")
+
+    sink, out = FileSink(), io.StringIO()
+    ear = Stalls(Listened(Silence(), phone_lost=True))
+    runner = Runner(load_lines("de"), Speakers(DEFAULT_VOICES), sink, SessionClock(sink), ear, Transcript(out))
+    drive(asking_a_name(), runner.perform)
+
+    said = [json.loads(line) for line in out.getvalue().splitlines() if '"say"' in line]
+    lost = next(line for line in said if line["line"] == "phone_lost_unnamed")
+    assert lost["text"].startswith("Ein Telefon") and "Mikrofon" in lost["text"]
+
+
 def test_lines_the_player_cut_off_before_they_began_are_taken_back_for_every_watcher() -> None:
     """The lines up to listening are written down as they are started, ahead of the sound; a player who answers over
     the question stops them, and the lines after that moment were never heard: not on the screen, not in the

@@ -225,7 +225,9 @@ class Runner:
             listened = self.ear.listen(listen, self.last_said, speaking)
             if listened.phone_lost:
                 # Nothing was decided from the cut sound: the player hears why, and is listened to again.
-                self.say_now("phone_lost", {"player": listen.player or ""})
+                # A phone that left before its player was named has no name to call.
+                lost = ("phone_lost", {"player": listen.player}) if listen.player else ("phone_lost_unnamed", {})
+                self.say_now(*lost)
                 speaking = None
                 continue
             if not listened.stalled:
