@@ -60,6 +60,17 @@ def test_a_pick_the_free_reading_resembles_not_at_all_needs_the_larger_margin() 
     assert _decided({"Satellit": -3.0, "Käse": -3.0 - MARGINS.doubted - 0.5}, "Hukano.").value == "D"
 
 
+def test_a_short_pick_the_reading_names_another_option_by_a_word_needs_the_larger_margin() -> None:
+    # A person's French "Po" cut to the word was read "de son" and scored as "Le" (decision 028): one word names "De",
+    # none the pick; the syllables are too short for the reading's letters to be unlike any of them.
+    syllables = ("Le", "De", "Me", "Po")
+    scores = {"Le": -3.0, "De": -3.0 - MARGINS.meaning - 0.7}
+    assert _decided(scores, "de son", language="fr", options=syllables).intent == "unknown"
+    assert _decided(scores, "le son", language="fr", options=syllables).value == "A"
+    wide = {"Le": -3.0, "De": -3.0 - MARGINS.doubted - 0.5}
+    assert _decided(wide, "de son", language="fr", options=syllables).value == "A"
+
+
 def test_a_phrase_of_many_more_syllables_than_was_said_is_not_what_was_said() -> None:
     # Two syllables read; a seven-syllable option cannot be them, whatever its score.
     scores = {"Wolfgang Amadeus Mozart": -3.0, "Käse": -30.0}

@@ -140,6 +140,9 @@ class Evidence:
     named_at_the_end: Meaning | None = None
     """The answer the free reading's last words name as a whole phrase after a start that names nothing
     (`named_at_the_end`): over our voice, what the decoder's words say once the start is lost."""
+    named_by_a_word: frozenset[Meaning] = frozenset()
+    """The answers one word of the free reading names whole, carrier words aside (`named_by_a_word`): "de" in "de
+    son" names the option "De"."""
 
     @property
     def meaning_margin(self) -> float:
@@ -185,6 +188,11 @@ def weigh(
     at_the_end = (
         named_at_the_end(reading.words, tuple(phrases), hear) if hear is not None and reading is not None else None
     )
+    by_a_word = (
+        named_by_a_word(reading.words, tuple(phrases), hear)
+        if hear is not None and reading is not None
+        else frozenset()
+    )
     if not best:
         return Evidence(
             None, "", -math.inf, -math.inf, free, {}, no_speech, distances, 0, said, narrowband, crowded, over_our_voice
@@ -208,6 +216,7 @@ def weigh(
         crowded,
         over_our_voice,
         at_the_end,
+        by_a_word,
     )
 
 
@@ -236,6 +245,22 @@ def named_at_the_end(reading: Normalized, phrases: tuple[Phrase, ...], hear: Hea
         if tail in texts:
             return texts[tail]
     return None
+
+
+def named_by_a_word(reading: Normalized, phrases: tuple[Phrase, ...], hear: HearPhrases) -> frozenset[Meaning]:
+    """The answers one of whose phrases, carrier words aside, is a single word the reading holds: "de son" names the
+    option "De" (a carrier word, and there the whole phrase), "Ich nehme B." the letter B."""
+    said = set(reading.split())
+    return frozenset(meaning for core, meaning in _single_word_answers(phrases, hear) if core in said)
+
+
+@lru_cache(maxsize=CONTEXTS_KEPT)
+def _single_word_answers(phrases: tuple[Phrase, ...], hear: HearPhrases) -> tuple[tuple[str, Meaning], ...]:
+    return tuple(
+        (core, (intent, value))
+        for core, (intent, value) in _cores(phrases, hear)
+        if intent is Intent.ANSWER and " " not in core
+    )
 
 
 @lru_cache(maxsize=CONTEXTS_KEPT)
@@ -328,6 +353,11 @@ def testimony(evidence: Evidence) -> str:
     other = min(rivals, default=1.0)
     if other <= NEAR and other + NEARER <= own:
         return "contradicted"
+    if intent is Intent.ANSWER and evidence.spelling < SPELLED_FROM and _another_named(evidence):
+        # A short pick ("Le" among the syllables Le, De, Me, Po) is spelled too little for the reading's letters to
+        # be unlike it, but a reading that names another answer by one of its words and the pick by none ("de
+        # son": "De") speaks against it (docs/decisions/028-a-word-naming-another-answer.md).
+        return "contradicted"
     if evidence.spelling >= SPELLED_FROM:
         return "unlike" if own > UNLIKE else ""
     # A short answer has too few letters for a reading to be unlike it ("Oh?" for a real "A"), but a reading that
@@ -337,6 +367,11 @@ def testimony(evidence: Evidence) -> str:
     # Only a reading of one short word, as a letter or a number said alone: where the reading holds more ("und what
     # are", Pico's "Antwort A" with its carrier misread), its letters tell little of the letter in it.
     return "undecided" if intent is Intent.ANSWER and other <= own and evidence.said <= SHORT_READING else ""
+
+
+def _another_named(evidence: Evidence) -> bool:
+    named = evidence.named_by_a_word
+    return evidence.meaning not in named and any(meaning != evidence.meaning for meaning in named)
 
 
 def _syllables(text: str) -> int:
