@@ -5,10 +5,10 @@ each layer's cross-attention keys and values per utterance (`Whisper.listen`), a
 all phrases that start with it (the caller walks a token trie one depth at a time and hands this module one batch
 of prefixes per depth, each extending a prefix of the previous batch).
 
-The arithmetic is a `Runtime`'s: our own float32 numpy (`runtime_numpy.py`, the reference), or CTranslate2's encoder
-and onnxruntime's int8 decoder graphs (`runtime.py`, graphs made by set-up: `runtime_graphs.py`;
-$VOICEMASTER_WHISPER_RUNTIME=onnx), at about half the CPU, which a game takes once it keeps every decision. Why and
-the A/B: docs/decisions/020-whisper-on-maintained-runtimes.md.
+The arithmetic is a `Runtime`'s: the game's is CTranslate2's encoder and onnxruntime's decoder graphs, float32 both
+(`runtime.py`, graphs made by set-up: `runtime_graphs.py`); our own float32 numpy (`runtime_numpy.py`,
+$VOICEMASTER_WHISPER_RUNTIME=numpy) is the reference the tests and `runtime_ab` compare it against. Why and the A/B:
+docs/decisions/026-float32-decoder-graphs-the-default.md.
 """
 
 from __future__ import annotations
@@ -32,11 +32,11 @@ __all__ = [
 ]
 
 RUNTIME_ENVIRONMENT = "VOICEMASTER_WHISPER_RUNTIME"
-"""`numpy`: the reference runtime instead of the game's (`bench asr` compares them); unset, the game's."""
+"""`numpy`: the reference runtime instead of the game's (`runtime_ab` compares them); unset, the game's."""
 RUNTIMES = ("onnx", "numpy")
-DEFAULT_RUNTIME = "numpy"
-"""What a game runs until the onnx runtime keeps every decision: on people's recordings it still changed 2 in 100 and
-took one for a meaning the reference never gave (decision 020)."""
+DEFAULT_RUNTIME = "onnx"
+"""What a game runs: it decides as the numpy reference on every corpus of `bench asr` at a fraction of its CPU
+(decision 026)."""
 
 
 class Whisper:
