@@ -54,10 +54,12 @@ def screen_for(
     *,
     live: bool,
     phones_url: str | None = None,
+    shows_address: bool = False,
 ) -> Iterator[tuple[Watcher | None, ScreenAddress | None]]:
     """The screen's feed while the game runs, and its address for the quizmaster to say when asked (both None
     without --screen); the address is printed before the game. `phones_url`: where the phones join, with the code,
-    shown as a QR code to this computer's own browser."""
+    shown as a QR code to this computer's own browser. `shows_address`: the page shows its own address as a QR code
+    while no game is under way (`Screen.shows_address`)."""
     if not args.screen:
         yield None, None
         return
@@ -68,7 +70,7 @@ def screen_for(
     except ImportError as missing:
         raise ScreenUnavailable(f"the screen needs {missing.name}: {hints.python_extra('screen')}") from None
     feed = ScreenFeed(language, {entry.id: entry.question for entry in entries}, live=live)
-    with Screen(feed, args.screen_host, args.port, phones_url=phones_url) as screen:
+    with Screen(feed, args.screen_host, args.port, phones_url=phones_url, shows_address=shows_address) as screen:
         print(notice(screen), flush=True)
         yield feed, screen.spoken_address()
 

@@ -91,7 +91,8 @@ def _serve_with(
     )
 
     def waiting() -> int:
-        with screen_cli.screen_for(shown, languages[0], entries, live=True) as (watch, screen):
+        # While waiting, the page shows its own address as a QR code: a guest's phone opens it to follow along.
+        with screen_cli.screen_for(shown, languages[0], entries, live=True, shows_address=True) as (watch, screen):
             serve(
                 settings,
                 languages=languages,

@@ -55,10 +55,14 @@ HEADERS = {
 
 
 def app(
-    feed: ScreenFeed, hosts: Iterable[str] = ("127.0.0.1",), phones_url: Callable[[], str | None] = lambda: None
+    feed: ScreenFeed,
+    hosts: Iterable[str] = ("127.0.0.1",),
+    phones_url: Callable[[], str | None] = lambda: None,
+    own_url: Callable[[], str | None] = lambda: None,
 ) -> ASGIApp:
     """The page, its board and its stream, answered only to requests whose `Host` is one of `hosts` or a loopback
-    name (`guard.Hosts`); and the phones' QR code (`phones_url`), to this computer's own browser only."""
+    name (`guard.Hosts`); the phones' QR code (`phones_url`), to this computer's own browser only; and the QR code
+    of the page's own address (`own_url`), to anyone who can open the page already."""
 
     async def page(_request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
@@ -70,11 +74,11 @@ def app(
         url = phones_url()
         if url is None or request.client is None or not is_loopback(request.client.host):
             return Response(status_code=404)
-        import segno
+        return qr_code(url)
 
-        drawn = io.BytesIO()
-        segno.make(url, error="m").save(drawn, kind="svg", scale=8, border=2, dark="#000", light="#fff")
-        return Response(drawn.getvalue(), media_type="image/svg+xml")
+    async def address(_request: Request) -> Response:
+        url = own_url()
+        return Response(status_code=404) if url is None else qr_code(url)
 
     async def events(_request: Request) -> Response:
         return StreamingResponse(_stream(feed), media_type="text/event-stream")
@@ -84,9 +88,19 @@ def app(
         Route("/board", board),
         Route("/events", events),
         Route("/phones.svg", phones),
+        Route("/address.svg", address),
         Mount("/static", StaticFiles(directory=STATIC)),
     ]
     return SecurityHeaders(Hosts.of(Starlette(routes=routes), hosts), HEADERS)
+
+
+def qr_code(url: str) -> Response:
+    """`url` as a QR code (segno's SVG, black on white at any theme: a phone's camera reads it best so)."""
+    import segno
+
+    drawn = io.BytesIO()
+    segno.make(url, error="m").save(drawn, kind="svg", scale=8, border=2, dark="#000", light="#fff")
+    return Response(drawn.getvalue(), media_type="image/svg+xml")
 
 
 async def _stream(feed: ScreenFeed) -> AsyncIterator[str]:
@@ -118,6 +132,10 @@ class Screen:
     phones_url: str | None = None
     """Where the players' phones join, with the game's code (`voicemaster.phones`): its QR code is shown on this
     computer's own screen only, never to a page opened from elsewhere on the network, which could then join."""
+    shows_address: bool = False
+    """The page shows a QR code of its own address (`url`, the one announced) while no game is under way, so that a
+    guest's phone opens it to follow along (serve's waiting page); only when the screen listens on the network: on
+    loopback nobody else could open it."""
     _server: uvicorn.Server | None = None
     _thread: threading.Thread | None = None
     _announced: str | None = None
@@ -126,7 +144,7 @@ class Screen:
         listening = bound(self.host, self.port)
         self.port = int(listening.getsockname()[1])
         self._announced = self.address()
-        served = app(self.feed, (self.host, self._announced), lambda: self.phones_url)
+        served = app(self.feed, (self.host, self._announced), lambda: self.phones_url, self._own_url)
         config = guarded_config(served, self.host, self.port, TOTAL_CONNECTIONS, self.idle_seconds, ws="none")
         started = serve(config, listening, "voicemaster-screen")
         if started is None:
@@ -163,6 +181,10 @@ class Screen:
     def spoken_address(self) -> ScreenAddress:
         """The address for the quizmaster to say when a player asks for it."""
         return ScreenAddress(self._announced or self.address(), self.port, local_network=not is_loopback(self.host))
+
+    def _own_url(self) -> str | None:
+        on_the_network = not is_loopback(self.host) and not is_loopback(self._announced or self.address())
+        return self.url if self.shows_address and on_the_network else None
 
     def _where(self) -> str:
         return f"{bracketed(self.host)}:{self.port}"

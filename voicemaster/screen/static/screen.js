@@ -5,6 +5,7 @@
 let labels = {};
 let board = null;
 let receivedAt = 0;
+let addressCode = false;
 const byId = (id) => document.getElementById(id);
 
 function text(key) {
@@ -206,6 +207,16 @@ function heardText(heard) {
   return `${said} → ${meant}`;
 }
 
+// The page's own address as a QR code, beside the ready sentence while no game is under way (serve's waiting), where
+// the server gives one: the screen listens on the network. During a game the page is the game's.
+function renderFollow() {
+  const area = byId("follow");
+  area.hidden = !(addressCode && (!board.format || board.game_over));
+  if (area.hidden) return;
+  byId("follow-label").textContent = text("follow");
+  byId("follow-code").alt = text("follow_code");
+}
+
 function renderCaptions() {
   byId("said-label").textContent = text("said");
   const said = byId("said");
@@ -224,6 +235,7 @@ function render() {
   renderAudience();
   renderSheet();
   renderSide();
+  renderFollow();
   renderCaptions();
   themeButton();
 }
@@ -271,6 +283,18 @@ async function showJoin() {
   }
 }
 
+async function showAddress() {
+  try {
+    const answer = await fetch("/address.svg");
+    if (!answer.ok) return;
+    byId("follow-code").src = "/address.svg";
+    addressCode = true;
+    render();
+  } catch (_) {
+    // on this computer only: nobody else could open the page
+  }
+}
+
 async function start() {
   chooseTheme();
   try {
@@ -280,6 +304,7 @@ async function start() {
   }
   themeButton();
   showJoin();
+  showAddress();
   const events = new EventSource("/events");
   events.addEventListener("board", (event) => take(event.data));
   events.addEventListener("error", () => { if (board) byId("connection").textContent = text("disconnected"); });
