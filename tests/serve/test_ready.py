@@ -17,7 +17,7 @@ from voicemaster.host.lines import load as load_lines
 from voicemaster.host.saved import Session
 from voicemaster.play.ear import Answers
 from voicemaster.play.runner import Runner, SessionClock, Transcript
-from voicemaster.rules import GameSettings, new_game, variant
+from voicemaster.rules import GameSettings, StartRound, StopGame, apply, new_game, variant
 from voicemaster.screen import is_loopback
 from voicemaster.screen.feed import ScreenFeed
 from voicemaster.screen.server import Screen, local_address
@@ -77,6 +77,12 @@ def test_on_the_network_the_waiting_page_shows_the_sentence_beside_a_code_of_its
         feed.stored(1.0, Session(game).to_json())  # a game has started: the page is the game's, as before
         code.wait_for(state="hidden")
         assert not page.get_by_text("Auf dem Telefon mitlesen: scannen").is_visible()
+
+        over, _ = apply(apply(game, StartRound())[0], StopGame())
+        feed.stored(2.0, Session(over).to_json())  # the game is over: serve waits again, and says so
+        announce({"de": _runner("de", FileSink(), Transcript(io.StringIO(), feed))}, chime=False)
+        code.wait_for()
+        assert axe_violations(page) == []
 
 
 def _drawn(url: str) -> bytes:
