@@ -6,6 +6,7 @@ import io
 import itertools
 import json
 from collections.abc import Generator
+from typing import Any
 
 import pytest
 
@@ -109,13 +110,17 @@ def test_a_barge_in_and_an_early_decision_are_written_down_as_the_ear_reports_th
     assert (read["started"], read["used"], read["thrown_ms"]) == (2, 1, 310.0)
 
 
-def test_a_phone_lost_while_listened_to_is_said_and_its_player_listened_to_again() -> None:
+def _said_while(dialogue: Generator[Effect, Observation | None, None], ear: Stalls) -> list[dict[str, Any]]:
+    """The lines the runner said (transcript `say` events) while it ran `dialogue` with `ear`."""
     sink, out = FileSink(), io.StringIO()
-    ear = Stalls(Listened(Silence(), phone_lost=True))
     runner = Runner(load_lines("de"), Speakers(DEFAULT_VOICES), sink, SessionClock(sink), ear, Transcript(out))
-    drive(question_then_answer(), runner.perform)
+    drive(dialogue, runner.perform)
+    return [json.loads(line) for line in out.getvalue().splitlines() if '"say"' in line]
 
-    said = [json.loads(line) for line in out.getvalue().splitlines() if '"say"' in line]
+
+def test_a_phone_lost_while_listened_to_is_said_and_its_player_listened_to_again() -> None:
+    ear = Stalls(Listened(Silence(), phone_lost=True))
+    said = _said_while(question_then_answer(), ear)
     lost = next(line for line in said if line["line"] == "phone_lost")
     assert lost["text"].startswith("Anna,") and "Mikrofon" in lost["text"]
     assert [line["line"] for line in said][-1] == "not_understood"  # nothing was decided from the cut sound
@@ -130,12 +135,7 @@ def test_a_phone_lost_before_its_player_was_named_is_said_without_a_name() -> No
         yield Listen(Context(ContextName.NAME, "de"), None, 8.0, seat=1)
         yield Say("not_understood")
 
-    sink, out = FileSink(), io.StringIO()
-    ear = Stalls(Listened(Silence(), phone_lost=True))
-    runner = Runner(load_lines("de"), Speakers(DEFAULT_VOICES), sink, SessionClock(sink), ear, Transcript(out))
-    drive(asking_a_name(), runner.perform)
-
-    said = [json.loads(line) for line in out.getvalue().splitlines() if '"say"' in line]
+    said = _said_while(asking_a_name(), Stalls(Listened(Silence(), phone_lost=True)))
     lost = next(line for line in said if line["line"] == "phone_lost_unnamed")
     assert lost["text"].startswith("Ein Telefon") and "Mikrofon" in lost["text"]
 
