@@ -91,6 +91,7 @@ def test_a_traceback_and_a_file_left_behind_are_counted(monkeypatch: pytest.Monk
     assert figures["tracebacks"] == 3 and figures["written_on_failure"] == 3
 
 
+@pytest.mark.slow  # a whole bench run; the default suite keeps its ten minutes
 def test_the_json_holds_the_keys_other_tools_read(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

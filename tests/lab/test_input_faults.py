@@ -11,6 +11,7 @@ from voicemaster_lab.faults import inputs
 pytestmark = pytest.mark.usefixtures("user_folders")
 
 
+@pytest.mark.slow  # a whole bench run; the default suite keeps its ten minutes
 def test_every_file_and_input_fault_is_met_as_promised() -> None:
     figures = inputs.run(models=False)
     assert figures["faults"] == len(inputs.FAULTS)

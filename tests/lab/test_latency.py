@@ -23,6 +23,7 @@ def german(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.mark.slow  # a whole bench run; the default suite keeps its ten minutes
 def test_latency_prints_one_json_object_with_p50_and_p95_per_engine(
     german: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
