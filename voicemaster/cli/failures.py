@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 from voicemaster import __version__, paths
+from voicemaster.store import StoreUnwritable
 
 BUG = 1
 USER_ERROR = 2
@@ -129,3 +130,36 @@ def _quiet_stdout() -> None:
 def warn(notice: str) -> None:
     """A notice that is no failure (a store set aside, a setting ignored), said on stderr as the command goes on."""
     print(f"voicemaster: {notice}", file=sys.stderr, flush=True)
+
+
+def run_game(game: Callable[[], int], *, kept: str, stopped: str) -> int:
+    """`game`'s exit status, or, when a part it needs fails, one line on stderr and 2: a store it cannot write says
+    whether the game is kept (`unsaved`); a recognizer, a voice or an audio device missing or lost says the fault and
+    `kept`, what becomes of a game under way. Ctrl-C says `stopped` and returns 130. `play` and `serve` differ only in
+    those words."""
+    from voicemaster.speech.devices.interfaces import AudioUnavailable
+    from voicemaster.speech.hearing.recognition import RecognizerUnavailable
+    from voicemaster.speech.voice.synthesis import SpeechUnavailable
+
+    try:
+        return game()
+    except StoreUnwritable as error:
+        print(f"voicemaster: {unsaved(error)}", file=sys.stderr)
+        return 2
+    except (RecognizerUnavailable, SpeechUnavailable, AudioUnavailable) as error:
+        print(f"voicemaster: {error} {kept}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"voicemaster: stopped. {stopped}", file=sys.stderr)
+        return 130
+
+
+def unsaved(error: StoreUnwritable) -> str:
+    """What a game stopped by a store it could not write says: the fault, and whether the game is kept (only if its
+    file still holds it)."""
+    kept = (
+        "The game stopped at its last saved step; `voicemaster play` offers it again once the store is writable."
+        if error.kept
+        else "The game stopped and could not be kept: its file is gone, so it cannot be continued."
+    )
+    return f"{error} {kept}"

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-from collections.abc import Callable
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,12 +13,12 @@ from typing import TYPE_CHECKING
 from voicemaster.cli import phones as phones_cli
 from voicemaster.cli import questions as question_cli
 from voicemaster.cli import screen as screen_cli
-from voicemaster.cli.failures import warn
+from voicemaster.cli.failures import run_game, warn
 from voicemaster.cli.settings import settings_for, speaking_settings
 from voicemaster.config.settings import ASK, Settings
 from voicemaster.questions.model import Entry
 from voicemaster.speakable import check_speakable
-from voicemaster.store import Store, StoreUnwritable
+from voicemaster.store import Store
 
 if TYPE_CHECKING:
     from voicemaster.play.script import DemoPlan
@@ -91,39 +90,6 @@ def _play_with(
         kept="A game already under way is kept; `voicemaster play` offers it again.",
         stopped="The game is stored; `voicemaster play` offers to continue it.",
     )
-
-
-def run_game(game: Callable[[], int], *, kept: str, stopped: str) -> int:
-    """`game`'s exit status, or, when a part it needs fails, one line on stderr and 2: a store it cannot write says
-    whether the game is kept (`unsaved`); a recognizer, a voice or an audio device missing or lost says the fault and
-    `kept`, what becomes of a game under way. Ctrl-C says `stopped` and returns 130. `play` and `serve` differ only in
-    those words."""
-    from voicemaster.speech.devices.interfaces import AudioUnavailable
-    from voicemaster.speech.hearing.recognition import RecognizerUnavailable
-    from voicemaster.speech.voice.synthesis import SpeechUnavailable
-
-    try:
-        return game()
-    except StoreUnwritable as error:
-        print(f"voicemaster: {unsaved(error)}", file=sys.stderr)
-        return 2
-    except (RecognizerUnavailable, SpeechUnavailable, AudioUnavailable) as error:
-        print(f"voicemaster: {error} {kept}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"voicemaster: stopped. {stopped}", file=sys.stderr)
-        return 130
-
-
-def unsaved(error: StoreUnwritable) -> str:
-    """What a game stopped by a store it could not write says: the fault, and whether the game is kept (only if its
-    file still holds it)."""
-    kept = (
-        "The game stopped at its last saved step; `voicemaster play` offers it again once the store is writable."
-        if error.kept
-        else "The game stopped and could not be kept: its file is gone, so it cannot be continued."
-    )
-    return f"{error} {kept}"
 
 
 def _demo_text(args: argparse.Namespace, settings: Settings, plan: DemoPlan, names: tuple[str, ...], seed: int) -> int:

@@ -9,8 +9,7 @@ from pathlib import Path
 
 from voicemaster.cli import questions as question_cli
 from voicemaster.cli import screen as screen_cli
-from voicemaster.cli.failures import warn
-from voicemaster.cli.play import run_game
+from voicemaster.cli.failures import run_game, warn
 from voicemaster.cli.settings import settings_files, settings_for
 from voicemaster.config.files import LANGUAGES
 from voicemaster.config.settings import Settings
