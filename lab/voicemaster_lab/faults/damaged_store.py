@@ -456,7 +456,7 @@ if __name__ == "__main__":
             # anything else stays a traceback, which is what this benchmark counts.
             if not type(error).__module__.startswith("voicemaster."):
                 raise
-            from voicemaster.cli.play import unsaved
+            from voicemaster.cli.failures import unsaved
             from voicemaster.store import StoreUnwritable
 
             print(f"voicemaster: {unsaved(error) if isinstance(error, StoreUnwritable) else error}", file=sys.stderr)
