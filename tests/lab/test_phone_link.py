@@ -12,6 +12,7 @@ from pathlib import Path
 
 from voicemaster.cli.phones import notice
 from voicemaster.phones.server import Phones
+from voicemaster.speech.devices.phone import PhoneNotice
 from voicemaster_lab.harness.mixer import BLOCK
 from voicemaster_lab.harness.phone import PhoneLink
 
@@ -27,11 +28,11 @@ def _until(happened: Callable[[], object]) -> None:
 
 
 @contextmanager
-def _phone(phones: Phones, folder: Path) -> Iterator[PhoneLink]:
+def _phone(phones: Phones, folder: Path, ping_seconds: float = 20.0) -> Iterator[PhoneLink]:
     """The bench's phone, reading where to join from what `play --phones` prints, fed quiet in real time."""
     printed = folder / "printed.txt"
     printed.write_text(notice(phones), encoding="utf-8")
-    link = PhoneLink(printed).start()
+    link = PhoneLink(printed, ping_seconds=ping_seconds).start()
     stop = threading.Event()
 
     def feed() -> None:
@@ -65,3 +66,21 @@ def test_the_benchs_phone_never_asked_for_a_name_joins_again_as_the_first_player
         phones.set_players(("Anna",))  # named in the room
         _until(lambda: phones.microphone("Anna") is not None and link.player == "Anna")
     assert link.lost == ""
+
+
+def test_the_benchs_phone_stays_joined_however_much_the_game_tells_it(tmp_path: Path) -> None:
+    """Issue 47: the game tells a phone it heard its player and what it read, twice an utterance; the bench's phone
+    read none of it once named, its client stopped reading the socket at 16 unread and so read no answer to its
+    keepalive ping either: "keepalive ping timeout" some ten utterances into a game."""
+    with Phones(tmp_path, port=0, players=("Anna",)) as phones, _phone(phones, tmp_path, ping_seconds=0.5) as link:
+        _until(lambda: phones.microphone("Anna") is not None and link.sent > 0)
+        microphone = phones.microphone("Anna")
+        assert microphone is not None
+        for utterance in range(20):
+            microphone.tell(PhoneNotice(heard_you=True))
+            microphone.tell(PhoneNotice(text=f"Ich nehme B ({utterance})"))
+        sent = link.sent
+        _until(lambda: link.sent > sent + 100 or link.lost)  # some 3 s, several pings in it
+        assert link.lost == ""
+        assert phones.microphone("Anna") is microphone
+    assert link.told == 40

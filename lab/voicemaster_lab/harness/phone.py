@@ -8,6 +8,11 @@ quizmaster asks; it is that player once the game tells it so ("named"). It sends
 `wss://.../sound` in real time, as the page's AudioWorklet does. What the mixer makes before the phone has joined is
 dropped, as a phone whose page is not open yet sends nothing. A phone the game hangs up on before it ends stays gone:
 the bench says so.
+
+Everything the game sends the phone is read as it comes, as the page reads it: the `websockets` client stops reading
+its socket once `max_queue` messages wait unread, and then reads no pong either, so a phone that left the game's
+notices (heard you, what was heard) unread closed its own connection some 20 notices into a game ("keepalive ping
+timeout", issue 47).
 """
 
 from __future__ import annotations
@@ -53,6 +58,11 @@ class PhoneLink:
     """Why it stopped sending before the bench stopped it, if it did."""
     sent: int = 0
     """Messages sent."""
+    told: int = 0
+    """Notices the game sent the phone (heard you, what was heard, whose phone it is), all read."""
+    ping_seconds: float = 20.0
+    """How often the phone's client pings the game, and how long it waits for the answer (`websockets`' own
+    defaults; a test shortens them)."""
     most_behind: float = 0.0
     """The most sound, in seconds, that waited to be sent at once: this side falling behind real time (a loaded
     machine), which puts the phone's sound late against the loudspeaker's reference the game holds for it."""
@@ -117,13 +127,15 @@ class PhoneLink:
 
         who = "new=1" if player is None else f"player={urllib.parse.quote(player)}"
         address = base.replace("https://", "wss://") + f"/sound?code={code}&{who}"
-        with connect(address, ssl=_unverified()) as phone:
+        with connect(
+            address, ssl=_unverified(), ping_interval=self.ping_seconds, ping_timeout=self.ping_seconds
+        ) as phone:
             self._drop()
             self.player, self.joined_at = player, time.monotonic()
             pending = bytearray()
             while not self._stop.is_set():
                 try:
-                    named = _named(phone) if self.player is None else None
+                    named = self._read(phone)
                 except ConnectionClosed as closed:
                     return self._closed(closed)
                 if named == "":
@@ -162,19 +174,20 @@ class PhoneLink:
             except queue.Empty:
                 return
 
-
-def _named(phone: Any) -> str | None:
-    """Whose phone this is, if the game has just said so ("": none, it was let go); what else it says is for the
-    page's eyes."""
-    while True:
-        try:
-            message = phone.recv(timeout=0)
-        except TimeoutError:
-            return None
-        if isinstance(message, str):
-            notice = json.loads(message)
-            if notice.get("event") == "named":
-                return str(notice.get("player") or "")
+    def _read(self, phone: Any) -> str | None:
+        """Reads all the game has sent: whose phone this is, if it has just said so ("": none, it was let go); what
+        else it says is for the page's eyes, read only so that the client goes on reading the socket."""
+        named = None
+        while True:
+            try:
+                message = phone.recv(timeout=0)
+            except TimeoutError:
+                return named
+            if isinstance(message, str):
+                self.told += 1
+                notice = json.loads(message)
+                if notice.get("event") == "named":
+                    named = str(notice.get("player") or "")
 
 
 def _unverified() -> ssl.SSLContext:
