@@ -1,5 +1,5 @@
-"""`play --phones` before a game begins: a port out of range or taken is said in one line, before a model loads; the
-quizmaster's address and the phones' board are those of the phones' server."""
+"""`play --phones` and `serve --phones` before a game begins: a port out of range or taken is said in one line,
+before a model loads; the quizmaster's address and the phones' board are those of the phones' server."""
 
 from __future__ import annotations
 
@@ -48,3 +48,23 @@ def test_without_a_screen_the_phones_get_a_board_and_the_quizmaster_their_addres
         here = ScreenAddress("127.0.0.1", 8765, local_network=False)
         _, both = with_phones(phones, watch, here, "fr", ())
         assert both is not None and both.page and both.host == "127.0.0.1" and both.phones_host == phones.announced
+
+
+def test_serve_with_the_phones_port_taken_says_so_in_one_line_before_a_model_loads(user_folders: Path) -> None:
+    del user_folders
+    with socket.socket() as taken:
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        command = [
+            sys.executable,
+            "-m",
+            "voicemaster",
+            "serve",
+            "--phones",
+            "--phones-port",
+            str(taken.getsockname()[1]),
+        ]
+        shown = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert shown.returncode == 2 and "Traceback" not in shown.stderr
+    assert "the phones' page cannot listen" in shown.stderr and "--phones-port" in shown.stderr
+    assert len(shown.stderr.strip().splitlines()) == 1

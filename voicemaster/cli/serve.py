@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from voicemaster.cli import phones as phones_cli
 from voicemaster.cli import questions as question_cli
 from voicemaster.cli import screen as screen_cli
 from voicemaster.cli.failures import run_game, warn
@@ -33,6 +34,7 @@ def add_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     serve.add_argument("--screen", action="store_true", help="show the page for the room (default: [serve] screen)")
     serve.add_argument("--screen-host", default=None, metavar="ADDRESS", help="default: [serve] screen_host")
     serve.add_argument("--port", type=screen_cli.port, default=DEFAULT_PORT, help=f"the screen's port ({DEFAULT_PORT})")
+    phones_cli.add_flags(serve)  # --phones: default [serve] phones
     serve.set_defaults(run=serve_command)
 
 
@@ -88,10 +90,18 @@ def _serve_with(
         screen_host=args.screen_host or settings.serve.screen_host,
         port=args.port,
     )
+    joining = argparse.Namespace(phones=args.phones or settings.serve.phones, phones_port=args.phones_port)
 
     def waiting() -> int:
-        # While waiting, the page shows its own address as a QR code: a guest's phone opens it to follow along.
-        with screen_cli.screen_for(shown, languages[0], entries, live=True, shows_address=True) as (watch, screen):
+        # While waiting, the page shows its own address as a QR code: a guest's phone opens it to follow along; with
+        # the phones, this computer's own browser shows where they join, for the whole time it serves (one code).
+        with (
+            phones_cli.phones_for(joining, languages[0]) as phones,
+            screen_cli.screen_for(
+                shown, languages[0], entries, live=True, phones_url=phones.url if phones else None, shows_address=True
+            ) as shown_screen,
+        ):
+            watch, screen = phones_cli.with_phones(phones, *shown_screen, languages[0], entries)
             serve(
                 settings,
                 languages=languages,
@@ -104,6 +114,7 @@ def _serve_with(
                 watch=watch,
                 screen=screen,
                 games=args.games,
+                phones=phones,
             )
         return 0
 

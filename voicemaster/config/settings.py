@@ -97,6 +97,9 @@ class ServeConfig:
     """Show the page for the room (`play --screen`) from the start, while waiting too."""
     screen_host: str = "127.0.0.1"
     """Where the page listens: 0.0.0.0 lets phones and a TV on the network watch."""
+    phones: bool = False
+    """Players' phones as their microphones (`play --phones`): the page shows where they join while waiting, and a
+    phone joined then is a new player's microphone once the game asks for names."""
     chime: bool = True
     """A short chime before "Quizmaster bereit": the room hears it is there."""
 

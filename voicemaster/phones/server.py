@@ -97,6 +97,11 @@ class Phones:
     """Phones joined as a new player and not yet given a seat, first joined first."""
     _seats: dict[int, PhoneMicrophone | None] = field(default_factory=dict)
     """Each seat asked for so far and the phone it listens to (None: the room's microphone)."""
+    _wired: dict[PhoneMicrophone, tuple[PlayedSound | None, Callable[[], FrontEnd] | None]] = field(
+        default_factory=dict
+    )
+    """What each phone's echo reference is a branch of and its front end was made by: `played` and `front_end` as
+    they were when it was wired (`voicemaster serve` opens a loudspeaker of its own for each game)."""
     _wrong: dict[str, int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _server: uvicorn.Server | None = None
@@ -111,7 +116,10 @@ class Phones:
         """The phone that is `player`'s microphone now, if one is joined."""
         with self._lock:
             found = self._microphones.get(player or "")
-        return found if found is not None and found.connected else None
+        if found is None or not found.connected:
+            return None
+        self._wire(found)
+        return found
 
     def newcomer(self, seat: int, name_asked: bool = False) -> PhoneMicrophone | None:
         """The phone heard for the player being named at `seat` (`Listen.seat`), or None: the room's microphone. A
@@ -129,7 +137,31 @@ class Phones:
             self._seats[seat] = found = waiting[0] if waiting else None
             if found is not None:
                 self._newcomers.remove(found)
+        if found is not None:
+            self._wire(found)
         return found
+
+    def _wire(self, phone: PhoneMicrophone) -> None:
+        """Hands `phone` a branch of the loudspeaker's sound and a front end of the game it is heard in, unless it
+        has them: one joined while `voicemaster serve` waited (no game's loudspeaker yet), or in its game before,
+        would otherwise cancel the echo of a loudspeaker that no longer plays."""
+        with self._lock:
+            source, made_by = self._wired.get(phone, (None, None))
+            if (source, made_by) == (self.played, self.front_end):
+                return
+            self._wired[phone] = (self.played, self.front_end)
+        if source is not None and phone.reference is not None:
+            source.close(phone.reference)
+        played = self.played.branch(BEHIND_SECONDS) if self.played is not None else None
+        phone.rewire(self.front_end() if self.front_end is not None else None, played)
+
+    def new_game(self) -> None:
+        """Another game with the same code and page (`voicemaster serve` waits between games): until its players
+        are known a phone joins as a new player again, and is seated as the names are asked. The last game's
+        players' phones stay joined: a player who plays again keeps their phone, and one who does not is let go when
+        the new players are known (`set_players`)."""
+        with self._lock:
+            self.players, self._seats = (), {}
 
     def set_players(self, players: tuple[str, ...]) -> None:
         """The game's players (or teams) are known, the n-th named at seat n: who may join from now on. Each phone
@@ -139,6 +171,8 @@ class Phones:
             self.players = players
             seats, self._seats = self._seats, {}
             unseated, self._newcomers = self._newcomers, []
+            for player in [player for player in self._microphones if player not in players]:  # the game before's
+                unseated.append(self._microphones.pop(player))
             named: list[tuple[PhoneMicrophone, PhoneMicrophone | None]] = []
             for seat, phone in sorted(seats.items()):
                 if phone is None or not phone.connected or not 0 < seat <= len(players):
@@ -201,12 +235,17 @@ class Phones:
 
     def _microphone(self, player: str) -> PhoneMicrophone:
         played = self.played.branch(BEHIND_SECONDS) if self.played is not None else None
-        return PhoneMicrophone(player, self.front_end() if self.front_end is not None else None, played)
+        microphone = PhoneMicrophone(player, self.front_end() if self.front_end is not None else None, played)
+        with self._lock:
+            self._wired[microphone] = (self.played, self.front_end)
+        return microphone
 
     def leave(self, microphone: PhoneMicrophone) -> None:
         microphone.hang_up()
-        if self.played is not None and microphone.reference is not None:
-            self.played.close(microphone.reference)  # handed nothing more
+        with self._lock:
+            source, _ = self._wired.pop(microphone, (None, None))
+        if source is not None and microphone.reference is not None:
+            source.close(microphone.reference)  # handed nothing more
         with self._lock:
             if self._microphones.get(microphone.player) is microphone:
                 del self._microphones[microphone.player]

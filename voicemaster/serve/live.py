@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from voicemaster.config.settings import Settings
 from voicemaster.dialogue.meaning import ContextName, Intent
@@ -36,6 +37,9 @@ from voicemaster.speech.hearing.recognition import Recognizer
 from voicemaster.speech.voice.earcons import READY, earcon
 from voicemaster.speech.voice.speakers import quizmaster_voice
 from voicemaster.store import Store
+
+if TYPE_CHECKING:  # the phones' web server is an extra: serve runs without it
+    from voicemaster.phones.server import Phones
 
 START_SECONDS = 4.0
 """The longest utterance read while waiting: every start phrase fits ("lass uns Wer wird Millionär spielen" takes
@@ -72,10 +76,13 @@ def serve(
     watch: Watcher | None = None,
     screen: ScreenAddress | None = None,
     games: int | None = None,
+    phones: Phones | None = None,
 ) -> None:
     """Waits, and plays each game asked for, for ever (or `games` games, for a test). `tell` writes one line of what
     happened to the log (the journal, under systemd). Raises AudioUnavailable when a device is missing or lost (the
-    service starts again), StoreError when the store is busy or cannot be written."""
+    service starts again), StoreError when the store is busy or cannot be written. `phones`: the players' phones,
+    joined by one code for as long as it runs; one joined while waiting is a new player's microphone in the next
+    game (`Phones.new_game`)."""
     ear = open_ear(config, recognizer, notify)
     waiting = replace(
         ear.pipeline,
@@ -104,6 +111,8 @@ def serve(
 
         def play(language: str, money_drop: bool) -> None:
             ear.microphone.close()  # the game opens its own; this one opens again when waiting listens
+            if phones is not None:
+                phones.language = language  # the join page speaks the game's language
             game = config.game
             chosen = replace(game, variant=config.serve.variant or game.variant)
             played = play_game(
@@ -119,7 +128,10 @@ def serve(
                 store=store,
                 watch=watch,
                 screen=screen,
+                phones=phones,
             )
+            if phones is not None:
+                phones.new_game()  # while waiting, a phone joins as a new player again
             tell("The game is over; waiting again." if played else "The interrupted game is kept; waiting again.")
 
         interrupted = interrupted_language(store, entries)

@@ -1,11 +1,17 @@
 """A player's phone as a microphone: the sound its page sends (16-bit mono at 16 kHz), delivered as `AudioIn` frames.
 
-The phones' server (`voicemaster.phones`) hands each message it receives to `receive`, on its own thread, and calls
+The phones' server (`voicemaster.phones`) hands each message it receives to `receive`, on its event loop, and calls
 `hang_up` when the page closes or the connection drops. Each frame goes through a front end of the phone's own with
 what the loudspeaker played as its reference (a queue of its own, `PlayedSound.branch`, taken as the phone's sound
 arrives: see `phones.server.BEHIND_SECONDS`), as the room microphone's frames do, so our own voice in the phone is
 cancelled and judged the same way. What arrives while nobody
 listens is kept only as far back as a pre-roll needs.
+
+`receive` only takes the reference and queues the frame: the front end runs on a thread of the phone's own. On the
+server's event loop it held every phone's connection while it ran (the loop reads no ping, no other phone, until the
+handler asks for the next message), and with the game's recognizer holding the interpreter a phone fell behind
+until its keepalive ping went unanswered (issue 47). A front end that falls `MOST_BEHIND_SECONDS` behind drops the
+oldest sound rather than hold up the connection; a listening it cuts ends with `PhoneLost`, nothing decided from it.
 
 A phone that hangs up, or sends nothing for `QUIET_SECONDS` (locked, off the Wi-Fi), while it is listened to ends
 that listening with `PhoneLost`: nothing is decided from a cut stream, and the ear hears the player through the room's
@@ -35,6 +41,9 @@ KEPT_SECONDS = 2.0
 """What arrived while nobody listened, kept for the next listening's pre-roll; older sound is dropped."""
 MOST_MESSAGE_BYTES = 64 * FRAME_BYTES
 """The longest message a page may send (about two seconds of sound): a longer one is not a phone's."""
+MOST_BEHIND_SECONDS = 2.0
+"""Sound waiting for the phone's front end longer than this is dropped, oldest first: a machine that far behind
+would hear the player late anyway, and a connection must never wait on it."""
 
 
 class PhoneLost(RuntimeError):
@@ -73,7 +82,18 @@ class PhoneMicrophone:
         self._played = played
         self._pending = bytearray()
         self._frames: collections.deque[Frame] = collections.deque(maxlen=round(KEPT_SECONDS / FRAME_SECONDS))
-        self._arrived = threading.Condition()
+        lock = threading.Lock()
+        self._arrived = threading.Condition(lock)
+        """Guards all that follows; notified when a frame is cleaned or the phone hangs up."""
+        self._uncleaned: collections.deque[tuple[bytes, bytes]] = collections.deque()
+        """Frames received, each with its reference, that the front end has not yet cleaned."""
+        self._cleaning = 0
+        """Frames received and not yet among `_frames`: those waiting and the one being cleaned."""
+        self._dropped = 0
+        """Frames dropped because the front end fell `MOST_BEHIND_SECONDS` behind."""
+        self._to_clean = threading.Condition(lock)
+        """Notified when a frame is received or the phone hangs up."""
+        self._cleaner: threading.Thread | None = None
         self._connected = True
         self.room = RoomLevel()
         """The room's level as this phone hears it, kept from one listening to the next."""
@@ -88,6 +108,12 @@ class PhoneMicrophone:
         """What the loudspeaker played, as this phone's echo canceller is handed it."""
         return self._played
 
+    def rewire(self, front_end: FrontEnd | None, played: PlayedSound | None) -> None:
+        """A new front end and echo reference: the phone joined while `voicemaster serve` waited, or in the game
+        before, and is heard in a game whose loudspeaker is another (`Phones.microphone`, `Phones.newcomer`)."""
+        with self._arrived:
+            self._front_end, self._played = front_end, played
+
     def receive(self, message: bytes) -> None:
         """Sound from the page: 16-bit little-endian mono at 16 kHz, any whole number of samples."""
         if len(message) % 2 or len(message) > MOST_MESSAGE_BYTES:
@@ -96,11 +122,46 @@ class PhoneMicrophone:
         while len(self._pending) >= FRAME_BYTES:
             block = bytes(self._pending[:FRAME_BYTES])
             del self._pending[:FRAME_BYTES]
-            played = self._played.take(FRAME_BYTES) if self._played is not None else bytes(FRAME_BYTES)
-            frame = self._front_end.process(block, played) if self._front_end is not None else Frame(block)
+            with self._arrived:
+                reference = self._played
+            played = reference.take(FRAME_BYTES) if reference is not None else bytes(FRAME_BYTES)
+            with self._arrived:
+                self._uncleaned.append((block, played))
+                self._cleaning += 1
+                if len(self._uncleaned) > round(MOST_BEHIND_SECONDS / FRAME_SECONDS):
+                    self._uncleaned.popleft()
+                    self._cleaning -= 1
+                    self._dropped += 1
+                if self._cleaner is None:
+                    self._cleaner = threading.Thread(target=self._clean, name="phone front end", daemon=True)
+                    self._cleaner.start()
+                self._to_clean.notify()
+
+    @property
+    def dropped_seconds(self) -> float:
+        """Sound dropped because the front end fell `MOST_BEHIND_SECONDS` behind (a machine overloaded)."""
+        return self._dropped * FRAME_SECONDS
+
+    def settle(self, timeout: float) -> bool:
+        """Waits until every frame received has been cleaned (or dropped); whether it was within `timeout`."""
+        with self._arrived:
+            return self._arrived.wait_for(lambda: self._cleaning == 0, timeout)
+
+    def _clean(self) -> None:
+        """The front end, on the phone's own thread: each frame received, in order, until the phone hangs up and
+        what it sent before is cleaned."""
+        while True:
+            with self._arrived:
+                self._to_clean.wait_for(lambda: self._uncleaned or not self._connected)
+                if not self._uncleaned:
+                    return
+                block, played = self._uncleaned.popleft()
+                front_end = self._front_end
+            frame = front_end.process(block, played) if front_end is not None else Frame(block)
             with self._arrived:
                 self._frames.append(frame)
-                self._arrived.notify()
+                self._cleaning -= 1
+                self._arrived.notify_all()
 
     def reaches(self, page: Callable[[PhoneNotice], object] | None) -> None:
         """How a notice reaches the page (the server's connection hands it over; it must not block)."""
@@ -116,7 +177,8 @@ class PhoneMicrophone:
         """The page closed or the connection dropped: a listening under way ends, the next goes elsewhere."""
         with self._arrived:
             self._connected = False
-            self._arrived.notify()
+            self._arrived.notify_all()
+            self._to_clean.notify()
 
     def frames(self, during: Playback | None = None, *, before: float = 0.0) -> Iterator[Frame]:
         del during  # our own voice reaches a phone as any sound does
@@ -124,11 +186,15 @@ class PhoneMicrophone:
             kept = round(before / FRAME_SECONDS)
             while len(self._frames) > kept:
                 self._frames.popleft()
+            dropped = self._dropped
         while True:
             with self._arrived:
                 deadline = time.monotonic() + QUIET_SECONDS
-                while not self._frames and self._connected and time.monotonic() < deadline:
+                while not self._frames and (self._connected or self._cleaning) and time.monotonic() < deadline:
                     self._arrived.wait(deadline - time.monotonic())
+                if self._dropped != dropped:
+                    behind = f"fell {MOST_BEHIND_SECONDS:g} s behind: some of its sound was dropped"
+                    raise PhoneLost(f"{self.player or 'a new player'}'s phone {behind}")
                 if not self._frames:
                     gone = "hung up" if not self._connected else f"sent nothing for {QUIET_SECONDS:g} s"
                     raise PhoneLost(f"{self.player or 'a new player'}'s phone {gone}")
