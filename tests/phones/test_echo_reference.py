@@ -16,6 +16,8 @@ VOICE = b"\x10\x27" * (FRAME_BYTES // 2)
 """A frame of the quizmaster's voice as the loudspeaker is handed it (a constant sample: easy to tell from quiet)."""
 LATER = b"\x20\x4e" * (FRAME_BYTES // 2)
 """A frame of what he says later."""
+WAITED_SECONDS = 30.0
+"""How long a phone's front end may take to clean what it was sent on a loaded machine: a guard, not a measure."""
 
 
 @dataclass
@@ -48,6 +50,7 @@ def test_a_phone_held_up_on_the_wifi_holds_back_only_its_own_echo_reference(tmp_
     ben.receive(QUIET * 5)  # and arrives all at once
     anna.receive(QUIET)
     ben.receive(QUIET)
+    assert anna.settle(WAITED_SECONDS) and ben.settle(WAITED_SECONDS)  # the front ends run on threads of their own
     assert anna_heard.references[joined:] == [VOICE] * 5 + [QUIET]  # not held back by Ben's delay
     assert ben_heard.references[joined:] == [VOICE] * 5 + [QUIET]  # his own, in step with the frames held up
 
@@ -63,10 +66,13 @@ def test_a_phone_joined_while_the_quizmaster_speaks_is_handed_his_voice_behind_b
     played.add(VOICE * (behind + 2))
     for _ in range(behind + 2):
         anna.receive(QUIET)
+    assert anna.settle(WAITED_SECONDS)
     assert canceller.references[:behind] == [QUIET] * behind and canceller.references[-1] == VOICE
     for _ in range(behind + 2):  # the quizmaster pauses: the queue runs dry, and the phone is handed silence
         anna.receive(QUIET)
+    assert anna.settle(WAITED_SECONDS)
     assert canceller.references[-1] == QUIET
     played.add(LATER)
     anna.receive(QUIET)
+    assert anna.settle(WAITED_SECONDS)
     assert canceller.references[-1] == LATER  # after a pause: what was played as the phone's frame arrived
