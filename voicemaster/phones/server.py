@@ -53,6 +53,14 @@ echo by its own network delay, which the echo canceller finds as it finds a room
 back only until the queue first runs dry: at once if nothing is played as the phone joins, else at the quizmaster's
 first pause (a phone is handed silence while nothing waits); after that it is what was played as each frame
 arrived."""
+PING_SECONDS = 10.0
+"""How often the server pings each phone's connection: a phone gone off the Wi-Fi (no closing handshake) is let go
+within `PING_SECONDS` + `PONG_WAIT_SECONDS`, its player heard through the room's microphone from the next turn."""
+PONG_WAIT_SECONDS = 20.0
+"""How long a phone has to answer: a browser answers in its network stack even while its page is busy, and a phone
+on Wi-Fi in power saving or moving between access points answers late, not never. The server answers a phone's own
+pings at once: nothing a phone sends waits on its front end (`PhoneMicrophone.receive`), so a busy game side holds
+up no connection (issue 47)."""
 TOTAL_CONNECTIONS = 32
 """Connections at once, all phones together: a party's phones, each with its page, its sound and its board."""
 HEADERS = {
@@ -271,6 +279,8 @@ class Phones:
             ssl_keyfile=str(certificate.key),
             ws="websockets-sansio",
             ws_max_size=MOST_MESSAGE_BYTES + 1024,
+            ws_ping_interval=PING_SECONDS,
+            ws_ping_timeout=PONG_WAIT_SECONDS,
         )
         started = serve(config, listening, "voicemaster-phones")
         if started is None:
