@@ -171,14 +171,33 @@ CONTEXTS_KEPT = 64
 without bound, they grew a long run by 2.5 MB a game: `bench faults`); a turn needs the current one and the next."""
 
 
-def grammar(context: Context, phrases: HearPhrases) -> tuple[Phrase, ...]:
+class Grammar(tuple[Phrase, ...]):
+    """A context's phrases, hashed once: the recognizer's caches (its trie, the phrases' spellings) are looked up by
+    the grammar at every decision, and hashing some 6 000 phrases again each time cost a few milliseconds a lookup.
+
+    A context's grammar (`grammar`) also keeps its two parts: the phrases every context of its kind holds (`fixed`,
+    one object for them all) and the question's own (`own`), with where each of them, the fixed first, stands in it
+    (`order`): the recognizer makes the fixed phrases' trie once and extends it per question."""
+
+    fixed: Grammar | None = None
+    own: tuple[Phrase, ...] = ()
+    order: tuple[int, ...] = ()
+
+    def __hash__(self) -> int:
+        found: int | None = self.__dict__.get("hash")
+        if found is None:
+            found = self.__dict__["hash"] = super().__hash__()
+        return found
+
+
+def grammar(context: Context, phrases: HearPhrases) -> Grammar:
     """Every whole phrase that counts in this context, normalized, with its intent and value."""
     return _grammar(context.asked, phrases)
 
 
 @lru_cache(maxsize=CONTEXTS_KEPT)
-def _grammar(context: Context, phrases: HearPhrases) -> tuple[Phrase, ...]:
-    fixed, made = _fixed(context.name, len(context.options) or 4, phrases)
+def _grammar(context: Context, phrases: HearPhrases) -> Grammar:
+    fixed, made, kind = _fixed(context.name, len(context.options) or 4, phrases)
     own: list[Row] = []
     if context.name is ContextName.ANSWER:
         letters = Letter.first(len(context.options) or 4)
@@ -194,7 +213,14 @@ def _grammar(context: Context, phrases: HearPhrases) -> tuple[Phrase, ...]:
     elif context.name is ContextName.START:  # the user's own start phrases (`[serve] start_phrases`)
         own += [(text, Intent.START, FORMATS[0]) for text in context.options]
     added = sorted((_made(row, phrases.language) for row in dict.fromkeys(own) if row not in fixed), key=_ORDER)
-    return tuple(phrase for _, phrase in sorted((*made, *added), key=_ORDER))  # two sorted runs: merged in C
+    # Two sorted runs: merged in C, each phrase with its number among the fixed and then the own.
+    merged = sorted(((*ordered, number) for number, ordered in enumerate((*made, *added))), key=_ORDER)
+    found = Grammar(phrase for _, phrase, _ in merged)
+    order = [0] * len(merged)
+    for index, (_, _, number) in enumerate(merged):
+        order[number] = index
+    found.fixed, found.own, found.order = kind, tuple(phrase for _, phrase in added), tuple(order)
+    return found
 
 
 Row = tuple[str, Intent, str | None]
@@ -205,7 +231,9 @@ _ORDER = itemgetter(0)
 
 
 @lru_cache(maxsize=16)
-def _fixed(name: ContextName, letters: int, phrases: HearPhrases) -> tuple[frozenset[Row], tuple[Ordered, ...]]:
+def _fixed(
+    name: ContextName, letters: int, phrases: HearPhrases
+) -> tuple[frozenset[Row], tuple[Ordered, ...], Grammar]:
     """The phrases of a kind of context that no question changes (letters, jokers, yes and no, commands), made and
     ordered once: they are most of every grammar, and a grammar is made for every question."""
     found: list[Row] = []
@@ -244,7 +272,8 @@ def _fixed(name: ContextName, letters: int, phrases: HearPhrases) -> tuple[froze
         for command, said in phrases.commands.items():
             found += [(text, Intent(command), None) for text in said]
     rows = frozenset(found)
-    return rows, tuple(sorted((_made(row, phrases.language) for row in rows), key=_ORDER))
+    made = tuple(sorted((_made(row, phrases.language) for row in rows), key=_ORDER))
+    return rows, made, Grammar(phrase for _, phrase in made)
 
 
 def _made(row: Row, language: str) -> Ordered:

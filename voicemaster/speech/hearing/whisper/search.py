@@ -223,7 +223,8 @@ def search(
             own = stepped[number * len(readings) : (number + 1) * len(readings)]
             after = _Batch(tuple(p for p, _ in own), tuple(r for _, r in own), batch.depth + 1)
             decoded.append((after, [(child.node, child.scores) for child in children]))
-    return Scores(found.phrases, tuple(free.tokens), free.score, no_speech, rows, steps)
+    phrases = found.phrases if trie.index_of is None else {trie.index_of[i]: s for i, s in found.phrases.items()}
+    return Scores(phrases, tuple(free.tokens), free.score, no_speech, rows, steps)
 
 
 MAX_DEPTH = 448

@@ -25,7 +25,7 @@ from typing import Protocol
 from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.speech.hearing.intents import UNKNOWN, Understanding, parse_placement, understand_reading
 from voicemaster.speech.hearing.normal_form import Reading
-from voicemaster.speech.hearing.phrases import HearPhrases, Phrase, grammar
+from voicemaster.speech.hearing.phrases import Grammar, HearPhrases, Phrase, grammar
 from voicemaster.speech.hearing.whisper.decision import (
     MARGINS,
     NARROWBAND,
@@ -38,7 +38,7 @@ from voicemaster.speech.hearing.whisper.decision import (
 from voicemaster.speech.hearing.whisper.model import AudioKeys, Whisper
 from voicemaster.speech.hearing.whisper.search import Finds, Scores, search, transcribe
 from voicemaster.speech.hearing.whisper.tokens import Tokens
-from voicemaster.speech.hearing.whisper.trie import TokenTrie, build
+from voicemaster.speech.hearing.whisper.trie import TokenTrie, build, extend
 
 
 @dataclass(frozen=True)
@@ -261,6 +261,9 @@ MAX_PHRASE_TOKENS = 200
 (a 60-word option, a 5 000-character name would pass them and crash the decoder)."""
 
 
+FIXED_TRIES_KEPT = 16
+"""Fixed phrases' tries kept: one per language and kind of context (and number of options) a game or bench hears;
+the answers' is the large one (some 35 000 nodes)."""
 TRIES_KEPT = 8
 """Tries kept: a turn needs the current context's and the next one's (prepared while the question is read); with the
 carriers of every answer a trie holds some 40 000 nodes (about 10 MB), so a long game must not keep dozens."""
@@ -268,6 +271,29 @@ carriers of every answer a trie holds some 40 000 nodes (about 10 MB), so a long
 
 @lru_cache(maxsize=TRIES_KEPT)
 def trie(tokens: Tokens, choices: tuple[Phrase, ...]) -> TokenTrie:
+    """The trie of a context's phrases: for a context's grammar (`phrases.grammar`), the trie of its kind's fixed
+    phrases (made once, `fixed_trie`) extended by the question's own; the same trie as one made whole
+    (`tests/speech/hearing/test_trie_cache.py`), in a fraction of the time."""
+    if isinstance(choices, Grammar) and choices.fixed is not None:
+        return extend(
+            fixed_trie(tokens, choices.fixed),
+            [phrase.written for phrase in choices.own],
+            tokens.encode,
+            longest=MAX_PHRASE_TOKENS,
+            meanings=[(phrase.intent, phrase.value) for phrase in choices.own],
+            index_of=choices.order,
+        )
+    return whole_trie(tokens, choices)
+
+
+@lru_cache(maxsize=FIXED_TRIES_KEPT)
+def fixed_trie(tokens: Tokens, fixed: tuple[Phrase, ...]) -> TokenTrie:
+    """The trie of the phrases every context of a kind holds, in one language."""
+    return whole_trie(tokens, fixed)
+
+
+def whole_trie(tokens: Tokens, choices: tuple[Phrase, ...]) -> TokenTrie:
+    """The trie of `choices` made whole, each phrase numbered by its place among them."""
     return build(
         [phrase.written for phrase in choices],
         tokens.encode,

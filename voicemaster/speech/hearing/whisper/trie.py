@@ -3,6 +3,11 @@
 Each phrase is spelled as the decoder writes it: starting with a capital, after a space, with or without the full
 stop, question mark or exclamation mark Whisper likes to end a sentence with; every spelling is a path from the root
 that ends in the end-of-text token. "Ich nehme A", "Ich nehme B" and "Ich nehme Paris." share "Ich nehme".
+
+Most of a context's phrases are fixed for its kind (letters, jokers, commands: some 4 900 of an answer's 6 000); a
+question adds its options. The fixed phrases' trie is made once (`build`) and each question's trie extends it
+(`extend`), copying only the nodes its own phrases pass through: the same trie as `build` of both, in a fraction of
+the time.
 """
 
 from __future__ import annotations
@@ -32,6 +37,11 @@ class TokenTrie:
     """How many spellings were inserted (a phrase has several)."""
     meaning_of: tuple[int, ...] = ()
     """Each phrase's meaning, numbered from 0: phrases of one meaning share a number."""
+    meanings: tuple[Hashable, ...] = ()
+    """The meanings by number (`meaning_of`)."""
+    index_of: tuple[int, ...] | None = None
+    """Where each phrase the paths end in stands in the caller's list, when `extend` numbered them otherwise (the
+    base's phrases first); None: as numbered."""
 
 
 def spellings(written: str) -> tuple[str, ...]:
@@ -58,27 +68,90 @@ def build(
     never merges across a space, so the tokens are the same as the whole spelling's, and a grammar of carriers
     times answers (thousands of phrases, a few hundred words) is encoded in a fraction of the time."""
     root = Node()
-    paths = 0
-    for index, written in enumerate(phrases):
-        for form in _forms(written):
-            *words, last = form.split(" ")[1:]
-            head = [token for word in words for token in encode(f" {word}")][:longest]
-            stem = root
-            for token in head:
-                stem = stem.children.setdefault(token, Node())
-            for ending in ENDINGS:
-                node = stem
-                for token in encode(f" {last}{ending}")[: None if longest is None else longest - len(head)]:
-                    node = node.children.setdefault(token, Node())
-                if index not in node.ends:
-                    node.ends.append(index)
-                    paths += 1
+    paths = sum(_insert(root, index, written, encode, longest) for index, written in enumerate(phrases))
     numbers: dict[Hashable, int] = {}
     meaning_of = tuple(
         numbers.setdefault(meaning, len(numbers)) for meaning in (range(len(phrases)) if meanings is None else meanings)
     )
     _mark_meanings(root, meaning_of)
-    return TokenTrie(root, len(phrases), paths, meaning_of)
+    return TokenTrie(root, len(phrases), paths, meaning_of, tuple(numbers))
+
+
+def extend(
+    base: TokenTrie,
+    phrases: Sequence[str],
+    encode: Callable[[str], list[int]],
+    *,
+    longest: int | None = None,
+    meanings: Sequence[Hashable],
+    index_of: tuple[int, ...] | None = None,
+) -> TokenTrie:
+    """`base` (built with meanings) with more phrases, numbered after its own: the trie `build` makes of the base's
+    phrases and these, in that order, node for node and child for child, while `base` is left as it was. Only the
+    nodes the new phrases pass through are copied (and their meanings worked out again); the rest is shared.
+    `index_of`: where each phrase, the base's first, stands in the caller's list."""
+    copied: dict[int, Node] = {}
+    order: list[Node] = []
+
+    def own(node: Node | None) -> Node:
+        """The node this trie may change in place of `node` (a copy of a base's node), or a new one for None."""
+        if node is not None and id(node) in copied:
+            return copied[id(node)]
+        mine = Node() if node is None else Node(dict(node.children), list(node.ends), node.meanings)
+        copied[id(mine)] = mine
+        if node is not None:
+            copied[id(node)] = mine
+        order.append(mine)
+        return mine
+
+    root = own(base.root)
+    paths = base.paths
+    for number, written in enumerate(phrases, start=base.phrases):
+        paths += _insert(root, number, written, encode, longest, own)
+    numbers = dict(zip(base.meanings, range(len(base.meanings)), strict=True))
+    meaning_of = base.meaning_of + tuple(numbers.setdefault(meaning, len(numbers)) for meaning in meanings)
+    for node in reversed(order):  # a node is copied or made after its parent: children first
+        found = {meaning_of[phrase] for phrase in node.ends}
+        for child in node.children.values():
+            found |= child.meanings
+        node.meanings = frozenset(found)
+    return TokenTrie(root, base.phrases + len(phrases), paths, meaning_of, tuple(numbers), index_of)
+
+
+def _insert(
+    root: Node,
+    index: int,
+    written: str,
+    encode: Callable[[str], list[int]],
+    longest: int | None,
+    own: Callable[[Node | None], Node] | None = None,
+) -> int:
+    """Every spelling of one phrase as a path from `root`, ending in `index`; `own` gives the node to change for one
+    met on the way (`extend`'s copy; by default the node itself). The spellings added."""
+    paths = 0
+    for form in _forms(written):
+        *words, last = form.split(" ")[1:]
+        head = [token for word in words for token in encode(f" {word}")][:longest]
+        stem = root
+        for token in head:
+            stem = _child(stem, token, own)
+        for ending in ENDINGS:
+            node = stem
+            for token in encode(f" {last}{ending}")[: None if longest is None else longest - len(head)]:
+                node = _child(node, token, own)
+            if index not in node.ends:
+                node.ends.append(index)
+                paths += 1
+    return paths
+
+
+def _child(node: Node, token: int, own: Callable[[Node | None], Node] | None) -> Node:
+    found = node.children.get(token)
+    if own is not None:
+        found = node.children[token] = own(found)
+    elif found is None:
+        found = node.children[token] = Node()
+    return found
 
 
 def _mark_meanings(root: Node, meaning_of: tuple[int, ...]) -> None:
