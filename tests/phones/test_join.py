@@ -124,6 +124,26 @@ def test_a_page_closed_while_it_is_listened_to_decides_nothing(
     assert phones.microphone("Ben") is None
 
 
+def test_a_phone_whose_connection_drops_joins_again_as_its_player_by_itself(phones: Phones, tmp_path: Path) -> None:
+    """The connection drops (here: the game's server goes and comes back on the same address, as a Wi-Fi that
+    drops does to the page): the page says it reconnects and joins again as the same player, with no tap."""
+    silence = Audio(bytes(2 * RECOGNITION_RATE), RECOGNITION_RATE)
+    playwright, browser, page = phone_page(said(tmp_path, silence))
+    try:
+        joined_page(phones, page, "Ben")
+        phones.stop()
+        page.get_by_role("status").filter(has_text="Ich verbinde dein Telefon wieder").wait_for()
+        assert page.get_by_role("button", name="Ich bin Ben: Mikrofon an").count() == 0  # nothing to tap
+        with Phones(tmp_path, players=phones.players, port=phones.port, code=phones.code) as back:
+            microphone = joined(back, "Ben")
+            page.get_by_role("status").filter(has_text="Bens Mikrofon").wait_for()
+            assert next(microphone.frames()) is not None  # its sound arrives again
+            browser.close()  # before the server stops, as the other tests do
+    finally:
+        browser.close()
+        playwright.stop()
+
+
 def test_what_a_phone_sends_is_taken_as_sound_only() -> None:
     microphone = PhoneMicrophone("Anna")
     with pytest.raises(ValueError, match="whole 16-bit samples"):

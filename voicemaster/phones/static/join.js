@@ -5,7 +5,14 @@
 // speech) and what it read. "Hold to talk" sends silence except while the large button is held (the loudest rooms).
 // Before the players are known the page offers joining as a new player: the quizmaster asks that player's name
 // through this phone, and the game tells the page whose microphone it has become ("named").
+// A connection that drops (the Wi-Fi, the game's machine busy) is opened again as the same player, the microphone
+// kept on, every RETRY_MS up to RETRIES times, the page saying so; the game hears the player through the room's
+// microphone meanwhile. A connection the game refuses or lets go is not retried: the page offers the players.
 "use strict";
+
+const RETRIES = 10;
+const RETRY_MS = 1000;
+const REFUSED = 1008; // the game took no phone for this player (or no new player, once the players are known)
 
 let labels = {};
 let language = document.documentElement.lang || "de";
@@ -103,41 +110,14 @@ async function join(player) {
   const capture = new AudioWorkletNode(context, "capture");
   source.connect(capture);
   capture.connect(context.destination); // pulled by the output, which it leaves silent
-  const who = player === null ? "new=1" : `player=${encodeURIComponent(player)}`;
-  const address = `wss://${location.host}/sound?code=${encodeURIComponent(code)}&${who}`;
-  const socket = new WebSocket(address);
-  socket.binaryType = "arraybuffer";
+  let socket = null;
+  let retries = 0;
   capture.port.onmessage = (message) => {
-    if (socket.readyState !== WebSocket.OPEN) return;
+    if (socket === null || socket.readyState !== WebSocket.OPEN) return;
     // Held to talk and not held: silence, so that the game knows the phone is still there.
     socket.send(holdToTalk && !holding ? new ArrayBuffer(message.data.byteLength) : message.data);
   };
-  socket.addEventListener("message", (message) => {
-    if (typeof message.data !== "string") return;
-    const notice = JSON.parse(message.data);
-    if (notice.event !== "named") {
-      told(notice);
-    } else if (notice.player) {
-      player = notice.player; // the name this player said into the phone
-      say("listening", { player });
-      follow(player, socket);
-    } else {
-      letGo = true; // never asked for a name: the players are offered
-      socket.close();
-    }
-  });
-  let letGo = false;
-  socket.addEventListener("open", () => {
-    byId("players").hidden = true;
-    byId("mine").hidden = false;
-    if (player === null) {
-      say("new_listening");
-      return;
-    }
-    say("listening", { player });
-    follow(player, socket);
-  });
-  socket.addEventListener("close", () => {
+  const stop = () => {
     capture.port.onmessage = null;
     byId("game").hidden = true;
     byId("mine").hidden = true;
@@ -146,7 +126,51 @@ async function join(player) {
     joined = false;
     say(letGo ? "not_named" : "closed");
     loadPlayers(); // the players as they are now
-  });
+  };
+  let letGo = false;
+  const open = () => {
+    const who = player === null ? "new=1" : `player=${encodeURIComponent(player)}`;
+    socket = new WebSocket(`wss://${location.host}/sound?code=${encodeURIComponent(code)}&${who}`);
+    listen(socket);
+  };
+  const listen = (socket) => {
+    socket.binaryType = "arraybuffer";
+    socket.addEventListener("message", (message) => {
+      if (typeof message.data !== "string") return;
+      const notice = JSON.parse(message.data);
+      if (notice.event !== "named") {
+        told(notice);
+      } else if (notice.player) {
+        player = notice.player; // the name this player said into the phone
+        say("listening", { player });
+        follow(player, socket);
+      } else {
+        letGo = true; // never asked for a name: the players are offered
+        socket.close();
+      }
+    });
+    socket.addEventListener("open", () => {
+      retries = 0;
+      byId("players").hidden = true;
+      byId("mine").hidden = false;
+      if (player === null) {
+        say("new_listening");
+        return;
+      }
+      say("listening", { player });
+      follow(player, socket);
+    });
+    socket.addEventListener("close", (closed) => {
+      if (letGo || closed.code === REFUSED || retries >= RETRIES) {
+        stop();
+        return;
+      }
+      retries += 1;
+      say("reconnecting");
+      setTimeout(open, RETRY_MS);
+    });
+  };
+  open();
 }
 
 // The player's own screen while joined: whose turn it is, the question and the options read so far, what was heard.
