@@ -22,7 +22,7 @@ from voicemaster.speech.hearing.band import narrowband
 from voicemaster.speech.hearing.normal_form import Normalized
 from voicemaster.speech.hearing.phrases import grammar, load
 from voicemaster.speech.hearing.recognition import NOTHING_HEARD, RecognizerUnavailable
-from voicemaster.speech.hearing.whisper.decision import spelled_from
+from voicemaster.speech.hearing.whisper.decision import named_at_the_end, named_by_a_word, spelled_from
 from voicemaster.speech.hearing.whisper.model import Array, Whisper
 from voicemaster.speech.hearing.whisper.strategies import Encoded, Strategy, Tuning, budget_for, strategy_for, trie
 from voicemaster.speech.hearing.whisper.tokens import Tokens, complete_tokenizer
@@ -51,12 +51,14 @@ class WhisperRecognizer:
 
     def prepare(self, context: Context) -> None:
         """Works out the context's token trie ahead, while the question is read, so hearing the answer needn't; and
-        the phrases' words the decision compares a free reading with (kept per context by `spelled_from`), which the
-        first decision of every question paid otherwise."""
+        the phrases' words the decision compares a free reading with (kept per context by `spelled_from`,
+        `named_at_the_end` and `named_by_a_word`), which the first decision of every question paid otherwise."""
         phrases = load(context.language)
         choices = grammar(context, phrases)
         trie(self.tokens(context.language), choices)
         spelled_from(Normalized(""), choices, phrases)
+        named_at_the_end(Normalized(""), choices, phrases)
+        named_by_a_word(Normalized(""), choices, phrases)
 
     def recognize(
         self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
