@@ -4,8 +4,10 @@ The phones' server (`voicemaster.phones`) hands each message it receives to `rec
 `hang_up` when the page closes or the connection drops. Each frame goes through a front end of the phone's own with
 what the loudspeaker played as its reference (a queue of its own, `PlayedSound.branch`, taken as the phone's sound
 arrives: see `phones.server.BEHIND_SECONDS`), as the room microphone's frames do, so our own voice in the phone is
-cancelled and judged the same way. What arrives while nobody
-listens is kept only as far back as a pre-roll needs.
+cancelled and judged the same way. What arrives while nobody listens is kept for the next listening: its pre-roll,
+and before it the room alone (the reference silent for the echo's tail), from which the phone's room level learns
+how loud the room is where the player stands, as the room's microphone's does between two listenings. Without it a
+phone at a party knew no floor by the player's next answer, and the room's talk began and held its utterances.
 
 `receive` only takes the reference and queues the frame: the front end runs on a thread of the phone's own. On the
 server's event loop it held every phone's connection while it ran (the loop reads no ping, no other phone, until the
@@ -30,6 +32,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from voicemaster.speech.barge_in.settings import BargeInSettings
 from voicemaster.speech.devices.interfaces import Playback
 from voicemaster.speech.frame import FRAME_BYTES, FRAME_SECONDS, Frame
 from voicemaster.speech.frontend import FrontEnd, PlayedSound
@@ -37,8 +40,9 @@ from voicemaster.speech.frontend.room_level import RoomLevel
 
 QUIET_SECONDS = 2.0
 """A phone that sends nothing this long while listened to has gone (its page sends a frame every 32 ms)."""
-KEPT_SECONDS = 2.0
-"""What arrived while nobody listened, kept for the next listening's pre-roll; older sound is dropped."""
+KEPT_SECONDS = 3.0
+"""What arrived while nobody listened, kept for the next listening: its pre-roll, and before it what the room's
+level learns from (`RoomLevel.FLOOR_SECONDS` of it at most); older sound is dropped."""
 MOST_MESSAGE_BYTES = 64 * FRAME_BYTES
 """The longest message a page may send (about two seconds of sound): a longer one is not a phone's."""
 MOST_BEHIND_SECONDS = 2.0
@@ -75,18 +79,32 @@ class PhoneNotice:
 class PhoneMicrophone:
     """One player's phone: `receive` and `hang_up` from the server's thread, `frames` from the game's."""
 
-    def __init__(self, player: str, front_end: FrontEnd | None = None, played: PlayedSound | None = None) -> None:
+    def __init__(
+        self,
+        player: str,
+        front_end: FrontEnd | None = None,
+        played: PlayedSound | None = None,
+        echo_tail_seconds: float = BargeInSettings().echo_tail_seconds,
+    ) -> None:
+        """`echo_tail_seconds`: sound heard that long after the loudspeaker last played (as the phone's reference
+        says) is the room's alone, as for the room's microphone (`Microphone`)."""
         self.player = player
         """Whose microphone this is: "" for a new player until the players are known (`Phones.set_players`)."""
         self._front_end = front_end
         self._played = played
         self._pending = bytearray()
-        self._frames: collections.deque[Frame] = collections.deque(maxlen=round(KEPT_SECONDS / FRAME_SECONDS))
+        self._frames: collections.deque[tuple[Frame, bool]] = collections.deque(
+            maxlen=round(KEPT_SECONDS / FRAME_SECONDS)
+        )
+        """Frames cleaned and not yet listened to, each with whether it was the room's alone."""
+        self._echo_tail_seconds = echo_tail_seconds
+        self._quiet_seconds = 0.0
+        """How long the phone's reference has held nothing, as its sound arrived."""
         lock = threading.Lock()
         self._arrived = threading.Condition(lock)
         """Guards all that follows; notified when a frame is cleaned or the phone hangs up."""
-        self._uncleaned: collections.deque[tuple[bytes, bytes]] = collections.deque()
-        """Frames received, each with its reference, that the front end has not yet cleaned."""
+        self._uncleaned: collections.deque[tuple[bytes, bytes, bool]] = collections.deque()
+        """Frames received, each with its reference and whether it was the room's alone, not yet cleaned."""
         self._cleaning = 0
         """Frames received and not yet among `_frames`: those waiting and the one being cleaned."""
         self._dropped = 0
@@ -125,8 +143,10 @@ class PhoneMicrophone:
             with self._arrived:
                 reference = self._played
             played = reference.take(FRAME_BYTES) if reference is not None else bytes(FRAME_BYTES)
+            self._quiet_seconds = 0.0 if any(played) else self._quiet_seconds + FRAME_SECONDS
+            alone = reference is not None and self._quiet_seconds >= self._echo_tail_seconds
             with self._arrived:
-                self._uncleaned.append((block, played))
+                self._uncleaned.append((block, played, alone))
                 self._cleaning += 1
                 if len(self._uncleaned) > round(MOST_BEHIND_SECONDS / FRAME_SECONDS):
                     self._uncleaned.popleft()
@@ -155,11 +175,11 @@ class PhoneMicrophone:
                 self._to_clean.wait_for(lambda: self._uncleaned or not self._connected)
                 if not self._uncleaned:
                     return
-                block, played = self._uncleaned.popleft()
+                block, played, alone = self._uncleaned.popleft()
                 front_end = self._front_end
             frame = front_end.process(block, played) if front_end is not None else Frame(block)
             with self._arrived:
-                self._frames.append(frame)
+                self._frames.append((frame, alone))
                 self._cleaning -= 1
                 self._arrived.notify_all()
 
@@ -184,9 +204,11 @@ class PhoneMicrophone:
         del during  # our own voice reaches a phone as any sound does
         with self._arrived:
             kept = round(before / FRAME_SECONDS)
-            while len(self._frames) > kept:
-                self._frames.popleft()
+            unread = [self._frames.popleft() for _ in range(max(0, len(self._frames) - kept))]
             dropped = self._dropped
+        for frame, alone in unread:  # what the room sounded like while the game decided, as the microphone does
+            if alone:
+                self.room.hear(frame.samples)
         while True:
             with self._arrived:
                 deadline = time.monotonic() + QUIET_SECONDS
@@ -198,5 +220,5 @@ class PhoneMicrophone:
                 if not self._frames:
                     gone = "hung up" if not self._connected else f"sent nothing for {QUIET_SECONDS:g} s"
                     raise PhoneLost(f"{self.player or 'a new player'}'s phone {gone}")
-                frame = self._frames.popleft()
+                frame, _ = self._frames.popleft()
             yield frame
