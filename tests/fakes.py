@@ -26,15 +26,9 @@ class UnderstandsNothing:
         del context
 
     def recognize(
-        self,
-        audio: Audio,
-        context: Context,
-        *,
-        over_our_voice: bool = False,
-        crowded: bool = False,
-        line_stopped_at: float | None = None,
+        self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
     ) -> Heard:
-        del audio, line_stopped_at
+        del audio
         self.asked += 1
         self.contexts.append(context)
         self.over_our_voice.append(over_our_voice)

@@ -165,15 +165,9 @@ class _Listener:
         del context
 
     def recognize(
-        self,
-        audio: Audio,
-        context: Context,
-        *,
-        over_our_voice: bool = False,
-        crowded: bool = False,
-        line_stopped_at: float | None = None,
+        self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
     ) -> Heard:
-        del context, over_our_voice, crowded, line_stopped_at
+        del context, over_our_voice, crowded
         self.held.append(tracemalloc.get_traced_memory()[0])
         return Heard(Intent.UNKNOWN, None, f"{len(audio.samples)} bytes", 0.0)
 

@@ -56,15 +56,9 @@ class Reader:
         del context
 
     def recognize(
-        self,
-        audio: Audio,
-        context: Context,
-        *,
-        over_our_voice: bool = False,
-        crowded: bool = False,
-        line_stopped_at: float | None = None,
+        self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
     ) -> Heard:
-        del context, over_our_voice, crowded, line_stopped_at
+        del context, over_our_voice, crowded
         self.given.append(audio)
         self.threads.add(threading.current_thread().name)
         time.sleep(self.seconds)

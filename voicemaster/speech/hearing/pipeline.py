@@ -12,10 +12,8 @@
    (a short pause: the utterance so far), `Resumed`, `Ended(audio)`.
 5. **Reader** (`recognition.Recognizer`): `prepare` while the question is read, then `recognize` at each short pause
    (on a worker thread with `ahead`, `ahead.Ahead`), and once more at the end when something was said after the
-   last one. An utterance begun over our voice is read as such (`over_our_voice`): the canceller took its start; the
-   reader is told where in it our line stopped for the player (`line_stopped_at`), as what follows was said over no
-   line. One said over other people's talk too (`crowded`, judged against the room's floor the endpointer kept:
-   `crowd`).
+   last one. An utterance begun over our voice is read as such (`over_our_voice`): the canceller took its start; one
+   said over other people's talk too (`crowded`, judged against the room's floor the endpointer kept: `crowd`).
 6. **Decision**: a reading at a pause that is understood, and safe to act on at once (`ends_early`), ends the
    utterance there once the pause has lasted as long as the reading took: "Antwort B" is answered some 0.4 s sooner,
    "Ich nehme ... Antwort B" is still heard out. The last reading is what was heard.
@@ -158,10 +156,6 @@ class _Listening:
         self.pipeline, self.context, self.during = pipeline, context, during
         self.over_our_voice = False
         """The utterance began while our line played (a barge-in): it is read as such."""
-        self.line_stopped: float | None = None
-        """Seconds of audio since listening began where our line stopped for the player."""
-        self.began: Callable[[], float | None] = lambda: None
-        """Where the utterance being heard begins (`Endpointer.utterance_began`)."""
         self.room_floor: float | None = None
         """The room's floor when the player began (`Endpointer.room_floor`): the crowd is judged against it."""
         self.line_heard: bool | None = None
@@ -189,7 +183,6 @@ class _Listening:
         endpointer = Endpointer(
             pipeline.vad, settings, timeout, during.audio if during is not None else None, pipeline.room
         )
-        self.began = endpointer.utterance_began
         self.emit(PipelineStage.SOURCE, True, 0.0, context=self.context.name.value, timeout=timeout)
         complete_at: float | None = None
         """Where, in the audio, a pause whose reading was complete will have lasted as long as the reading took."""
@@ -215,7 +208,6 @@ class _Listening:
                 self.over_our_voice = True  # what it is read as from here on
                 if during is not None and not during.done():
                     barged_in_at = _stopped_at(during, endpointer)
-                    self.line_stopped = endpointer.now
                     self._line_ended(endpointer.now, barged_in_at)
             elif isinstance(event, Paused) and reader is None and recognizer is not None:
                 started = pipeline.clock()
@@ -287,22 +279,10 @@ class _Listening:
         self.emit(PipelineStage.READER, True, at)
         assert self.pipeline.recognizer is not None
         heard = self.pipeline.recognizer.recognize(
-            audio,
-            self.context,
-            over_our_voice=self.over_our_voice,
-            crowded=self._crowded(audio),
-            line_stopped_at=self._line_stopped_at(),
+            audio, self.context, over_our_voice=self.over_our_voice, crowded=self._crowded(audio)
         )
         self.emit(PipelineStage.READER, False, at, intent=heard.intent.value, decode_ms=heard.decode_ms)
         return heard
-
-    def _line_stopped_at(self) -> float | None:
-        """Seconds into the utterance's audio where our line stopped for the player; None where it did not stop
-        (it played out, or there was none), or stopped before the utterance began."""
-        began = self.began()
-        if self.line_stopped is None or began is None or self.line_stopped < began:
-            return None
-        return self.line_stopped - began
 
     def _crowded(self, audio: Audio) -> bool:
         """Whether the utterance `audio` was said over other people's talk, by the room heard before it."""
@@ -336,12 +316,7 @@ class _Listening:
             if endpointer.state is Endpoint.PAUSED:
                 # The pause's own audio: its decision, to the bit.
                 reader.pause(
-                    end,
-                    endpointer.utterance,
-                    self.context,
-                    over_our_voice=self.over_our_voice,
-                    crowded=self._crowded,
-                    line_stopped_at=self._line_stopped_at(),
+                    end, endpointer.utterance, self.context, over_our_voice=self.over_our_voice, crowded=self._crowded
                 )
         else:
             reader.keep_only(end)

@@ -32,21 +32,14 @@ class Recognizer(Protocol):
         ...
 
     def recognize(
-        self,
-        audio: Audio,
-        context: Context,
-        *,
-        over_our_voice: bool = False,
-        crowded: bool = False,
-        line_stopped_at: float | None = None,
+        self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
     ) -> Heard:
         """What `audio` means in `context`; `unknown` when that is not clear, and `NOTHING_HEARD` for a silent or
         empty recording. `over_our_voice`: the utterance began
         while the quizmaster still spoke (a barge-in), so the echo canceller took its start for double talk and
         suppressed it: what is read lost words, and only the decoder's own words may decide. `crowded`: it was said
         over other people's talk (`speech.hearing.crowd`, judged by the room), so again only the decoder's own
-        words may decide. `line_stopped_at`: seconds into `audio` where our line stopped for the player (None where
-        it did not stop inside it): what follows was said over no line."""
+        words may decide."""
         ...
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
+from voicemaster.dialogue.meaning import Context, Heard
 from voicemaster.hints import python_extra
 from voicemaster.speech import cores
 from voicemaster.speech.audio import Audio
@@ -24,16 +24,7 @@ from voicemaster.speech.hearing.phrases import grammar, load
 from voicemaster.speech.hearing.recognition import NOTHING_HEARD, RecognizerUnavailable
 from voicemaster.speech.hearing.whisper.decision import named_at_the_end, named_by_a_word, spelled_from
 from voicemaster.speech.hearing.whisper.model import Array, Whisper
-from voicemaster.speech.hearing.whisper.strategies import (
-    ByGrammar,
-    Encoded,
-    Strategy,
-    Tuning,
-    budget_for,
-    decided,
-    strategy_for,
-    trie,
-)
+from voicemaster.speech.hearing.whisper.strategies import Encoded, Strategy, Tuning, budget_for, strategy_for, trie
 from voicemaster.speech.hearing.whisper.tokens import Tokens, complete_tokenizer
 from voicemaster.speech.signal import RECOGNITION_RATE, resample, silent, to_float
 
@@ -70,21 +61,10 @@ class WhisperRecognizer:
         named_by_a_word(Normalized(""), choices, phrases)
 
     def recognize(
-        self,
-        audio: Audio,
-        context: Context,
-        *,
-        over_our_voice: bool = False,
-        crowded: bool = False,
-        line_stopped_at: float | None = None,
+        self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
     ) -> Heard:
         return self.recognize_with(
-            strategy_for(context),
-            audio,
-            context,
-            over_our_voice=over_our_voice,
-            crowded=crowded,
-            line_stopped_at=line_stopped_at,
+            strategy_for(context), audio, context, over_our_voice=over_our_voice, crowded=crowded
         )
 
     def recognize_with(
@@ -95,45 +75,18 @@ class WhisperRecognizer:
         *,
         over_our_voice: bool = False,
         crowded: bool = False,
-        line_stopped_at: float | None = None,
     ) -> Heard:
         """`audio` heard by the encoder, then by `strategy`; timed whole. A silent or empty recording is heard as
-        nothing, undecoded: Whisper would make a word up for it. How it was heard (`over_our_voice`, `crowded`,
-        `line_stopped_at`) is the listening pipeline's judgement (`Recognizer.recognize`)."""
+        nothing, undecoded: Whisper would make a word up for it. How it was heard (`over_our_voice`, `crowded`) is
+        the listening pipeline's judgement (`Recognizer.recognize`)."""
         if silent(audio):
             return NOTHING_HEARD
         started = time.perf_counter()
         with cores.deciding():
             listened = self.listen(audio, context.language, over_our_voice=over_our_voice, crowded=crowded)
-            if over_our_voice and line_stopped_at is not None and isinstance(strategy, ByGrammar):
-                heard = self._over_a_line(strategy, listened, audio, context, line_stopped_at)
-            else:
-                heard = strategy.hear(listened, context)
+            heard = strategy.hear(listened, context)
         elapsed = round((time.perf_counter() - started) * 1000, 1)
         return Heard(heard.intent, heard.value, heard.text, heard.confidence, elapsed)
-
-    def _over_a_line(
-        self, strategy: ByGrammar, listened: Encoded, audio: Audio, context: Context, stopped_at: float
-    ) -> Heard:
-        """An utterance begun over our line, which stopped for it `stopped_at` seconds in: decided by the decoder's
-        words (`ByGrammar.hear`); where they name nothing and the scores pick an answer, what the player said after
-        the line stopped is read as said after a line, and its decision stands when it is that same answer
-        (docs/decisions/030-the-rest-after-our-line.md)."""
-        if context.name is ContextName.CONFIRM:  # a placement said back is corrected by words (`ByGrammar.hear`)
-            return strategy.hear(listened, context)
-        evidence, reading = strategy.evidence(listened, context)
-        heard = decided(evidence, reading, listened, context)
-        if heard.intent is not Intent.UNKNOWN or evidence.meaning is None or evidence.meaning[0] is not Intent.ANSWER:
-            return heard
-        if set(reading.words.split()) & listened.phrases.words.negation:  # "nicht B": the rest would be "B"
-            return heard
-        rest = after_the_line(audio, stopped_at)
-        if rest is None or silent(rest):
-            return heard
-        clear = self.listen(rest, context.language, crowded=listened.crowded)
-        found, reading = strategy.evidence(clear, context)
-        said = decided(found, reading, clear, context)
-        return said if (said.intent, said.value) == evidence.meaning else heard
 
     def listen(self, audio: Audio, language: str, *, over_our_voice: bool = False, crowded: bool = False) -> Encoded:
         """The utterance through the encoder, ready for a strategy to decode, with how it was heard."""
@@ -162,20 +115,6 @@ class WhisperRecognizer:
         padding = max(0, frames * SAMPLES_PER_FRAME - len(samples))
         features = self._features(samples, padding=padding)[:, :frames]
         return np.ascontiguousarray(features, dtype=np.float32)
-
-
-LINE_FADE_SECONDS = 0.1
-"""How long our voice goes on reaching the microphone after the line stopped (the sound devices' buffers, the room's
-echo): what the player said after the line is read from there."""
-SHORTEST_REST_SECONDS = 0.25
-"""Less of the player's voice after the line than this holds no word worth reading."""
-
-
-def after_the_line(audio: Audio, stopped_at: float) -> Audio | None:
-    """What of `audio` follows our line's stop at `stopped_at` seconds in and its fading; None if too little."""
-    first = 2 * round((stopped_at + LINE_FADE_SECONDS) * audio.rate)
-    rest = Audio(audio.samples[first:], audio.rate)
-    return rest if rest.seconds >= SHORTEST_REST_SECONDS else None
 
 
 @lru_cache(maxsize=64)
