@@ -47,6 +47,9 @@ class Listened:
     phone_lost: bool = False
     """The player's phone hung up or went quiet while it was listened to: nothing was decided; the runner says so and
     listens again (through the room's microphone)."""
+    phone_behind: bool = False
+    """With `phone_lost`: the phone is still joined but this machine fell behind and dropped some of its sound; the
+    runner asks the player to say it again, into the same phone."""
     stages: tuple[StageEvent, ...] = ()
     """How the listening pipeline went, stage by stage (`speech.hearing.pipeline`): written to the game's log."""
 

@@ -38,7 +38,7 @@ from voicemaster.speech.devices.capture import Watch, speaker_present
 from voicemaster.speech.devices.interfaces import AudioUnavailable, MicrophoneLost, MicrophoneUnavailable, Playback
 from voicemaster.speech.devices.loudspeaker import Speaker
 from voicemaster.speech.devices.microphone import Microphone
-from voicemaster.speech.devices.phone import PhoneLost, PhoneMicrophone, PhoneNotice
+from voicemaster.speech.devices.phone import PhoneBehind, PhoneLost, PhoneMicrophone, PhoneNotice
 from voicemaster.speech.frontend import FrontEnd, PlayedSound, usable_front_end
 from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, ListeningPipeline
 from voicemaster.speech.hearing.recognition import Recognizer
@@ -154,6 +154,8 @@ class MicrophoneEar:
         if phone is not None:
             try:
                 hearing = self._through(phone).listen(listen.context, listen.timeout_seconds, speaking)
+            except PhoneBehind:
+                return Listened(Silence(), phone_lost=True, phone_behind=True)
             except PhoneLost:
                 return Listened(Silence(), phone_lost=True)
             heard = hearing.heard

@@ -226,7 +226,9 @@ class Runner:
             if listened.phone_lost:
                 # Nothing was decided from the cut sound: the player hears why, and is listened to again.
                 # A phone that left before its player was named has no name to call.
-                lost = ("phone_lost", {"player": listen.player}) if listen.player else ("phone_lost_unnamed", {})
+                # A phone this machine fell behind is still joined: its player says it again into it.
+                key = "phone_behind" if listened.phone_behind else "phone_lost"
+                lost = (key, {"player": listen.player}) if listen.player else (f"{key}_unnamed", {})
                 self.say_now(*lost)
                 speaking = None
                 continue

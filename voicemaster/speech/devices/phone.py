@@ -54,6 +54,11 @@ class PhoneLost(RuntimeError):
     """The phone stopped sending while it was listened to."""
 
 
+class PhoneBehind(PhoneLost):
+    """The phone's sound came faster than this machine could clean it, and some was dropped: the phone is still
+    joined, so its player is asked to say it again into it, not to reopen the page."""
+
+
 @dataclass(frozen=True)
 class PhoneNotice:
     """What the game tells a player's page while it listens to them."""
@@ -216,7 +221,7 @@ class PhoneMicrophone:
                     self._arrived.wait(deadline - time.monotonic())
                 if self._dropped != dropped:
                     behind = f"fell {MOST_BEHIND_SECONDS:g} s behind: some of its sound was dropped"
-                    raise PhoneLost(f"{self.player or 'a new player'}'s phone {behind}")
+                    raise PhoneBehind(f"{self.player or 'a new player'}'s phone {behind}")
                 if not self._frames:
                     gone = "hung up" if not self._connected else f"sent nothing for {QUIET_SECONDS:g} s"
                     raise PhoneLost(f"{self.player or 'a new player'}'s phone {gone}")
