@@ -138,9 +138,10 @@ def test_a_placement_taken_from_the_words_is_not_made_again_with_other_margins()
 
 def _weighed_answer(margin: float, *, narrowband: bool) -> measure.Weighed:
     """Paris said among French cities, the scores leaning to it by `margin`, the free reading naming nothing."""
+    from voicemaster.speech.hearing.grammar import grammar
     from voicemaster.speech.hearing.intents import understand
     from voicemaster.speech.hearing.normal_form import Reading
-    from voicemaster.speech.hearing.phrases import grammar, load
+    from voicemaster.speech.hearing.phrases import load
     from voicemaster.speech.hearing.whisper.decision import decide, margins_for, weigh
 
     context = Context(ContextName.ANSWER, "fr", ("Londres", "Paris", "Rome", "Vienne"))

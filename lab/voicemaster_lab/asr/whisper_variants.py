@@ -4,7 +4,7 @@ evidence behind its last grammar decision, for the margin curve."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
@@ -33,7 +33,7 @@ class Calibrated(ByGrammar):
     searched: list[Scores] = field(default_factory=list)
     """What each search found, with the decoder rows and steps it took."""
 
-    def scores(self, listened: Encoded, context: Context, choices: tuple[Phrase, ...]) -> Scores:
+    def scores(self, listened: Encoded, context: Context, choices: Sequence[Phrase]) -> Scores:
         self.searched.append(super().scores(listened, context, choices))
         return self.searched[-1]
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 import pytest
 
 from voicemaster.dialogue.meaning import Context, ContextName, Intent
+from voicemaster.speech.hearing.grammar import grammar
 from voicemaster.speech.hearing.normal_form import normalize
-from voicemaster.speech.hearing.phrases import grammar, load
+from voicemaster.speech.hearing.phrases import load
 
 CONDUCTOR = ("Der Dirigent", "Der Kapitän", "Der Regisseur", "Der Schiedsrichter")
 AFTER_FIFTY_FIFTY = ("Der Dirigent", "", "", "Der Schiedsrichter")

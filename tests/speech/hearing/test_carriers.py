@@ -11,9 +11,10 @@ import pytest
 from voicemaster.config.files import ConfigError
 from voicemaster.dialogue.meaning import Context, ContextName
 from voicemaster.paths import PHRASES_DIR
+from voicemaster.speech.hearing.grammar import grammar
 from voicemaster.speech.hearing.intents import understand
 from voicemaster.speech.hearing.normal_form import normalize
-from voicemaster.speech.hearing.phrases import grammar, load
+from voicemaster.speech.hearing.phrases import load
 
 OPTIONS = {
     "de": ("Berlin", "Madrid", "Lissabon", "Wien"),

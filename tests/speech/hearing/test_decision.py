@@ -4,9 +4,10 @@ the free reading contradicts, one it resembles not at all, one of far more sylla
 from __future__ import annotations
 
 from voicemaster.dialogue.meaning import Context, ContextName, Heard
+from voicemaster.speech.hearing.grammar import grammar
 from voicemaster.speech.hearing.intents import understand
 from voicemaster.speech.hearing.normal_form import Reading
-from voicemaster.speech.hearing.phrases import grammar, load
+from voicemaster.speech.hearing.phrases import load
 from voicemaster.speech.hearing.whisper.decision import MARGINS, NARROWBAND, decide, margins_for, weigh
 
 OPTIONS = ("Käse", "Gras", "Wolfgang Amadeus Mozart", "Satellit")

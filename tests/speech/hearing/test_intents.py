@@ -11,8 +11,8 @@ from voicemaster.config.files import ConfigError
 from voicemaster.dialogue.meaning import Context, ContextName
 from voicemaster.paths import PHRASES_DIR
 from voicemaster.speech.hearing import phrases
+from voicemaster.speech.hearing.grammar import grammar
 from voicemaster.speech.hearing.intents import understand
-from voicemaster.speech.hearing.phrases import grammar
 
 GERMAN = phrases.load("de")
 ANSWER = Context(ContextName.ANSWER, "de", ("Berlin", "Paris", "Rom", "Wien"))
@@ -227,7 +227,7 @@ def test_no_phrase_means_two_things(language: str) -> None:
     ]
     for context in contexts:
         meanings: dict[str, set[tuple[str, str | None]]] = {}
-        for phrase in phrases.grammar(context, loaded):
+        for phrase in grammar(context, loaded):
             meanings.setdefault(phrase.text, set()).add((phrase.intent, phrase.value))
         assert {text: found for text, found in meanings.items() if len(found) > 1} == {}
 

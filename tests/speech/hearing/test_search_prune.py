@@ -11,7 +11,7 @@ import pytest
 
 from voicemaster.dialogue.meaning import Context, ContextName, Intent
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.hearing.phrases import grammar
+from voicemaster.speech.hearing.grammar import grammar
 from voicemaster.speech.hearing.whisper.decision import ACTING_AT_ONCE, MARGINS, NARROWBAND, Meaning
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.hearing.whisper.search import Finds, search

@@ -6,7 +6,7 @@ the same, on the same best phrase and rival, for less decoding. `bench asr` comp
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import pytest
@@ -39,7 +39,7 @@ class Kept(ByGrammar):
     found: list[Scores] = field(default_factory=list)
     weighed: list[Evidence] = field(default_factory=list)
 
-    def scores(self, listened: Encoded, context: Context, choices: tuple[Phrase, ...]) -> Scores:
+    def scores(self, listened: Encoded, context: Context, choices: Sequence[Phrase]) -> Scores:
         self.found.append(super().scores(listened, context, choices))
         return self.found[-1]
 

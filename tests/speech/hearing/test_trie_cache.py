@@ -12,7 +12,8 @@ import pytest
 from voicemaster.dialogue.meaning import Context, ContextName, Heard
 from voicemaster.models.verify import require_model
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.hearing.phrases import Grammar, grammar, load
+from voicemaster.speech.hearing.grammar import Grammar, grammar
+from voicemaster.speech.hearing.phrases import load
 from voicemaster.speech.hearing.whisper import strategies
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.hearing.whisper.trie import Node, TokenTrie

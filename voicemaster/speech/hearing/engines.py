@@ -9,9 +9,10 @@ from typing import Literal
 
 from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.speech.audio import Audio
+from voicemaster.speech.hearing.grammar import grammar
 from voicemaster.speech.hearing.intents import understand
 from voicemaster.speech.hearing.normal_form import spoken
-from voicemaster.speech.hearing.phrases import HearPhrases, grammar, load
+from voicemaster.speech.hearing.phrases import HearPhrases, load
 from voicemaster.speech.hearing.recognition import NOTHING_HEARD, Recognizer, RecognizerUnavailable
 
 EngineName = Literal["auto", "vosk", "whisper"]

@@ -11,6 +11,7 @@ answer.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -19,6 +20,7 @@ from rapidfuzz.distance import Levenshtein
 
 from voicemaster.dialogue.meaning import Context, ContextName, Intent
 from voicemaster.rules.letters import Letter
+from voicemaster.speech.hearing.grammar import grammar
 from voicemaster.speech.hearing.normal_form import Normalized, Reading, normalize, strip_filler
 from voicemaster.speech.hearing.phrases import (
     COMMANDS,
@@ -28,7 +30,6 @@ from voicemaster.speech.hearing.phrases import (
     HearPhrases,
     Phrase,
     carrier_words,
-    grammar,
     option_forms,
 )
 
@@ -115,7 +116,7 @@ def _phrase(said: Normalized, query: Normalized, context: Context, phrases: Hear
 
 
 @lru_cache(maxsize=CONTEXTS_KEPT)
-def _compared(context: Context, phrases: HearPhrases) -> tuple[tuple[Phrase, ...], list[str]]:
+def _compared(context: Context, phrases: HearPhrases) -> tuple[Sequence[Phrase], list[str]]:
     """The context's grammar and its texts, kept for the utterances heard in it."""
     choices = grammar(context, phrases)
     return choices, [phrase.text for phrase in choices]

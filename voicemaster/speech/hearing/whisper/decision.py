@@ -226,7 +226,7 @@ answer: what the echo canceller and the barge-in's onset garble of a carrier ("g
 for "Antwort"). More is talk, not a garbled start."""
 
 
-def named_at_the_end(reading: Normalized, phrases: tuple[Phrase, ...], hear: HearPhrases) -> Meaning | None:
+def named_at_the_end(reading: Normalized, phrases: Sequence[Phrase], hear: HearPhrases) -> Meaning | None:
     """The answer the last words of `reading` name after one to `GARBLED_WORDS` words before them, or None: a whole
     answer phrase of the grammar, or one word the phrase file gives as a letter's sound (`HearPhrases.sounds`: "zi"
     for a German C). Not after a negation ("nicht B"), nor small words a sentence has of its own (English "be" and
@@ -247,7 +247,7 @@ def named_at_the_end(reading: Normalized, phrases: tuple[Phrase, ...], hear: Hea
     return None
 
 
-def named_by_a_word(reading: Normalized, phrases: tuple[Phrase, ...], hear: HearPhrases) -> frozenset[Meaning]:
+def named_by_a_word(reading: Normalized, phrases: Sequence[Phrase], hear: HearPhrases) -> frozenset[Meaning]:
     """The answers one of whose phrases, carrier words aside, is a single word the reading holds: "de son" names the
     option "De" (a carrier word, and there the whole phrase), "Ich nehme B." the letter B."""
     said = set(reading.split())
@@ -255,7 +255,7 @@ def named_by_a_word(reading: Normalized, phrases: tuple[Phrase, ...], hear: Hear
 
 
 @lru_cache(maxsize=CONTEXTS_KEPT)
-def _single_word_answers(phrases: tuple[Phrase, ...], hear: HearPhrases) -> tuple[tuple[str, Meaning], ...]:
+def _single_word_answers(phrases: Sequence[Phrase], hear: HearPhrases) -> tuple[tuple[str, Meaning], ...]:
     return tuple(
         (core, (intent, value))
         for core, (intent, value) in _cores(phrases, hear)
@@ -264,7 +264,7 @@ def _single_word_answers(phrases: tuple[Phrase, ...], hear: HearPhrases) -> tupl
 
 
 @lru_cache(maxsize=CONTEXTS_KEPT)
-def _answers(phrases: tuple[Phrase, ...]) -> tuple[dict[str, Meaning], frozenset[Meaning]]:
+def _answers(phrases: Sequence[Phrase]) -> tuple[dict[str, Meaning], frozenset[Meaning]]:
     """Each answer phrase's text with its meaning (phrases never share a text), and the answers there are."""
     texts: dict[str, Meaning] = {
         phrase.text: (phrase.intent, phrase.value) for phrase in phrases if phrase.intent is Intent.ANSWER
@@ -272,7 +272,7 @@ def _answers(phrases: tuple[Phrase, ...]) -> tuple[dict[str, Meaning], frozenset
     return texts, frozenset(texts.values())
 
 
-def spelled_from(reading: Normalized, phrases: tuple[Phrase, ...], hear: HearPhrases) -> dict[Meaning, float]:
+def spelled_from(reading: Normalized, phrases: Sequence[Phrase], hear: HearPhrases) -> dict[Meaning, float]:
     """How far the free reading is spelled from each meaning's nearest phrase, both without their carrier words ("ich
     nehme", "the"): the share of letters that differ, 0-1."""
     said = _core(reading, hear)
@@ -285,7 +285,7 @@ def spelled_from(reading: Normalized, phrases: tuple[Phrase, ...], hear: HearPhr
 
 
 @lru_cache(maxsize=CONTEXTS_KEPT)
-def _cores(phrases: tuple[Phrase, ...], hear: HearPhrases) -> tuple[tuple[str, Meaning], ...]:
+def _cores(phrases: Sequence[Phrase], hear: HearPhrases) -> tuple[tuple[str, Meaning], ...]:
     return tuple(sorted({(_core(phrase.text, hear), (phrase.intent, phrase.value)) for phrase in phrases}))
 
 

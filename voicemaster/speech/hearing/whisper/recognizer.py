@@ -19,8 +19,9 @@ from voicemaster.hints import python_extra
 from voicemaster.speech import cores
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.band import narrowband
+from voicemaster.speech.hearing.grammar import grammar
 from voicemaster.speech.hearing.normal_form import Normalized
-from voicemaster.speech.hearing.phrases import grammar, load
+from voicemaster.speech.hearing.phrases import load
 from voicemaster.speech.hearing.recognition import NOTHING_HEARD, RecognizerUnavailable
 from voicemaster.speech.hearing.whisper.decision import named_at_the_end, named_by_a_word, spelled_from
 from voicemaster.speech.hearing.whisper.model import Array, Whisper

@@ -17,15 +17,16 @@ A bench composes its variants from these parts (`Encoded`, `ByGrammar.evidence`,
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
 
 from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
+from voicemaster.speech.hearing.grammar import Grammar, grammar
 from voicemaster.speech.hearing.intents import UNKNOWN, Understanding, parse_placement, understand_reading
 from voicemaster.speech.hearing.normal_form import Reading
-from voicemaster.speech.hearing.phrases import Grammar, HearPhrases, Phrase, grammar
+from voicemaster.speech.hearing.phrases import HearPhrases, Phrase
 from voicemaster.speech.hearing.whisper.decision import (
     MARGINS,
     NARROWBAND,
@@ -96,7 +97,7 @@ class Encoded:
         )
         return Reading.of(tokens.decode(read), self.phrases.language)
 
-    def score(self, choices: tuple[Phrase, ...], prompt: str | None) -> Scores:
+    def score(self, choices: Sequence[Phrase], prompt: str | None) -> Scores:
         """Every phrase's score (the mean of after no text and after `prompt`, if given), and the free reading."""
         tokens, tuning = self.tokens, self.tuning
         return search(
@@ -153,7 +154,7 @@ class ByGrammar:
         )
         return found, reading
 
-    def scores(self, listened: Encoded, context: Context, choices: tuple[Phrase, ...]) -> Scores:
+    def scores(self, listened: Encoded, context: Context, choices: Sequence[Phrase]) -> Scores:
         """The search's scores of the context's phrases; a bench keeps them (the decoder rows they took)."""
         return listened.score(choices, self.prompt(context, listened.phrases))
 
@@ -270,8 +271,8 @@ carriers of every answer a trie holds some 40 000 nodes (about 10 MB), so a long
 
 
 @lru_cache(maxsize=TRIES_KEPT)
-def trie(tokens: Tokens, choices: tuple[Phrase, ...]) -> TokenTrie:
-    """The trie of a context's phrases: for a context's grammar (`phrases.grammar`), the trie of its kind's fixed
+def trie(tokens: Tokens, choices: Sequence[Phrase]) -> TokenTrie:
+    """The trie of a context's phrases: for a context's grammar (`grammar.grammar`), the trie of its kind's fixed
     phrases (made once, `fixed_trie`) extended by the question's own; the same trie as one made whole
     (`tests/speech/hearing/test_trie_cache.py`), in a fraction of the time."""
     if isinstance(choices, Grammar) and choices.fixed is not None:
@@ -287,12 +288,12 @@ def trie(tokens: Tokens, choices: tuple[Phrase, ...]) -> TokenTrie:
 
 
 @lru_cache(maxsize=FIXED_TRIES_KEPT)
-def fixed_trie(tokens: Tokens, fixed: tuple[Phrase, ...]) -> TokenTrie:
+def fixed_trie(tokens: Tokens, fixed: Grammar) -> TokenTrie:
     """The trie of the phrases every context of a kind holds, in one language."""
     return whole_trie(tokens, fixed)
 
 
-def whole_trie(tokens: Tokens, choices: tuple[Phrase, ...]) -> TokenTrie:
+def whole_trie(tokens: Tokens, choices: Sequence[Phrase]) -> TokenTrie:
     """The trie of `choices` made whole, each phrase numbered by its place among them."""
     return build(
         [phrase.written for phrase in choices],
