@@ -5,8 +5,11 @@ Each keeps what it was asked, so that a test can check the part under test reall
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from voicemaster.dialogue.meaning import Context, Heard, Intent
 from voicemaster.speech.audio import Audio
+from voicemaster.speech.frame import Frame
 
 
 class UnderstandsNothing:
@@ -34,3 +37,17 @@ class UnderstandsNothing:
         self.over_our_voice.append(over_our_voice)
         self.crowded.append(crowded)
         return Heard(Intent.UNKNOWN, None, "", 0.0)
+
+
+@dataclass
+class ReferenceKept:
+    """An echo canceller that cleans nothing and keeps the reference it is handed with each frame: which part of
+    what the loudspeaker played a phone's (or a microphone's) frame was matched with."""
+
+    references: list[bytes] = field(default_factory=list)
+    name: str = "reference kept"
+    cancels_echo: bool = True
+
+    def process(self, frame: bytes, reference: bytes) -> Frame:
+        self.references.append(reference)
+        return Frame(frame)

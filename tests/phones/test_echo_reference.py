@@ -4,11 +4,11 @@ phone's nor the room microphone's."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.fakes import ReferenceKept
 from voicemaster.phones.server import BEHIND_SECONDS, Phones
-from voicemaster.speech.frame import FRAME_BYTES, FRAME_SECONDS, Frame
+from voicemaster.speech.frame import FRAME_BYTES, FRAME_SECONDS
 from voicemaster.speech.frontend import PlayedSound
 
 QUIET = bytes(FRAME_BYTES)
@@ -20,22 +20,9 @@ WAITED_SECONDS = 30.0
 """How long a phone's front end may take to clean what it was sent on a loaded machine: a guard, not a measure."""
 
 
-@dataclass
-class Heard:
-    """An echo canceller that keeps the reference it is handed with each of its phone's frames."""
-
-    references: list[bytes] = field(default_factory=list)
-    name: str = "reference kept"
-    cancels_echo: bool = True
-
-    def process(self, frame: bytes, reference: bytes) -> Frame:
-        self.references.append(reference)
-        return Frame(frame)
-
-
 def test_a_phone_held_up_on_the_wifi_holds_back_only_its_own_echo_reference(tmp_path: Path) -> None:
     played = PlayedSound()
-    anna_heard, ben_heard = Heard(), Heard()
+    anna_heard, ben_heard = ReferenceKept(), ReferenceKept()
     made = iter([anna_heard, ben_heard])
     phones = Phones(tmp_path, played=played, front_end=lambda: next(made))
     anna, ben = phones.join("Anna"), phones.join("Ben")
@@ -59,7 +46,7 @@ def test_a_phone_joined_while_the_quizmaster_speaks_is_handed_his_voice_behind_b
     tmp_path: Path,
 ) -> None:
     played = PlayedSound()
-    canceller = Heard()
+    canceller = ReferenceKept()
     phones = Phones(tmp_path, played=played, front_end=lambda: canceller)
     anna = phones.join("Anna")
     behind = round(BEHIND_SECONDS / FRAME_SECONDS)

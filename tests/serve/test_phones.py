@@ -7,17 +7,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from tests.fakes import ReferenceKept
 from tests.phones.pages import JOINED_SECONDS, joined_new, joined_page, phone_page, said
 from voicemaster.config.settings import default_paths, load_settings
 from voicemaster.phones.server import Phones
 from voicemaster.play.live import open_ear
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.frame import FRAME_BYTES, Frame
+from voicemaster.speech.frame import FRAME_BYTES
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.signal import RECOGNITION_RATE
 
@@ -25,20 +26,6 @@ pytestmark = pytest.mark.browser
 
 VOICE = b"\x10\x27" * (FRAME_BYTES // 2)
 """A frame of the quizmaster's voice as the loudspeaker is handed it (a constant sample: easy to tell from quiet)."""
-
-
-@dataclass
-class Canceller:
-    """The next game's echo canceller for a phone: keeps the reference it is handed with each of the phone's
-    frames."""
-
-    references: list[bytes] = field(default_factory=list)
-    name: str = "reference kept"
-    cancels_echo: bool = True
-
-    def process(self, frame: bytes, reference: bytes) -> Frame:
-        self.references.append(reference)
-        return Frame(frame)
 
 
 def test_a_phone_joined_while_serve_waits_is_the_next_games_new_player_with_its_loudspeaker(
@@ -60,7 +47,7 @@ def test_a_phone_joined_while_serve_waits_is_the_next_games_new_player_with_its_
             joined_new(phones)
 
             open_ear(config, whisper("de"), phones=phones)  # the next game's own loudspeaker and front ends
-            canceller = Canceller()
+            canceller = ReferenceKept()
             phones.front_end = lambda: canceller  # the next game's, seen from the test
             newcomer = phones.newcomer(1, name_asked=True)  # its first player's name is asked
             assert newcomer is not None and newcomer is not annas
