@@ -12,7 +12,7 @@ the time.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 ENDINGS = ("", ".", "?", "!")
@@ -110,11 +110,7 @@ def extend(
         paths += _insert(root, number, written, encode, longest, own)
     numbers = dict(zip(base.meanings, range(len(base.meanings)), strict=True))
     meaning_of = base.meaning_of + tuple(numbers.setdefault(meaning, len(numbers)) for meaning in meanings)
-    for node in reversed(order):  # a node is copied or made after its parent: children first
-        found = {meaning_of[phrase] for phrase in node.ends}
-        for child in node.children.values():
-            found |= child.meanings
-        node.meanings = frozenset(found)
+    _meanings_upward(reversed(order), meaning_of)  # a node is copied or made after its parent: children first
     return TokenTrie(root, base.phrases + len(phrases), paths, meaning_of, tuple(numbers), index_of)
 
 
@@ -157,13 +153,18 @@ def _child(node: Node, token: int, own: Callable[[Node | None], Node] | None) ->
 def _mark_meanings(root: Node, meaning_of: tuple[int, ...]) -> None:
     """Each node's meanings, children before parents; equal sets are one object (a grammar of a few thousand phrases
     has some 20 meanings, and tens of thousands of nodes)."""
-    shared: dict[frozenset[int], frozenset[int]] = {}
     order, stack = [], [root]
     while stack:
         node = stack.pop()
         order.append(node)
         stack.extend(node.children.values())
-    for node in reversed(order):
+    _meanings_upward(reversed(order), meaning_of)
+
+
+def _meanings_upward(nodes: Iterable[Node], meaning_of: tuple[int, ...]) -> None:
+    """Each of `nodes` (children before parents) given the meanings of the phrases it ends and its children's."""
+    shared: dict[frozenset[int], frozenset[int]] = {}
+    for node in nodes:
         found = {meaning_of[phrase] for phrase in node.ends}
         for child in node.children.values():
             found |= child.meanings
