@@ -33,7 +33,7 @@ from voicemaster.speech.devices.interfaces import STALL_SECONDS, MicrophoneLost,
 from voicemaster.speech.devices.portaudio import NO_DEVICE_HINT, sounddevice, unavailable
 from voicemaster.speech.frame import FRAME_BYTES, FRAME_SAMPLES, FRAME_SECONDS, Frame
 from voicemaster.speech.frontend import FrontEnd, PlayedSound
-from voicemaster.speech.frontend.room_level import RoomLevel
+from voicemaster.speech.frontend.room_level import EchoTail, RoomLevel
 from voicemaster.speech.signal import RECOGNITION_RATE
 
 STUCK_LOOKS = 10
@@ -70,7 +70,6 @@ class Microphone:
         self._present = present
         self._front_end = front_end
         self._played = played
-        self._echo_tail_seconds = echo_tail_seconds
         self.stalled = 0.0
         """The longest stall listening came through since it was last reset (seconds; the caller resets it)."""
         self._last_arrival: float | None = None
@@ -79,8 +78,7 @@ class Microphone:
         self._frames: collections.deque[tuple[Frame, bool]] = collections.deque(maxlen=round(10 / FRAME_SECONDS))
         """Blocks heard (cleaned, given a front end), each with whether it was the room's alone: heard
         `echo_tail_seconds` after the loudspeaker last played (known only with what it played)."""
-        self._quiet_seconds = 0.0
-        """How long the loudspeaker has played nothing, as far as `played` tells."""
+        self._echo_tail = EchoTail(echo_tail_seconds)
         self._arrived = threading.Condition()
         self._ended = False
         self.room = RoomLevel()
@@ -160,8 +158,7 @@ class Microphone:
         played = self._played.take(len(block)) if self._played is not None else bytes(len(block))
         # Cheap enough for the audio thread (`bench frontend` measures it).
         heard = self._front_end.process(block, played) if self._front_end is not None else Frame(block)
-        self._quiet_seconds = self._quiet_seconds + len(block) / 2 / RECOGNITION_RATE if not any(played) else 0.0
-        alone = self._played is not None and self._quiet_seconds >= self._echo_tail_seconds
+        alone = self._echo_tail.alone(played) and self._played is not None
         with self._arrived:
             self._frames.append((heard, alone))
             self._arrived.notify()

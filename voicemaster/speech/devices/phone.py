@@ -36,7 +36,7 @@ from voicemaster.speech.barge_in.settings import BargeInSettings
 from voicemaster.speech.devices.interfaces import Playback
 from voicemaster.speech.frame import FRAME_BYTES, FRAME_SECONDS, Frame
 from voicemaster.speech.frontend import FrontEnd, PlayedSound
-from voicemaster.speech.frontend.room_level import RoomLevel
+from voicemaster.speech.frontend.room_level import EchoTail, RoomLevel
 
 QUIET_SECONDS = 2.0
 """A phone that sends nothing this long while listened to has gone (its page sends a frame every 32 ms)."""
@@ -102,9 +102,8 @@ class PhoneMicrophone:
             maxlen=round(KEPT_SECONDS / FRAME_SECONDS)
         )
         """Frames cleaned and not yet listened to, each with whether it was the room's alone."""
-        self._echo_tail_seconds = echo_tail_seconds
-        self._quiet_seconds = 0.0
-        """How long the phone's reference has held nothing, as its sound arrived."""
+        self._echo_tail = EchoTail(echo_tail_seconds)
+        """Whether the phone hears the room alone, by its reference as its sound arrives."""
         lock = threading.Lock()
         self._arrived = threading.Condition(lock)
         """Guards all that follows; notified when a frame is cleaned or the phone hangs up."""
@@ -148,8 +147,7 @@ class PhoneMicrophone:
             with self._arrived:
                 reference = self._played
             played = reference.take(FRAME_BYTES) if reference is not None else bytes(FRAME_BYTES)
-            self._quiet_seconds = 0.0 if any(played) else self._quiet_seconds + FRAME_SECONDS
-            alone = reference is not None and self._quiet_seconds >= self._echo_tail_seconds
+            alone = self._echo_tail.alone(played) and reference is not None
             with self._arrived:
                 self._uncleaned.append((block, played, alone))
                 self._cleaning += 1

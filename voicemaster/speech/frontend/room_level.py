@@ -57,6 +57,21 @@ class Smoothed:
         return float(np.mean(self._recent))
 
 
+class EchoTail:
+    """Whether a microphone hears the room alone: `tail_seconds` after the loudspeaker last played, as the reference
+    it is handed with each block tells (our voice and its echo's tail are never the room's level)."""
+
+    def __init__(self, tail_seconds: float) -> None:
+        self._tail_seconds = tail_seconds
+        self._quiet_seconds = 0.0
+        """How long the reference has held nothing."""
+
+    def alone(self, played: bytes) -> bool:
+        """Whether the block heard with `played` (the reference in step with it) is the room's alone."""
+        self._quiet_seconds = 0.0 if any(played) else self._quiet_seconds + len(played) / 2 / RECOGNITION_RATE
+        return self._quiet_seconds >= self._tail_seconds
+
+
 class RoomLevel:
     """The room's speech-band floor, kept from one listening to the next. The endpointer feeds it what it hears
     while it waits for a player and our own voice cannot be in the microphone (`Endpointer`), and the microphone what
