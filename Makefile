@@ -19,6 +19,8 @@ test-fast:
 	PYTHONDONTWRITEBYTECODE= TMPDIR="$$(test -w /dev/shm && echo /dev/shm || echo "$${TMPDIR:-/tmp}")" \
 		.venv/bin/pytest -n 2 -m "not model and not audio and not browser and not slow"
 
-# The long real-time games the default suite leaves out (CI runs them too).
+# The long real-time games the default suite leaves out (CI runs them too), two at a time as the default suite
+# runs: none of them may depend on an idle machine. Each worker takes the next test when it is free (worksteal),
+# so that the longest games do not queue behind one worker while the other waits.
 test-slow: setup
-	.venv/bin/pytest -m slow --durations=25
+	.venv/bin/pytest -m slow -n 2 --dist worksteal --durations=25

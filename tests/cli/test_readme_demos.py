@@ -86,15 +86,16 @@ def shared_cache(user_folders: Path, tmp_path_factory: pytest.TempPathFactory, m
     return user_folders
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
-@pytest.mark.parametrize("game_format", FORMATS)
-@pytest.mark.parametrize(
-    "mode",
-    [
-        pytest.param("", marks=[pytest.mark.slow, pytest.mark.model, pytest.mark.audio], id="make-demo"),
-        pytest.param("--full", marks=[pytest.mark.slow, pytest.mark.model, pytest.mark.audio], id="full"),
-    ],
-)
+SLOW = [pytest.mark.slow, pytest.mark.model, pytest.mark.audio]
+PLAYED = [
+    *(pytest.param("", f, lang, marks=SLOW, id=f"make-demo-{f}-{lang}") for f in FORMATS for lang in LANGUAGES),
+    *(pytest.param("--full", f, "de", marks=SLOW, id=f"full-{f}-de") for f in FORMATS),
+]
+"""`make demo` in each format and language; a whole evening in each format in the default language (the short
+demo already speaks every language's lines, the evening adds players and questions, not words)."""
+
+
+@pytest.mark.parametrize(("mode", "game_format", "language"), PLAYED)
 @pytest.mark.timeout(GUARD_SECONDS["--full"] + 60)
 def test_the_demo_plays_to_its_end_told_line_by_line(
     shared_cache: Path, tmp_path: Path, mode: str, game_format: str, language: str

@@ -173,8 +173,10 @@ def test_a_short_live_game_times_each_reply_after_the_speech_it_answers(
     assert figures["not_measured"] == {}
     played = figures["turns"]
     assert [turn["kind"] for turn in played][:1] == ["name"] and len(played) == 3
-    # Every turn was heard and replied to after the player stopped: a reply before it would be a misaligned clock.
-    assert all(turn["heard"] is not None and turn["latency_ms"] > 0 for turn in played)
+    # Every turn heard was replied to after the player stopped: a reply before it would be a misaligned clock. How
+    # many are heard is the bench's figure (`asked_again_share`): on a busy machine one may be missed and asked again.
+    heard = [turn for turn in played if turn["heard"] is not None]
+    assert heard and all(turn["latency_ms"] > 0 for turn in heard), played
     assert {"p50_ms", "p95_ms"} <= set(figures["answer"]) and 0 <= figures["asked_again_share"] <= 1
     assert tuple(kind for kind in figures if kind in live_figures.KINDS) == live_figures.KINDS
     assert {"p50_ms", "p95_ms"} <= set(figures["heard_cue"]) and "used_share" in figures["speculative"]

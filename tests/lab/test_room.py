@@ -362,20 +362,22 @@ def test_an_unknown_microphone_is_refused_on_the_command_line(capsys: pytest.Cap
     assert "no microphone headset" in capsys.readouterr().err
 
 
-PARTY_STANDS = "at a party (babble 5 dB below the player) the game does not end yet: docs/benchmarks.md, bench room"
+PARTY_STANDS = "at a party (babble 5 dB below the player) the game may not end yet: docs/benchmarks.md, bench room"
 
 
 @pytest.mark.slow  # a whole game in real time, twice: make test-slow
 @pytest.mark.audio
 @pytest.mark.model
 @pytest.mark.timeout(1800)  # real time, on a loaded machine: a game of one question asked again often
-@pytest.mark.parametrize("name", ["car", "party"])
+@pytest.mark.parametrize(("name", "microphone"), [("car", "room"), ("party", "phone")])
 def test_a_whole_game_in_the_car_and_at_the_party_ends_with_nothing_locked_without_a_yes(
-    name: str, bus: Pulse, tmp_path: Path
+    name: str, microphone: str, bus: Pulse, tmp_path: Path
 ) -> None:
-    setting = room.table(bus, name, "de", 0.0, questions=1)
-    # A game of one question listens about a dozen times; asked again a few times each, it has ended by 40.
-    game = room.play_game(setting, seed=1, folder=tmp_path / "game", most_listens=40)
+    """The car with the computer's microphone; the party as it is meant to be played there, the player's phone at
+    their mouth (the room's microphone alone understands too little there for a game to end)."""
+    setting = room.table(bus, name, "de", 0.0, questions=1, microphone=microphone)
+    # A game of one question listens about a dozen times; asked again a few times each, it has ended by 30.
+    game = room.play_game(setting, seed=1, folder=tmp_path / "game", most_listens=30)
     events = [json.loads(line) for line in (tmp_path / "game" / "game.jsonl").read_text().splitlines()]
     # Every lock comes right after a clear yes to "final answer?", heard from that player, who had said it.
     for index, event in enumerate(events):
@@ -384,6 +386,8 @@ def test_a_whole_game_in_the_car_and_at_the_party_ends_with_nothing_locked_witho
             assert (heard["player"], heard["context"], heard["intent"]) == (event["player"], "confirm", "yes")
     assert game.locked_without_yes == 0
     assert any(item.spoke for item in game.listenings)
+    if microphone == "phone":
+        assert any(item.microphone == "phone" for item in game.listenings), game.stopped
     if name == "party" and not game.ended:
         pytest.xfail(PARTY_STANDS)
     assert game.ended and [event["event"] for event in events].count("game_over") == 1, game.stopped
