@@ -5,10 +5,12 @@ game is unharmed: the player's phone that joined stays joined and is heard."""
 from __future__ import annotations
 
 import logging
+import os
 import socket
 import ssl
+import time
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,8 @@ NEIGHBOUR = "127.0.0.2"
 SOUND = bytes(FRAME_BYTES)
 RAMP = bytes(range(256)) * (FRAME_BYTES // 256)
 """A frame of sound no other message sends."""
+STOPPED_SECONDS = 30.0
+"""How long a stopped server's thread may take to end on a loaded machine: a guard, not a measurement."""
 
 
 @pytest.fixture
@@ -89,18 +93,54 @@ def test_what_is_not_a_phones_sound_ends_only_its_own_connection(phones: Phones,
         assert _heard(phones, "Anna", anna)  # the game unharmed
 
 
-def test_a_crowd_of_connections_from_one_device_leaves_the_game_to_the_players_phone(phones: Phones) -> None:
+def _crowd(port: int, held: ExitStack) -> None:
+    """A neighbour's device opens three times what it may hold, each connection kept in `held`: half-open ones (no
+    TLS handshake) and whole ones never asking anything."""
     unverified = ssl.create_default_context()
     unverified.check_hostname = False
     unverified.verify_mode = ssl.CERT_NONE
+    for _ in range(3 * PER_CLIENT):
+        held.enter_context(socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(NEIGHBOUR, 0)))
+        wire = held.enter_context(
+            socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(NEIGHBOUR, 0))
+        )
+        with suppress(OSError):  # refused: what one device may hold is held (`wire` is closed either way)
+            held.enter_context(unverified.wrap_socket(wire, server_hostname="127.0.0.1"))
+
+
+def _server_sockets(port: int) -> int:
+    """How many sockets this process holds on the server's side of `port` (its local port): the listening one and
+    each connection it took. Read from /proc: the server's own bookkeeping is what is being checked."""
+    ours = {os.readlink(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd") if _is_link(fd)}
+    found = 0
+    for table in (Path("/proc/net/tcp"), Path("/proc/net/tcp6")):
+        for line in table.read_text().splitlines()[1:]:
+            fields = line.split()
+            local_port, inode = int(fields[1].rsplit(":", 1)[1], 16), fields[9]
+            found += local_port == port and f"socket:[{inode}]" in ours
+    return found
+
+
+def _is_link(fd: str) -> bool:
+    return os.path.islink(f"/proc/self/fd/{fd}")  # the directory's own descriptor may be gone already
+
+
+def test_a_crowd_of_connections_from_one_device_leaves_the_game_to_the_players_phone(phones: Phones) -> None:
     with sound_socket(phones.port, f"code={phones.code}&player=Anna") as anna, ExitStack() as held:
-        for _ in range(3 * PER_CLIENT):  # half-open: no TLS handshake, then whole connections never asking
-            held.enter_context(socket.create_connection(("127.0.0.1", phones.port), source_address=(NEIGHBOUR, 0)))
-            wire = socket.create_connection(("127.0.0.1", phones.port), timeout=10, source_address=(NEIGHBOUR, 0))
-            try:
-                held.enter_context(unverified.wrap_socket(wire, server_hostname="127.0.0.1"))
-            except (OSError, ssl.SSLError):
-                wire.close()  # refused: what one device may hold is held
+        _crowd(phones.port, held)
         assert _heard(phones, "Anna", anna)
         with sound_socket(phones.port, f"code={phones.code}&player=Ben") as ben:  # another phone still joins
             assert _heard(phones, "Ben", ben)
+
+
+def test_a_crowd_still_held_when_the_game_ends_leaves_the_server_no_socket_open(tmp_path: Path) -> None:
+    """The neighbour's connections outlive the game: the server, stopped, still lets go of each (a TLS close it
+    never answers, a handshake it never makes), so a game after it finds none of its descriptors taken."""
+    with ExitStack() as held:
+        with Phones(tmp_path, players=("Anna", "Ben"), port=0) as phones:
+            _crowd(phones.port, held)
+            assert _server_sockets(phones.port) > 0
+        deadline = time.monotonic() + STOPPED_SECONDS
+        while _server_sockets(phones.port) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _server_sockets(phones.port) == 0

@@ -2,10 +2,11 @@
 from a page on the internet.
 
 - `Guarded`, uvicorn's own HTTP/1.1 protocol with two additions: one address may hold `PER_CLIENT` connections at
-  once (more are closed as they open), and a connection that has sent no whole request within the idle time of
-  opening or of its last answer is closed, even one that sent half a request. uvicorn's `limit_concurrency` (all
-  connections at once) and `timeout_keep_alive` (the idle time) are the server's own settings (`server.py`); an
-  open page's stream is a request being answered, never idle, and counts against its address only.
+  once (more are cut off as they open, owed nothing), and a connection that has sent no whole request within the
+  idle time of opening or of its last answer is closed, even one that sent half a request. uvicorn's
+  `limit_concurrency` (all connections at once) and `timeout_keep_alive` (the idle time) are the server's own
+  settings (`server.py`); an open page's stream is a request being answered, never idle, and counts against its
+  address only.
 - `Hosts`, a check of the `Host` header: a request is answered only when it names this screen (a loopback name or
   address, the address the screen was told to listen on, the address it announced, or the address the connection
   came in on), so DNS rebinding (a name on the internet made to point at this machine) finds nothing; the refusal
@@ -67,7 +68,7 @@ class Guarded(H11Protocol):
         self.key = client_key(self.client)
         if self.key is not None and self._held_by_this_client() > self.per_client:
             self.connections.discard(self)  # not counted against anyone while it closes
-            transport.close()
+            transport.abort()  # at once: a TLS close would wait on the device, its socket held meanwhile
             return
         self._wait_for_a_request()
 

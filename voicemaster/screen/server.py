@@ -213,12 +213,25 @@ def guarded_config(
     )
 
 
+class LettingGo(uvicorn.Server):
+    """uvicorn's server, which lets go of every connection when it stops. uvicorn asks each to close and waits
+    `timeout_graceful_shutdown`; a connection whose close waits on its device (a TLS close a neighbour never
+    answers, an answer a page never reads) is then cut off, so that a stopped server holds no socket open: the
+    process keeps no descriptor of it, and nothing is left for the garbage collector to close (and warn about)."""
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().shutdown(sockets)
+        for connection in list(self.server_state.connections):
+            connection.transport.abort()
+        await asyncio.sleep(0)  # a cut connection's socket is closed on the loop's next turn
+
+
 def serve(
     config: uvicorn.Config, listening: socket.socket, name: str
 ) -> tuple[uvicorn.Server, threading.Thread] | None:
     """uvicorn serving `listening` in a daemon thread called `name`, once it has started; None (the socket closed)
     when it could not start: uvicorn exits then, and the caller says so in the game's thread."""
-    server = uvicorn.Server(config)
+    server = LettingGo(config)
 
     def run() -> None:
         with suppress(SystemExit):
