@@ -89,11 +89,15 @@ def sound_socket(
     unverified.check_hostname = False
     unverified.verify_mode = ssl.CERT_NONE
     wire = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0))
-    return connect(
-        f"wss://{host}:{port}/sound?{query}",
-        sock=wire,
-        ssl=unverified,
-        server_hostname="127.0.0.1",
-        origin=Origin(origin) if origin is not None else None,
-        max_size=None,
-    )
+    try:
+        return connect(
+            f"wss://{host}:{port}/sound?{query}",
+            sock=wire,
+            ssl=unverified,
+            server_hostname="127.0.0.1",
+            origin=Origin(origin) if origin is not None else None,
+            max_size=None,
+        )
+    except BaseException:
+        wire.close()  # refused or cut off: the socket is closed on every path (a second close does nothing)
+        raise

@@ -30,6 +30,16 @@ def _said_goodbye(phones: Phones) -> ssl.SSLSocket:
     unverified.verify_mode = ssl.CERT_NONE
     raw = socket.create_connection(("127.0.0.1", phones.port), timeout=WAITED_SECONDS)
     phone = unverified.wrap_socket(raw, server_hostname="127.0.0.1")
+    try:
+        _say_goodbye(phone, phones)
+    except BaseException:
+        phone.close()
+        raise
+    return phone
+
+
+def _say_goodbye(phone: ssl.SSLSocket, phones: Phones) -> None:
+    """Joins as Anna on `phone` and sends a Close, returning once the server's Close is read."""
     key = base64.b64encode(os.urandom(16)).decode()
     phone.sendall(
         f"GET /sound?code={phones.code}&player=Anna HTTP/1.1\r\nHost: 127.0.0.1:{phones.port}\r\n"
@@ -46,7 +56,6 @@ def _said_goodbye(phones: Phones) -> ssl.SSLSocket:
     while len(reply) < 2:
         reply += phone.recv(4096)
     assert reply[0] == CLOSE, reply  # the server answered the goodbye
-    return phone
 
 
 def test_the_server_stops_with_no_traceback_while_a_phone_that_said_goodbye_is_still_connected(

@@ -44,10 +44,14 @@ def screen(**settings: object) -> Iterator[Screen]:
 def connect(port: int, source: str = TV, host: str = TV) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.settimeout(GUARD)
-    if source != TV:
-        sock.bind((source, 0))
-    sock.connect((host, port))
+    try:
+        sock.settimeout(GUARD)
+        if source != TV:
+            sock.bind((source, 0))
+        sock.connect((host, port))
+    except BaseException:
+        sock.close()  # refused or timed out: closed here, not left to the garbage collector
+        raise
     return sock
 
 
