@@ -119,6 +119,13 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "--manifest` file whose lines also say the meant intent and value)",
     )
     bench.add_argument(
+        "--phone-path",
+        action="store_true",
+        help="asr: instead of the corpora, the phone's clips of the living room and the party (--limit samples them) "
+        "decided straight and through the game's phone path: the pipeline without a front end, with it and a silent "
+        "reference, with a line of the quizmaster's playing; each loss with the stage that lost it",
+    )
+    bench.add_argument(
         "--frontend",
         default=None,
         help="asr: acoustic front ends each corpus is heard through, comma-separated: none (the default), webrtc "
@@ -334,6 +341,16 @@ def run(args: argparse.Namespace) -> int:
         voices = settings_for(args).speech
         figures = latency.run(args.corpus, engines, voices=voices, languages=languages, limit=args.limit)
         print(json.dumps(figures, ensure_ascii=False) if args.json else latency.report(figures))
+        return 0
+    if args.phone_path:
+        from voicemaster.speech.hearing.engines import recognizers
+        from voicemaster_lab.asr import phone_path
+
+        opened = recognizers("whisper")
+        figures = phone_path.run(
+            args.corpus, {language: opened(language) for language in languages}, languages=languages, limit=args.limit
+        )
+        print(json.dumps(figures, ensure_ascii=False) if args.json else phone_path.report(figures))
         return 0
     corpora = corpora_named(args.corpora)
     names = (*samples.CORPORA, *samples.ROOMS, samples.ECHO)
