@@ -85,6 +85,38 @@ def test_each_decoder_step_scores_as_the_whole_prefix_read_again(
             assert np.argmax(stepped) == np.argmax(again)
 
 
+@pytest.mark.parametrize("runtime", ["onnx", "numpy"])
+def test_several_first_prefixes_in_one_run_are_each_run_alone(
+    game: WhisperRecognizer, reference: WhisperRecognizer, runtime: str
+) -> None:
+    # The waiting reader starts every language's searches in one decoder run (`Whisper.starts`, decision 025): each
+    # prefix attends to its own tokens only, so its keys, values and log-probabilities are those of a run of its own.
+    recognizer = reference if runtime == "numpy" else game
+    said = Espeak(DEFAULT_VOICES).render("Quiz starten", "de")
+    firsts: list[tuple[list[int], tuple[int, ...]]] = []
+    for language in ("de", "en", "fr"):
+        tokens = recognizer.tokens(language)
+        start = list(tokens.special.start)
+        firsts += [(start, (0, -1)), ([tokens.special.previous, *tokens.encode(" Quiz starten."), *start], (-1,))]
+    listened = recognizer.listen(said, "de")
+    together = listened.model.starts(listened.keys, firsts)
+    again = recognizer.listen(said, "de")  # the same utterance without the starts kept
+    for (tokens_, at), (prefixes, logprobs) in zip(firsts, together, strict=True):
+        alone, alone_logprobs = again.model.start(again.keys, tokens_, at)
+        assert logprobs.shape == alone_logprobs.shape
+        np.testing.assert_allclose(logprobs, alone_logprobs, atol=2e-3)
+        assert (np.argmax(logprobs, axis=-1) == np.argmax(alone_logprobs, axis=-1)).all()
+        for mine, theirs in zip(
+            prefixes.start_keys + prefixes.start_values, alone.start_keys + alone.start_values, strict=True
+        ):
+            np.testing.assert_allclose(mine, theirs, atol=2e-3)
+        # The stepped prefixes of a batched start decode as those of its own start.
+        token = np.array([int(np.argmax(logprobs[-1]))])
+        _, stepped = again.model.step(again.keys, prefixes, token)
+        _, stepped_alone = again.model.step(again.keys, alone, token)
+        np.testing.assert_allclose(stepped, stepped_alone, atol=2e-3)
+
+
 def test_the_numpy_reference_reads_as_ctranslate2_does(reference: WhisperRecognizer) -> None:
     # The reference runs its own Whisper on the weights of CTranslate2's model.bin: its greedy reading of an
     # utterance must be CTranslate2's own (float32), token for token.

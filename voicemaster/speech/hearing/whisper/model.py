@@ -17,7 +17,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from voicemaster.speech.hearing.whisper.runtime_protocol import Array, AudioKeys, Prefixes, Runtime, Tokens
+from voicemaster.speech.hearing.whisper.runtime_protocol import Array, AudioKeys, First, Prefixes, Runtime, Tokens
 
 __all__ = [
     "DEFAULT_RUNTIME",
@@ -25,6 +25,7 @@ __all__ = [
     "RUNTIME_ENVIRONMENT",
     "Array",
     "AudioKeys",
+    "First",
     "Prefixes",
     "Runtime",
     "Tokens",
@@ -76,6 +77,19 @@ class Whisper:
         if key not in audio.starts:
             audio.starts[key] = self.runtime.first(audio, tokens, at)
         return audio.starts[key]
+
+    def starts(self, audio: AudioKeys, firsts: Sequence[First]) -> list[tuple[Prefixes, Array]]:
+        """`start` for several first prefixes (each language's starts of a waiting reader's searches): those not yet
+        worked out on this utterance in one run of the decoder, whose weights a run reads whatever its rows; kept
+        as `start` keeps them."""
+        keys = [(tuple(tokens), tuple(at)) for tokens, at in firsts]
+        missing = list(dict.fromkeys(key for key in keys if key not in audio.starts))
+        if len(missing) == 1:
+            self.start(audio, list(missing[0][0]), missing[0][1])
+        elif missing:
+            for key, made in zip(missing, self.runtime.firsts(audio, missing), strict=True):
+                audio.starts[key] = made
+        return [audio.starts[key] for key in keys]
 
     def step(self, audio: AudioKeys, prefixes: Prefixes, tokens: Tokens) -> tuple[Prefixes, Array]:
         """Each prefix extended by one token: the longer prefixes, and the log-probabilities of the token after each."""

@@ -10,6 +10,7 @@ Figures: docs/decisions/020-whisper-on-maintained-runtimes.md, 026-float32-decod
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from voicemaster.models.manifest import ModelError, load_manifest
 from voicemaster.speech import cores
 from voicemaster.speech.hearing.recognition import RecognizerUnavailable
 from voicemaster.speech.hearing.whisper.runtime_graphs import DECODE_FILE, LISTEN_FILE, MADE_BY, WIDTH
-from voicemaster.speech.hearing.whisper.runtime_protocol import Array, AudioKeys, Prefixes, Tokens
+from voicemaster.speech.hearing.whisper.runtime_protocol import Array, AudioKeys, First, Prefixes, Tokens
 from voicemaster.speech.onnx_runtime import onnxruntime
 
 MODEL_NAME = "whisper-base"
@@ -70,20 +71,40 @@ class OnnxRuntime:
         return AudioKeys(tuple(outputs[0::2]), tuple(outputs[1::2]))
 
     def first(self, audio: AudioKeys, tokens: list[int], at: Sequence[int]) -> tuple[Prefixes, Array]:
-        n = len(tokens)
-        # No context and no earlier keys: one masked column each stands in, as the graph's shapes want one.
+        ((prefixes, logprobs),) = self.firsts(audio, [(tokens, at)])
+        return prefixes, logprobs
+
+    def firsts(self, audio: AudioKeys, firsts: Sequence[First]) -> list[tuple[Prefixes, Array]]:
+        # The prefixes side by side as one batch of new tokens, each attending causally to its own tokens only; no
+        # context and no earlier keys: one masked column each stands in, as the graph's shapes want one. One prefix
+        # gives the very inputs a run of its own would.
+        sizes = [len(tokens) for tokens, _ in firsts]
+        bounds = np.cumsum([0, *sizes])
+        n = int(bounds[-1])
         mask = np.full((n, 1 + n + 1), SHUT, dtype=np.float32)
-        mask[:, 1 : 1 + n] = np.triu(np.full((n, n), SHUT, dtype=np.float32), k=1)
+        for size, begin in zip(sizes, bounds, strict=False):
+            causal = np.triu(np.full((size, size), SHUT, dtype=np.float32), k=1)
+            mask[begin : begin + size, 1 + begin : 1 + begin + size] = causal
+        tokens = [token for first, _ in firsts for token in first]
+        positions = np.concatenate([np.arange(size) for size in sizes])
+        rows = [
+            int(begin) + row % size for (_, at), size, begin in zip(firsts, sizes, bounds, strict=False) for row in at
+        ]
         nothing_shared = np.zeros((1, WIDTH), dtype=np.float32)
         nothing_own = np.zeros((n, 1, WIDTH), dtype=np.float32)
-        feeds = self._feeds(audio, tokens, np.arange(n), mask, (1, n, 1), at)
+        feeds = self._feeds(audio, tokens, positions, mask, (1, n, 1), rows)
         for layer in range(self.layers):
             feeds[f"context_keys_{layer}"] = feeds[f"context_values_{layer}"] = nothing_shared
             feeds[f"own_keys_{layer}"] = feeds[f"own_values_{layer}"] = nothing_own
         *keys_values, logprobs = self._session(DECODE_FILE, _cores()).run(None, feeds)
         nothing = tuple(np.zeros((1, 0, WIDTH), dtype=np.float32) for _ in range(self.layers))
-        prefixes = Prefixes(tuple(keys_values[0::2]), tuple(keys_values[1::2]), nothing, nothing)
-        return prefixes, logprobs
+        made = []
+        asked = np.cumsum([0, *(len(at) for _, at in firsts)])
+        for index, (begin, end) in enumerate(itertools.pairwise(bounds)):
+            keys = tuple(np.ascontiguousarray(k[begin:end]) for k in keys_values[0::2])
+            values = tuple(np.ascontiguousarray(v[begin:end]) for v in keys_values[1::2])
+            made.append((Prefixes(keys, values, nothing, nothing), logprobs[asked[index] : asked[index + 1]]))
+        return made
 
     def step_groups(self, audio: AudioKeys, groups: Sequence[tuple[Prefixes, Tokens]]) -> list[tuple[Prefixes, Array]]:
         sizes = [len(tokens) for _, tokens in groups]

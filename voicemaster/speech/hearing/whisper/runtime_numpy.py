@@ -8,6 +8,7 @@ test). It stays the game's until the onnx runtime (`runtime.py`) keeps every dec
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -17,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from voicemaster.speech import cores
-from voicemaster.speech.hearing.whisper.runtime_protocol import Array, AudioKeys, Prefixes, Tokens
+from voicemaster.speech.hearing.whisper.runtime_protocol import Array, AudioKeys, First, Prefixes, Tokens
 from voicemaster.speech.hearing.whisper.weights import read_weights
 
 HEADS = 8
@@ -258,8 +259,21 @@ class NumpyRuntime:
         return AudioKeys(tuple(keys), tuple(values))
 
     def first(self, audio: AudioKeys, tokens: list[int], at: Sequence[int]) -> tuple[Prefixes, Array]:
-        x = self.embedded(tokens) + self.decoder_positions[: len(tokens)]
-        causal = np.triu(np.full((len(tokens), len(tokens)), -np.inf, dtype=np.float32), k=1)
+        ((prefixes, logprobs),) = self.firsts(audio, [(tokens, at)])
+        return prefixes, logprobs
+
+    def firsts(self, audio: AudioKeys, firsts: Sequence[First]) -> list[tuple[Prefixes, Array]]:
+        sizes = [len(tokens) for tokens, _ in firsts]
+        bounds = np.cumsum([0, *sizes])
+        x = np.concatenate(
+            [self.embedded(list(tokens)) + self.decoder_positions[: len(tokens)] for tokens, _ in firsts]
+        )
+        # Each prefix attends causally to its own tokens only: one prefix is the plain causal mask.
+        causal = np.full((len(x), len(x)), -np.inf, dtype=np.float32)
+        for size, begin in zip(sizes, bounds, strict=False):
+            causal[begin : begin + size, begin : begin + size] = np.triu(
+                np.full((size, size), -np.inf, dtype=np.float32), k=1
+            )
         keys, values = [], []
         for layer, cross_k, cross_v in zip(self.decoder_layers, audio.keys, audio.values, strict=True):
             q, k, v = np.split(layer.self_qkv(layer.self_norm(x)), 3, axis=-1)
@@ -269,7 +283,23 @@ class NumpyRuntime:
             x = x + layer.cross_out(attend(layer.cross_query(layer.cross_norm(x)), cross_k, cross_v))
             x = layer.ffn(x)
         nothing = tuple(np.zeros((1, 0, x.shape[-1]), dtype=np.float32) for _ in keys)
-        return Prefixes(tuple(keys), tuple(values), nothing, nothing), self._next(x[list(at)])
+        rows = [
+            int(begin) + row % size for (_, at), size, begin in zip(firsts, sizes, bounds, strict=False) for row in at
+        ]
+        logprobs = self._next(x[rows])
+        asked = np.cumsum([0, *(len(at) for _, at in firsts)])
+        return [
+            (
+                Prefixes(
+                    tuple(np.ascontiguousarray(k[begin:end]) for k in keys),
+                    tuple(np.ascontiguousarray(v[begin:end]) for v in values),
+                    nothing,
+                    nothing,
+                ),
+                logprobs[asked[index] : asked[index + 1]],
+            )
+            for index, (begin, end) in enumerate(itertools.pairwise(bounds))
+        ]
 
     def step_groups(self, audio: AudioKeys, groups: Sequence[tuple[Prefixes, Tokens]]) -> list[tuple[Prefixes, Array]]:
         bounds = np.cumsum([0, *(len(tokens) for _, tokens in groups)])

@@ -12,6 +12,8 @@ import numpy.typing as npt
 
 Array = npt.NDArray[np.float32]
 Tokens = npt.NDArray[np.int64]
+First = tuple[Sequence[int], Sequence[int]]
+"""A first prefix's tokens, and the positions whose next token is asked (negative from its end)."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,11 @@ class Runtime(Protocol):
 
     def first(self, audio: AudioKeys, tokens: list[int], at: Sequence[int]) -> tuple[Prefixes, Array]:
         """The decoder over a whole first prefix: its keys and values, and the log-probabilities after `at`."""
+        ...
+
+    def firsts(self, audio: AudioKeys, firsts: Sequence[First]) -> list[tuple[Prefixes, Array]]:
+        """`first` for several first prefixes in one run of the decoder, each attending to its own tokens only: the
+        same figures to float tolerance, the weights read once (the waiting reader's languages, decision 025)."""
         ...
 
     def step_groups(self, audio: AudioKeys, groups: Sequence[tuple[Prefixes, Tokens]]) -> list[tuple[Prefixes, Array]]:

@@ -11,14 +11,14 @@ docs/decisions/021-less-work-per-decision.md.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import numpy as np
 
-from voicemaster.speech.hearing.whisper.model import Array, AudioKeys, Prefixes, Tokens, Whisper
+from voicemaster.speech.hearing.whisper.model import Array, AudioKeys, First, Prefixes, Tokens, Whisper
 from voicemaster.speech.hearing.whisper.tokens import Special
 from voicemaster.speech.hearing.whisper.trie import Node, TokenTrie
 
@@ -48,6 +48,8 @@ class Decoder(Protocol):
         self, audio: AudioKeys, groups: Sequence[tuple[Prefixes, Tokens]]
     ) -> list[tuple[Prefixes, Array]]: ...
 
+
+Done = TypeVar("Done")
 
 Spell = Callable[[Sequence[int]], str] | None
 """Tokens as text, to tell a repetition that differs only in case; without one, tokens are compared as they are."""
@@ -123,6 +125,88 @@ class Finds(StrEnum):
     margins, the free reading's gap, and `bench asr`'s curves look at the best phrase and that rival only)."""
 
 
+@dataclass(frozen=True)
+class Starts:
+    """What a search asks first: the decoder over whole first prefixes (`Whisper.start`), answered in order."""
+
+    firsts: tuple[First, ...]
+
+
+@dataclass(frozen=True)
+class Steps:
+    """What a search asks at each step: groups of prefixes one token longer (`Whisper.step_groups`), answered in
+    order."""
+
+    groups: tuple[tuple[Prefixes, Tokens], ...]
+
+
+Answer = list[tuple[Prefixes, Array]]
+Asking = Generator[Starts | Steps, Answer, Done]
+"""Something that asks the decoder in turns (a search, a way of hearing around one) and ends with `Done`."""
+
+
+class LockstepDecoder(Decoder, Protocol):
+    """A decoder that also runs several first prefixes at once (`Whisper.starts`)."""
+
+    def starts(self, audio: AudioKeys, firsts: Sequence[First]) -> list[tuple[Prefixes, Array]]: ...
+
+
+def alone(model: Decoder, audio: AudioKeys, asking: Asking[Done]) -> Done:
+    """What `asking` ends with, each start and each step asked of `model` as it is asked: a search costs what a
+    loop calling the decoder itself would, and finds the very same."""
+    answer: Answer | None = None
+    while True:
+        try:
+            asked = _next(asking, answer)
+        except StopIteration as stop:
+            done: Done = stop.value
+            return done
+        if isinstance(asked, Starts):
+            answer = [model.start(audio, list(tokens), at) for tokens, at in asked.firsts]
+        else:
+            answer = model.step_groups(audio, asked.groups)
+
+
+def together(model: LockstepDecoder, audio: AudioKeys, askings: Sequence[Asking[Done]]) -> list[Done]:
+    """What each of `askings` ends with, all on one utterance, asked in lockstep: at each turn every start asked is
+    run in one decoder run, and every step in one batch. A decoder run reads all its weights whatever its rows, so
+    that share is paid once a turn instead of once per search; each row's own arithmetic stays (what it saves: decision
+    025). Each gets the figures it would alone, to float tolerance: a row attends to its own prefix only."""
+    finished: dict[int, Done] = {}
+    asked: dict[int, Starts | Steps] = {}
+
+    def answer(index: int, answered: Answer | None) -> None:
+        try:
+            asked[index] = _next(askings[index], answered)
+        except StopIteration as stop:
+            finished[index] = stop.value
+
+    for index in range(len(askings)):
+        answer(index, None)
+    while asked:
+        turn = dict(asked)
+        asked.clear()
+        answers: dict[int, Answer] = {}
+        starting = {index: request for index, request in turn.items() if isinstance(request, Starts)}
+        if starting:
+            made = iter(model.starts(audio, [first for request in starting.values() for first in request.firsts]))
+            answers |= {index: [next(made) for _ in request.firsts] for index, request in starting.items()}
+        stepping = {index: request for index, request in turn.items() if isinstance(request, Steps)}
+        if stepping:
+            stepped = iter(
+                model.step_groups(audio, [group for request in stepping.values() for group in request.groups])
+            )
+            answers |= {index: [next(stepped) for _ in request.groups] for index, request in stepping.items()}
+        for index, answered in answers.items():
+            answer(index, answered)
+    return [finished[index] for index in range(len(askings))]
+
+
+def _next(asking: Asking[Done], answer: Answer | None) -> Starts | Steps:
+    """What `asking` asks next, given the answer to what it asked before (None: it has asked nothing yet)."""
+    return next(asking) if answer is None else asking.send(answer)
+
+
 def search(
     model: Decoder,
     audio: AudioKeys,
@@ -137,6 +221,36 @@ def search(
     prompt: tuple[int, ...] = (),
     spell: Spell = None,
 ) -> Scores:
+    """`searching` alone: its starts and steps asked of `model` one by one, as it asks them."""
+    return alone(
+        model,
+        audio,
+        searching(
+            trie,
+            special,
+            free_budget=free_budget,
+            prune=prune,
+            beam=beam,
+            window=window,
+            finds=finds,
+            prompt=prompt,
+            spell=spell,
+        ),
+    )
+
+
+def searching(
+    trie: TokenTrie,
+    special: Special,
+    *,
+    free_budget: int,
+    prune: float,
+    beam: int,
+    window: float = math.inf,
+    finds: Finds = Finds.TWO_MEANINGS,
+    prompt: tuple[int, ...] = (),
+    spell: Spell = None,
+) -> Asking[Scores]:
     """The phrase scores the decision weighs (`finds`), and the free reading (after no prompt: a prompt would put
     its own words into the free reading, which must say what the audio holds whatever the grammar expects).
 
@@ -148,14 +262,20 @@ def search(
     The likeliest prefixes are decoded first: while the free reading is read (a step the decoder takes anyway), a
     step decodes only the prefixes within `window` of the likeliest one waiting, so that whole phrases scored early
     drop the others undecoded: below the floor (the best less `prune`), or unable to change what `finds` names.
-    `beam` bounds the prefixes decoded per token whatever the audio (docs/decisions/021-less-work-per-decision.md)."""
+    `beam` bounds the prefixes decoded per token whatever the audio (docs/decisions/021-less-work-per-decision.md).
+
+    The decoder is asked, not called: each `Starts` or `Steps` yielded is answered by what `Whisper.start` or
+    `Whisper.step_groups` makes of it, so that one driver runs a search alone (`search`) and another several at
+    once, their steps in one batch (`together`)."""
     # The free reading's start also tells how likely it is that nothing was said: the no-speech token's
     # probability right after the start of transcript, as Whisper itself reads it.
-    free_prefix, first = model.start(audio, list(special.start), at=(0, -1))
-    no_speech, free_logprobs = math.exp(float(first[0, special.no_speech])), first[1:]
-    readings = [(free_prefix, free_logprobs)]
+    firsts: list[First] = [(special.start, (0, -1))]
     if prompt:
-        readings.append(model.start(audio, [*prompt, *special.start]))
+        firsts.append(((*prompt, *special.start), (-1,)))
+    started = yield Starts(tuple(firsts))
+    free_prefix, first = started[0]
+    no_speech, free_logprobs = math.exp(float(first[0, special.no_speech])), first[1:]
+    readings = [(free_prefix, free_logprobs), *started[1:]]
     decoded = [
         (_Batch(tuple(p for p, _ in readings), tuple(r for _, r in readings), 0), [(trie.root, (0.0,) * len(readings))])
     ]
@@ -213,7 +333,7 @@ def search(
             groups.append((free_prefix, np.array([next_free])))
         if not groups:
             break
-        stepped = model.step_groups(audio, groups)
+        stepped = yield Steps(tuple(groups))
         rows += sum(len(tokens) for _, tokens in groups)
         steps += 1
         if next_free is not None:

@@ -37,7 +37,7 @@ from voicemaster.speech.hearing.whisper.decision import (
     weigh,
 )
 from voicemaster.speech.hearing.whisper.model import AudioKeys, Whisper
-from voicemaster.speech.hearing.whisper.search import Finds, Scores, search, transcribe
+from voicemaster.speech.hearing.whisper.search import Asking, Finds, Scores, alone, searching, transcribe
 from voicemaster.speech.hearing.whisper.tokens import Tokens
 from voicemaster.speech.hearing.whisper.trie import TokenTrie, build, extend
 
@@ -99,10 +99,12 @@ class Encoded:
 
     def score(self, choices: Sequence[Phrase], prompt: str | None) -> Scores:
         """Every phrase's score (the mean of after no text and after `prompt`, if given), and the free reading."""
+        return alone(self.model, self.keys, self.scoring(choices, prompt))
+
+    def scoring(self, choices: Sequence[Phrase], prompt: str | None) -> Asking[Scores]:
+        """`score`, asking the decoder in turns (`search.searching`)."""
         tokens, tuning = self.tokens, self.tuning
-        return search(
-            self.model,
-            self.keys,
+        return searching(
             trie(tokens, choices),
             tokens.special,
             free_budget=self.budget,
@@ -139,7 +141,10 @@ class ByGrammar:
     def evidence(self, listened: Encoded, context: Context) -> tuple[Evidence, Reading]:
         """What the scores say, and the free reading (normalized here, where it comes in)."""
         choices = grammar(context, listened.phrases)
-        scores = self.scores(listened, context, choices)
+        return self.evidence_of(listened, choices, self.scores(listened, context, choices))
+
+    def evidence_of(self, listened: Encoded, choices: Sequence[Phrase], scores: Scores) -> tuple[Evidence, Reading]:
+        """What `scores` of `choices` say, and their free reading."""
         reading = Reading.of(listened.tokens.decode(scores.free_tokens), listened.phrases.language)
         found = weigh(
             scores.phrases,
@@ -160,6 +165,19 @@ class ByGrammar:
 
     def hear(self, listened: Encoded, context: Context) -> Heard:
         evidence, reading = self.evidence(listened, context)
+        return self.concluded(evidence, reading, listened, context)
+
+    def hearing(self, listened: Encoded, context: Context) -> Asking[Heard]:
+        """`hear`, asking the decoder in turns (`search.searching`): a driver hears several languages' readings of
+        one utterance together (`search.together`). The plain scores of the context, as `ByGrammar.scores` makes
+        them."""
+        choices = grammar(context, listened.phrases)
+        scores = yield from listened.scoring(choices, self.prompt(context, listened.phrases))
+        evidence, reading = self.evidence_of(listened, choices, scores)
+        return self.concluded(evidence, reading, listened, context)
+
+    def concluded(self, evidence: Evidence, reading: Reading, listened: Encoded, context: Context) -> Heard:
+        """What the evidence and the free reading decide."""
         # In the confirm context, a placement read back may be corrected.
         placed = placed_by(reading, listened.phrases) if context.name is ContextName.CONFIRM else None
         return placed or decided(evidence, reading, listened, context)
@@ -178,6 +196,14 @@ class ByPlacement:
         if placed is None and not guessing_echoes(listened):
             placed = placed_by(listened.reading(listened.phrases.expect[context.name]), listened.phrases)
         return placed or decided(evidence, reading, listened, context)
+
+
+def hearing_of(strategy: Strategy, listened: Encoded, context: Context) -> Asking[Heard]:
+    """How `strategy` hears, asking the decoder in turns where it can (a plain `ByGrammar`); another way of hearing,
+    or a `ByGrammar` whose scores a bench makes its own way, hears at once, asking nothing of the driver."""
+    if type(strategy) is ByGrammar:
+        return (yield from strategy.hearing(listened, context))
+    return strategy.hear(listened, context)
 
 
 def guessing_echoes(listened: Encoded) -> bool:
