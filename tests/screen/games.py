@@ -7,6 +7,7 @@ recognizer, which only decides what the players are taken to have said, is teste
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -39,7 +40,10 @@ PLAYERS = ("Anna", "Ben")
 SEED = 5
 
 
+@functools.cache
 def entries() -> tuple[Entry, ...]:
+    """The shipped packs' entries, read once a process: each game and page of these tests asks for them, and reading
+    them all again took a second (several under coverage). Frozen entries in a tuple: no test can change them."""
     return tuple(load(pack_files(QUESTIONS_DIR)).entries)
 
 

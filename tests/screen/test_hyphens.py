@@ -1,5 +1,5 @@
 """Long words on the screen break at a syllable, with a hyphen, never anywhere without one: the longest words of
-each language's bank on the page in Chromium, at 100 % and at 400 % zoom (a 320-pixel-wide page)."""
+each language's bank on the page in Chromium, at 400 % zoom (a 320-pixel-wide page), and in German at 100 % too."""
 
 from __future__ import annotations
 
@@ -98,8 +98,12 @@ def page_with(browser: Any, board: str, width: int) -> Any:
     return page
 
 
-@pytest.mark.parametrize("zoom", list(WIDTHS))
-@pytest.mark.parametrize("language", ["de", "en", "fr"])
+@pytest.mark.parametrize(
+    ("language", "zoom"),
+    # Each language's syllables on the narrow page, where its longest words must break; the wide page once, in German,
+    # whose words are the longest: it lays out the same page with the same rules, and breaks few words if any.
+    [("de", "100 %"), ("de", "400 %"), ("en", "400 %"), ("fr", "400 %")],
+)
 def test_long_words_break_only_at_a_syllable_with_a_hyphen(browser: Any, language: str, zoom: str) -> None:
     page = page_with(browser, board_json(language), WIDTHS[zoom])
     try:
