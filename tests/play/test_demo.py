@@ -60,8 +60,10 @@ def own_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "cache"))
 
 
-# The default suite plays the German game with every joker; the rest runs in `make test-slow`, so that the default
-# suite keeps near ten minutes on two cores.
+# Whole games by voice run in `make test-slow`, so that the default suite stays under ten minutes on two cores. The
+# default suite hears a game by voice in the German short demo below (a 50:50, an answer over the quizmaster, a
+# walk-away, a loss, every lock after a yes); each joker, the phone's timer and the money are held by
+# tests/host/test_millionaire.py and tests/host/test_safe_decisions.py, the phrases heard by tests/speech/hearing.
 @pytest.mark.parametrize(
     ("language", "rules", "players", "seed"),
     [
@@ -71,7 +73,7 @@ def own_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
         pytest.param("fr", "qvgdm", ("Anna",), 7, marks=pytest.mark.slow),
         # Eleven questions, all three jokers (the phone with its timer), a wrong answer and a walk-away with 16 000 €:
         # 64 utterances, where seed 7 takes 140.
-        ("de", "classic", ("Anna", "Ben"), 5),
+        pytest.param("de", "classic", ("Anna", "Ben"), 5, marks=pytest.mark.slow),
     ],
 )
 def test_a_whole_game_by_voice(
@@ -104,11 +106,17 @@ def test_a_whole_game_by_voice(
 
 
 # Seed 5 plays six German and three French cards; seed 7 kept the French team playing all eight, twice as long.
-# The default suite runs the French one (German and English whole games run above); German and English money drops
-# run in `make test-slow`, so that the default suite keeps under ten minutes on two cores.
+# All three run in `make test-slow`, so that the default suite stays under ten minutes on two cores. The default suite
+# hears a money drop by voice in tests/cli/test_demo_command.py (German: cards, placements read back and locked);
+# the placements, their read-back, the lock only on a yes and the money left are held by tests/host/test_moneydrop.py,
+# a French placement heard by tests/speech/hearing/test_whisper.py.
 @pytest.mark.parametrize(
     ("language", "seed"),
-    [pytest.param("de", 5, marks=pytest.mark.slow), pytest.param("en", 7, marks=pytest.mark.slow), ("fr", 5)],
+    [
+        pytest.param("de", 5, marks=pytest.mark.slow),
+        pytest.param("en", 7, marks=pytest.mark.slow),
+        pytest.param("fr", 5, marks=pytest.mark.slow),
+    ],
 )
 def test_a_money_drop_run_by_voice(
     language: str, seed: int, entries: tuple[Entry, ...], whisper: Callable[[str], Recognizer], tmp_path: Path
