@@ -5,6 +5,7 @@ room of `corpora.echo`, falling silent when the player barges in) and a real per
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -17,7 +18,7 @@ from voicemaster.speech.frame import FRAME_BYTES, Frame
 from voicemaster.speech.frontend import FrontEnd
 from voicemaster.speech.signal import RECOGNITION_RATE, from_float, resample, to_float
 from voicemaster_lab.corpora import echo
-from voicemaster_lab.corpora.rooms import speech_power
+from voicemaster_lab.corpora.rooms import Signal, speech_power
 
 HUSH_DB = -60.0
 """The room's own noise under the line as played."""
@@ -39,12 +40,10 @@ class Laptop:
 
     def frames(self, during: Playback | None = None, *, before: float = 0.0) -> Iterator[Frame]:
         del during, before
-        line = to_float(resample(self.line, RECOGNITION_RATE)).astype(np.float64)
-        length = len(line) + 4 * RECOGNITION_RATE
-        played = np.zeros(length)
-        played[: len(line)] = line
-        gain = echo.coupling(line)
-        heard_echo = echo.echo_path(played) * gain
+        line, played_whole, gain, echo_whole = _played_and_echo(self.line)
+        length = len(played_whole)
+        played = played_whole.copy()  # silenced from a barge-in on, in this listening only
+        heard_echo = echo_whole
         voice = np.zeros(length)
         if self.player is not None:  # the player across the table, 10 dB below our voice at the microphone
             spoken = to_float(resample(self.player, RECOGNITION_RATE)).astype(np.float64)
@@ -65,3 +64,18 @@ class Laptop:
             )
             reference = from_float(played[at : at + step], RECOGNITION_RATE)
             yield self.front_end.process(microphone.samples, reference.samples)
+
+
+@functools.lru_cache(maxsize=4)
+def _played_and_echo(line: Audio) -> tuple[Signal, Signal, float, Signal]:
+    """The line at 16 kHz, as played with four seconds of silence after it, its echo's gain, and its whole echo at the
+    microphone: the same for every player heard over the same line, and two long convolutions to make, so made once.
+    Read-only: a listening that is barged in on silences its own copy."""
+    samples = to_float(resample(line, RECOGNITION_RATE)).astype(np.float64)
+    played = np.zeros(len(samples) + 4 * RECOGNITION_RATE)
+    played[: len(samples)] = samples
+    gain = echo.coupling(samples)
+    heard_echo = echo.echo_path(played) * gain
+    for made in (samples, played, heard_echo):
+        made.setflags(write=False)
+    return samples, played, gain, heard_echo
