@@ -47,7 +47,7 @@ class Laptop:
         voice = np.zeros(length)
         if self.player is not None:  # the player across the table, 10 dB below our voice at the microphone
             spoken = to_float(resample(self.player, RECOGNITION_RATE)).astype(np.float64)
-            across = np.convolve(spoken, echo.room_response(1, 0))[: len(spoken)]
+            across = echo.convolved(spoken, echo.room_response(1, 0))
             start = round(self.player_at * RECOGNITION_RATE)
             voice[start : start + len(across)] = across * np.sqrt(
                 speech_power(heard_echo) / 10 ** (echo.ECHO_OVER_PLAYER_DB / 10) / speech_power(across)
