@@ -14,9 +14,7 @@ from voicemaster.dialogue.turns import Effect, Listen, Observation, Record
 from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.host.saved import DropSession, Session
-from voicemaster.paths import QUESTIONS_DIR
 from voicemaster.play.runner import drive
-from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
 from voicemaster.rules import moneydrop as md
@@ -33,8 +31,7 @@ def _history(data_home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_finished_and_interrupted_games_of_both_formats_are_listed(tmp_path: Path) -> None:
-    bank = Bank(tuple(load(pack_files(QUESTIONS_DIR)).entries))
+def test_finished_and_interrupted_games_of_both_formats_are_listed(tmp_path: Path, bank: Bank) -> None:
     path = tmp_path / "voicemaster" / "voicemaster.db"
     path.parent.mkdir()
 
