@@ -5,12 +5,11 @@ whatever was heard before it, in another language or with other options
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
 from voicemaster.dialogue.meaning import Context, ContextName, Heard
-from voicemaster.models.verify import require_model
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.grammar import Grammar, grammar
 from voicemaster.speech.hearing.phrases import load
@@ -23,8 +22,8 @@ pytestmark = pytest.mark.model
 
 
 @pytest.fixture(scope="module")
-def recognizer() -> WhisperRecognizer:
-    return WhisperRecognizer(require_model("whisper", "de"))
+def recognizer(whisper: Callable[[str], WhisperRecognizer]) -> WhisperRecognizer:
+    return whisper("de")  # the session's: Whisper base hears every language
 
 
 def _walk(trie: TokenTrie, phrases: tuple[object, ...]) -> Iterator[tuple[list[int], list[object], set[object]]]:
