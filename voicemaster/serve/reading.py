@@ -67,7 +67,8 @@ class RoomReader:
     def _by_whisper(self, whisper: WhisperRecognizer, audio: Audio, context: Context, how: dict[str, bool]) -> Heard:
         from voicemaster.speech import cores
         from voicemaster.speech.hearing.phrases import load
-        from voicemaster.speech.hearing.whisper.strategies import strategy_for
+        from voicemaster.speech.hearing.whisper.search import together
+        from voicemaster.speech.hearing.whisper.strategies import hearing_of, strategy_for
         from voicemaster.speech.signal import silent
 
         if silent(audio):
@@ -75,12 +76,19 @@ class RoomReader:
         started = time.perf_counter()
         with cores.deciding():
             heard = whisper.listen(audio, self.languages[0], **how)
-            readings = []
             likeliness = plausible(heard, whisper, self.languages)
+            hearings = []
             for language in likeliness:
                 own = replace(context, language=language)
                 listened = replace(heard, tokens=whisper.tokens(language), phrases=load(language))
-                readings.append(replace(strategy_for(own).hear(listened, own), language=language))
+                hearings.append(hearing_of(strategy_for(own), listened, own))
+            # The languages' searches in lockstep, their starts in one decoder run and each step's rows in one batch:
+            # a run reads all the decoder's weights whatever its rows, once a turn instead of once per language
+            # (decision 025). The same readings to float tolerance (`tests/serve/test_reading_together.py`).
+            readings = [
+                replace(reading, language=language)
+                for reading, language in zip(together(heard.model, heard.keys, hearings), likeliness, strict=True)
+            ]
         decided = said_in_words(understood(readings, likeliness), context)
         return replace(decided, decode_ms=round((time.perf_counter() - started) * 1000, 1))
 
