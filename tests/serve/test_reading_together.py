@@ -19,8 +19,9 @@ from voicemaster.speech import cores
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.grammar import grammar
 from voicemaster.speech.hearing.phrases import load
+from voicemaster.speech.hearing.whisper.asking import Asking, alone, together
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
-from voicemaster.speech.hearing.whisper.search import Asking, Scores, alone, together
+from voicemaster.speech.hearing.whisper.search import Scores
 from voicemaster.speech.hearing.whisper.strategies import ByGrammar, Encoded, strategy_for
 from voicemaster.speech.voice import pico
 from voicemaster_lab.corpora import real_speech

@@ -67,7 +67,7 @@ class RoomReader:
     def _by_whisper(self, whisper: WhisperRecognizer, audio: Audio, context: Context, how: dict[str, bool]) -> Heard:
         from voicemaster.speech import cores
         from voicemaster.speech.hearing.phrases import load
-        from voicemaster.speech.hearing.whisper.search import together
+        from voicemaster.speech.hearing.whisper.asking import together
         from voicemaster.speech.hearing.whisper.strategies import hearing_of, strategy_for
         from voicemaster.speech.signal import silent
 

@@ -12,8 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.speech.hearing.test_search_shortlist import END, LETTERS, NO_SPEECH, PREVIOUS, START, DrawnDecoder, encode
+from voicemaster.speech.hearing.whisper.asking import Asking, alone, together
 from voicemaster.speech.hearing.whisper.model import Array, AudioKeys, First, Prefixes, Tokens
-from voicemaster.speech.hearing.whisper.search import Asking, Finds, Scores, alone, searching, together
+from voicemaster.speech.hearing.whisper.search import Finds, Scores, searching
 from voicemaster.speech.hearing.whisper.tokens import Special
 from voicemaster.speech.hearing.whisper.trie import build
 

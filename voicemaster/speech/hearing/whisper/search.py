@@ -11,13 +11,13 @@ docs/decisions/021-less-work-per-decision.md.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Protocol, TypeVar
 
 import numpy as np
 
+from voicemaster.speech.hearing.whisper.asking import Asking, Decoder, Starts, Steps, alone
 from voicemaster.speech.hearing.whisper.model import Array, AudioKeys, First, Prefixes, Tokens, Whisper
 from voicemaster.speech.hearing.whisper.tokens import Special
 from voicemaster.speech.hearing.whisper.trie import Node, TokenTrie
@@ -37,19 +37,6 @@ class Scores:
     steps: int = 0
     """The decoder steps it took (one batch each)."""
 
-
-class Decoder(Protocol):
-    """What the search asks of Whisper's decoder (`model.Whisper`): a first prefix run whole, then batches of prefixes
-    one token longer at a time."""
-
-    def start(self, audio: AudioKeys, tokens: list[int], at: Sequence[int] = (-1,)) -> tuple[Prefixes, Array]: ...
-
-    def step_groups(
-        self, audio: AudioKeys, groups: Sequence[tuple[Prefixes, Tokens]]
-    ) -> list[tuple[Prefixes, Array]]: ...
-
-
-Done = TypeVar("Done")
 
 Spell = Callable[[Sequence[int]], str] | None
 """Tokens as text, to tell a repetition that differs only in case; without one, tokens are compared as they are."""
@@ -123,88 +110,6 @@ class Finds(StrEnum):
     TWO_MEANINGS = "two-meanings"
     """The best meaning's best phrase, and the best score of any other meaning: all the decision weighs (its
     margins, the free reading's gap, and `bench asr`'s curves look at the best phrase and that rival only)."""
-
-
-@dataclass(frozen=True)
-class Starts:
-    """What a search asks first: the decoder over whole first prefixes (`Whisper.start`), answered in order."""
-
-    firsts: tuple[First, ...]
-
-
-@dataclass(frozen=True)
-class Steps:
-    """What a search asks at each step: groups of prefixes one token longer (`Whisper.step_groups`), answered in
-    order."""
-
-    groups: tuple[tuple[Prefixes, Tokens], ...]
-
-
-Answer = list[tuple[Prefixes, Array]]
-Asking = Generator[Starts | Steps, Answer, Done]
-"""Something that asks the decoder in turns (a search, a way of hearing around one) and ends with `Done`."""
-
-
-class LockstepDecoder(Decoder, Protocol):
-    """A decoder that also runs several first prefixes at once (`Whisper.starts`)."""
-
-    def starts(self, audio: AudioKeys, firsts: Sequence[First]) -> list[tuple[Prefixes, Array]]: ...
-
-
-def alone(model: Decoder, audio: AudioKeys, asking: Asking[Done]) -> Done:
-    """What `asking` ends with, each start and each step asked of `model` as it is asked: a search costs what a
-    loop calling the decoder itself would, and finds the very same."""
-    answer: Answer | None = None
-    while True:
-        try:
-            asked = _next(asking, answer)
-        except StopIteration as stop:
-            done: Done = stop.value
-            return done
-        if isinstance(asked, Starts):
-            answer = [model.start(audio, list(tokens), at) for tokens, at in asked.firsts]
-        else:
-            answer = model.step_groups(audio, asked.groups)
-
-
-def together(model: LockstepDecoder, audio: AudioKeys, askings: Sequence[Asking[Done]]) -> list[Done]:
-    """What each of `askings` ends with, all on one utterance, asked in lockstep: at each turn every start asked is
-    run in one decoder run, and every step in one batch. A decoder run reads all its weights whatever its rows, so
-    that share is paid once a turn instead of once per search; each row's own arithmetic stays (what it saves: decision
-    025). Each gets the figures it would alone, to float tolerance: a row attends to its own prefix only."""
-    finished: dict[int, Done] = {}
-    asked: dict[int, Starts | Steps] = {}
-
-    def answer(index: int, answered: Answer | None) -> None:
-        try:
-            asked[index] = _next(askings[index], answered)
-        except StopIteration as stop:
-            finished[index] = stop.value
-
-    for index in range(len(askings)):
-        answer(index, None)
-    while asked:
-        turn = dict(asked)
-        asked.clear()
-        answers: dict[int, Answer] = {}
-        starting = {index: request for index, request in turn.items() if isinstance(request, Starts)}
-        if starting:
-            made = iter(model.starts(audio, [first for request in starting.values() for first in request.firsts]))
-            answers |= {index: [next(made) for _ in request.firsts] for index, request in starting.items()}
-        stepping = {index: request for index, request in turn.items() if isinstance(request, Steps)}
-        if stepping:
-            stepped = iter(
-                model.step_groups(audio, [group for request in stepping.values() for group in request.groups])
-            )
-            answers |= {index: [next(stepped) for _ in request.groups] for index, request in stepping.items()}
-        for index, answered in answers.items():
-            answer(index, answered)
-    return [finished[index] for index in range(len(askings))]
-
-
-def _next(asking: Asking[Done], answer: Answer | None) -> Starts | Steps:
-    """What `asking` asks next, given the answer to what it asked before (None: it has asked nothing yet)."""
-    return next(asking) if answer is None else asking.send(answer)
 
 
 def search(

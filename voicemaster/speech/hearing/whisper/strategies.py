@@ -27,6 +27,7 @@ from voicemaster.speech.hearing.grammar import Grammar, grammar
 from voicemaster.speech.hearing.intents import UNKNOWN, Understanding, parse_placement, understand_reading
 from voicemaster.speech.hearing.normal_form import Reading
 from voicemaster.speech.hearing.phrases import HearPhrases, Phrase
+from voicemaster.speech.hearing.whisper.asking import Asking, alone
 from voicemaster.speech.hearing.whisper.decision import (
     MARGINS,
     NARROWBAND,
@@ -37,7 +38,7 @@ from voicemaster.speech.hearing.whisper.decision import (
     weigh,
 )
 from voicemaster.speech.hearing.whisper.model import AudioKeys, Whisper
-from voicemaster.speech.hearing.whisper.search import Asking, Finds, Scores, alone, searching, transcribe
+from voicemaster.speech.hearing.whisper.search import Finds, Scores, searching, transcribe
 from voicemaster.speech.hearing.whisper.tokens import Tokens
 from voicemaster.speech.hearing.whisper.trie import TokenTrie, build, extend
 
