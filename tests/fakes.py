@@ -29,9 +29,15 @@ class UnderstandsNothing:
         del context
 
     def recognize(
-        self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
+        self,
+        audio: Audio,
+        context: Context,
+        *,
+        over_our_voice: bool = False,
+        crowded: bool = False,
+        line_stopped_at: float | None = None,
     ) -> Heard:
-        del audio
+        del audio, line_stopped_at
         self.asked += 1
         self.contexts.append(context)
         self.over_our_voice.append(over_our_voice)

@@ -165,9 +165,15 @@ class _Listener:
         del context
 
     def recognize(
-        self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
+        self,
+        audio: Audio,
+        context: Context,
+        *,
+        over_our_voice: bool = False,
+        crowded: bool = False,
+        line_stopped_at: float | None = None,
     ) -> Heard:
-        del context, over_our_voice, crowded
+        del context, over_our_voice, crowded, line_stopped_at
         self.held.append(tracemalloc.get_traced_memory()[0])
         return Heard(Intent.UNKNOWN, None, f"{len(audio.samples)} bytes", 0.0)
 

@@ -49,11 +49,17 @@ class RoomReader:
             self.recognizer.prepare(replace(context, language=language))
 
     def recognize(
-        self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
+        self,
+        audio: Audio,
+        context: Context,
+        *,
+        over_our_voice: bool = False,
+        crowded: bool = False,
+        line_stopped_at: float | None = None,
     ) -> Heard:
         how: dict[str, bool] = {"over_our_voice": over_our_voice} | ({"crowded": True} if crowded else {})
         if context.name is not ContextName.START:
-            return self.recognizer.recognize(audio, context, **how)
+            return self.recognizer.recognize(audio, context, **how, line_stopped_at=line_stopped_at)
         from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 
         if isinstance(self.recognizer, WhisperRecognizer):

@@ -60,9 +60,15 @@ class KoreanVosk:
         del context  # one grammar for every moment, made with the engine
 
     def recognize(
-        self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
+        self,
+        audio: Audio,
+        context: Context,
+        *,
+        over_our_voice: bool = False,
+        crowded: bool = False,
+        line_stopped_at: float | None = None,
     ) -> Heard:
-        del context, over_our_voice, crowded  # one grammar for every moment: the commands
+        del context, over_our_voice, crowded, line_stopped_at  # one grammar for every moment: the commands
         started = time.perf_counter()
         transcript = self.engine.transcribe(audio, tuple(COMMANDS))
         meaning = COMMANDS.get(transcript.text)

@@ -92,12 +92,20 @@ class WhisperVariant:
         self.whisper.prepare(context)
 
     def recognize(
-        self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
+        self,
+        audio: Audio,
+        context: Context,
+        *,
+        over_our_voice: bool = False,
+        crowded: bool = False,
+        line_stopped_at: float | None = None,
     ) -> Heard:
         self.grammar.seen.clear()
         self.grammar.searched.clear()
         variant = self.variant(context, self.grammar)
-        heard = self.whisper.recognize_with(variant, audio, context, over_our_voice=over_our_voice, crowded=crowded)
+        heard = self.whisper.recognize_with(
+            variant, audio, context, over_our_voice=over_our_voice, crowded=crowded, line_stopped_at=line_stopped_at
+        )
         # A placement is taken from the reading's words before the grammar decides (the evidence was weighed all the
         # same): made again with other margins, it would count as the grammar's yes or "repeat".
         decided = self.grammar.seen and heard.intent is not Intent.PLACEMENT

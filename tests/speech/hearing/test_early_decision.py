@@ -106,9 +106,15 @@ class SlowReader:
         del context
 
     def recognize(
-        self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
+        self,
+        audio: Audio,
+        context: Context,
+        *,
+        over_our_voice: bool = False,
+        crowded: bool = False,
+        line_stopped_at: float | None = None,
     ) -> Heard:
-        del context, over_our_voice, crowded
+        del context, over_our_voice, crowded, line_stopped_at
         self.given.append(audio)
         self.now += self.seconds
         return Heard(Intent.ANSWER, "B", "Antwort B", 1.0)

@@ -56,9 +56,15 @@ class Reader:
         del context
 
     def recognize(
-        self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
+        self,
+        audio: Audio,
+        context: Context,
+        *,
+        over_our_voice: bool = False,
+        crowded: bool = False,
+        line_stopped_at: float | None = None,
     ) -> Heard:
-        del context, over_our_voice, crowded
+        del context, over_our_voice, crowded, line_stopped_at
         self.given.append(audio)
         self.threads.add(threading.current_thread().name)
         time.sleep(self.seconds)

@@ -63,20 +63,43 @@ class Ahead:
         *,
         over_our_voice: bool,
         crowded: Callable[[Audio], bool],
+        line_stopped_at: float | None = None,
     ) -> None:
         """A short pause after speech that ended at `speech_end`: a reading of the utterance so far (the pause's
-        own audio) in `context` starts, unless one for this end is under way; `over_our_voice` as `Recognizer`'s,
-        and `crowded` judges the audio read as `Recognizer`'s `crowded` takes it."""
+        own audio) in `context` starts, unless one for this end is under way; `over_our_voice` and
+        `line_stopped_at` as `Recognizer`'s, and `crowded` judges the audio read as `Recognizer`'s `crowded` takes
+        it."""
         if self._read_for == speech_end:
             return
         self.keep_only(speech_end)
         audio = utterance()
         if audio is not None:
-            self._start(speech_end, audio, context, over_our_voice=over_our_voice, crowded=crowded(audio))
+            self._start(
+                speech_end,
+                audio,
+                context,
+                over_our_voice=over_our_voice,
+                crowded=crowded(audio),
+                line_stopped_at=line_stopped_at,
+            )
 
-    def _start(self, speech_end: float, audio: Audio, context: Context, *, over_our_voice: bool, crowded: bool) -> None:
+    def _start(
+        self,
+        speech_end: float,
+        audio: Audio,
+        context: Context,
+        *,
+        over_our_voice: bool,
+        crowded: bool,
+        line_stopped_at: float | None,
+    ) -> None:
         future = self._workers.submit(
-            self._recognizer.recognize, audio, context, over_our_voice=over_our_voice, crowded=crowded
+            self._recognizer.recognize,
+            audio,
+            context,
+            over_our_voice=over_our_voice,
+            crowded=crowded,
+            line_stopped_at=line_stopped_at,
         )
         self._pending = (speech_end, audio, future)
         self._read_for = speech_end

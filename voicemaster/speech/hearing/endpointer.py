@@ -198,6 +198,14 @@ class Endpointer:
             del self._audio[:drop]
             self._dropped += drop // 2
 
+    def utterance_began(self) -> float | None:
+        """Seconds of audio since listening began where `utterance` begins (its pre-roll included); None if the
+        player has not begun."""
+        start = self.segmenter.start
+        if start is None:
+            return None
+        return max(start - self._settings.pre_roll_seconds, self._dropped / RECOGNITION_RATE)
+
     def utterance(self) -> Audio | None:
         """The utterance heard so far, pre- and post-roll included; None if the player has not begun."""
         segmenter, settings = self.segmenter, self._settings

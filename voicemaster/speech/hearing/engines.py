@@ -34,9 +34,15 @@ class VoskRecognizer:
         del context  # the grammar goes with each utterance; making it takes no time worth moving
 
     def recognize(
-        self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
+        self,
+        audio: Audio,
+        context: Context,
+        *,
+        over_our_voice: bool = False,
+        crowded: bool = False,
+        line_stopped_at: float | None = None,
     ) -> Heard:
-        del over_our_voice, crowded  # the grammar decides, whoever spoke over what
+        del over_our_voice, crowded, line_stopped_at  # the grammar decides, whoever spoke over what
         from voicemaster.speech.signal import silent  # numpy: not loaded by the command line's start
 
         if silent(audio):

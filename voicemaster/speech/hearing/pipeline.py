@@ -12,8 +12,10 @@
    (a short pause: the utterance so far), `Resumed`, `Ended(audio)`.
 5. **Reader** (`recognition.Recognizer`): `prepare` while the question is read, then `recognize` at each short pause
    (on a worker thread with `ahead`, `ahead.Ahead`), and once more at the end when something was said after the
-   last one. An utterance begun over our voice is read as such (`over_our_voice`): the canceller took its start; one
-   said over other people's talk too (`crowded`, judged against the room's floor the endpointer kept: `crowd`).
+   last one. An utterance begun over our voice is read as such (`over_our_voice`): the canceller took its start; the
+   reader is told where in it our line stopped for the player (`line_stopped_at`), as what follows was said over no
+   line. One said over other people's talk too (`crowded`, judged against the room's floor the endpointer kept:
+   `crowd`).
 6. **Decision**: a reading at a pause that is understood, and safe to act on at once (`ends_early`), ends the
    utterance there once the pause has lasted as long as the reading took: "Antwort B" is answered some 0.4 s sooner,
    "Ich nehme ... Antwort B" is still heard out. The last reading is what was heard.
@@ -41,7 +43,7 @@ from voicemaster.speech.hearing import crowd
 from voicemaster.speech.hearing.ahead import Ahead, Speculation, gained_only_silence
 from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
 from voicemaster.speech.hearing.endpointer import BargedIn, Ended, Endpointer, Paused, Resumed, Timeline
-from voicemaster.speech.hearing.recognition import Recognizer
+from voicemaster.speech.hearing.recognition import LINE_FADE_SECONDS, SPOKEN_ON_SECONDS, Recognizer
 from voicemaster.speech.hearing.segmenter import Endpoint
 from voicemaster.speech.hearing.voice_activity import VoiceActivity
 
@@ -156,6 +158,10 @@ class _Listening:
         self.pipeline, self.context, self.during = pipeline, context, during
         self.over_our_voice = False
         """The utterance began while our line played (a barge-in): it is read as such."""
+        self.line_stopped: float | None = None
+        """Seconds of audio since listening began where our line stopped for the player."""
+        self.endpointer: Endpointer | None = None
+        """Where the utterance being heard begins and its speech ends."""
         self.room_floor: float | None = None
         """The room's floor when the player began (`Endpointer.room_floor`): the crowd is judged against it."""
         self.line_heard: bool | None = None
@@ -183,6 +189,7 @@ class _Listening:
         endpointer = Endpointer(
             pipeline.vad, settings, timeout, during.audio if during is not None else None, pipeline.room
         )
+        self.endpointer = endpointer
         self.emit(PipelineStage.SOURCE, True, 0.0, context=self.context.name.value, timeout=timeout)
         complete_at: float | None = None
         """Where, in the audio, a pause whose reading was complete will have lasted as long as the reading took."""
@@ -208,6 +215,7 @@ class _Listening:
                 self.over_our_voice = True  # what it is read as from here on
                 if during is not None and not during.done():
                     barged_in_at = _stopped_at(during, endpointer)
+                    self.line_stopped = endpointer.now
                     self._line_ended(endpointer.now, barged_in_at)
             elif isinstance(event, Paused) and reader is None and recognizer is not None:
                 started = pipeline.clock()
@@ -279,10 +287,29 @@ class _Listening:
         self.emit(PipelineStage.READER, True, at)
         assert self.pipeline.recognizer is not None
         heard = self.pipeline.recognizer.recognize(
-            audio, self.context, over_our_voice=self.over_our_voice, crowded=self._crowded(audio)
+            audio,
+            self.context,
+            over_our_voice=self.over_our_voice,
+            crowded=self._crowded(audio),
+            line_stopped_at=self._line_stopped_at(),
         )
         self.emit(PipelineStage.READER, False, at, intent=heard.intent.value, decode_ms=heard.decode_ms)
         return heard
+
+    def _line_stopped_at(self) -> float | None:
+        """Seconds into the utterance's audio where our line stopped for the player; None where it did not stop
+        (it played out, or there was none), stopped before the utterance began, or where the player's voice did
+        not go on past the line's fade for a word's worth (`recognition.SPOKEN_ON_SECONDS`): a letter said and
+        ended before the stop leaves after it only the room and what the canceller left of our voice."""
+        endpointer, stopped = self.endpointer, self.line_stopped
+        if endpointer is None or stopped is None:
+            return None
+        began, speech_end = endpointer.utterance_began(), endpointer.segmenter.end
+        if began is None or speech_end is None or stopped < began:
+            return None
+        if speech_end - stopped < LINE_FADE_SECONDS + SPOKEN_ON_SECONDS - EPSILON:
+            return None
+        return stopped - began
 
     def _crowded(self, audio: Audio) -> bool:
         """Whether the utterance `audio` was said over other people's talk, by the room heard before it."""
@@ -316,7 +343,12 @@ class _Listening:
             if endpointer.state is Endpoint.PAUSED:
                 # The pause's own audio: its decision, to the bit.
                 reader.pause(
-                    end, endpointer.utterance, self.context, over_our_voice=self.over_our_voice, crowded=self._crowded
+                    end,
+                    endpointer.utterance,
+                    self.context,
+                    over_our_voice=self.over_our_voice,
+                    crowded=self._crowded,
+                    line_stopped_at=self._line_stopped_at(),
                 )
         else:
             reader.keep_only(end)

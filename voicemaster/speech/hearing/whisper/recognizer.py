@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from voicemaster.dialogue.meaning import Context, Heard
+from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.hints import python_extra
 from voicemaster.speech import cores
 from voicemaster.speech.audio import Audio
@@ -22,10 +22,24 @@ from voicemaster.speech.hearing.band import narrowband
 from voicemaster.speech.hearing.grammar import grammar
 from voicemaster.speech.hearing.normal_form import Normalized
 from voicemaster.speech.hearing.phrases import load
-from voicemaster.speech.hearing.recognition import NOTHING_HEARD, RecognizerUnavailable
+from voicemaster.speech.hearing.recognition import (
+    LINE_FADE_SECONDS,
+    NOTHING_HEARD,
+    SPOKEN_ON_SECONDS,
+    RecognizerUnavailable,
+)
 from voicemaster.speech.hearing.whisper.decision import named_at_the_end, named_by_a_word, spelled_from
 from voicemaster.speech.hearing.whisper.model import Array, Whisper
-from voicemaster.speech.hearing.whisper.strategies import Encoded, Strategy, Tuning, budget_for, strategy_for, trie
+from voicemaster.speech.hearing.whisper.strategies import (
+    ByGrammar,
+    Encoded,
+    Strategy,
+    Tuning,
+    budget_for,
+    decided,
+    strategy_for,
+    trie,
+)
 from voicemaster.speech.hearing.whisper.tokens import Tokens, complete_tokenizer
 from voicemaster.speech.signal import RECOGNITION_RATE, resample, silent, to_float
 
@@ -62,10 +76,21 @@ class WhisperRecognizer:
         named_by_a_word(Normalized(""), choices, phrases)
 
     def recognize(
-        self, audio: Audio, context: Context, *, over_our_voice: bool = False, crowded: bool = False
+        self,
+        audio: Audio,
+        context: Context,
+        *,
+        over_our_voice: bool = False,
+        crowded: bool = False,
+        line_stopped_at: float | None = None,
     ) -> Heard:
         return self.recognize_with(
-            strategy_for(context), audio, context, over_our_voice=over_our_voice, crowded=crowded
+            strategy_for(context),
+            audio,
+            context,
+            over_our_voice=over_our_voice,
+            crowded=crowded,
+            line_stopped_at=line_stopped_at,
         )
 
     def recognize_with(
@@ -76,18 +101,45 @@ class WhisperRecognizer:
         *,
         over_our_voice: bool = False,
         crowded: bool = False,
+        line_stopped_at: float | None = None,
     ) -> Heard:
         """`audio` heard by the encoder, then by `strategy`; timed whole. A silent or empty recording is heard as
-        nothing, undecoded: Whisper would make a word up for it. How it was heard (`over_our_voice`, `crowded`) is
-        the listening pipeline's judgement (`Recognizer.recognize`)."""
+        nothing, undecoded: Whisper would make a word up for it. How it was heard (`over_our_voice`, `crowded`,
+        `line_stopped_at`) is the listening pipeline's judgement (`Recognizer.recognize`)."""
         if silent(audio):
             return NOTHING_HEARD
         started = time.perf_counter()
         with cores.deciding():
             listened = self.listen(audio, context.language, over_our_voice=over_our_voice, crowded=crowded)
-            heard = strategy.hear(listened, context)
+            if over_our_voice and line_stopped_at is not None and isinstance(strategy, ByGrammar):
+                heard = self._over_a_line(strategy, listened, audio, context, line_stopped_at)
+            else:
+                heard = strategy.hear(listened, context)
         elapsed = round((time.perf_counter() - started) * 1000, 1)
         return Heard(heard.intent, heard.value, heard.text, heard.confidence, elapsed)
+
+    def _over_a_line(
+        self, strategy: ByGrammar, listened: Encoded, audio: Audio, context: Context, stopped_at: float
+    ) -> Heard:
+        """An utterance begun over our line, which stopped for it `stopped_at` seconds in: decided by the decoder's
+        words (`ByGrammar.hear`); where they name nothing and the scores pick an answer, what the player said after
+        the line stopped is read as said after a line, and its decision stands when it is that same answer
+        (docs/decisions/030-the-rest-after-our-line.md)."""
+        if context.name is ContextName.CONFIRM:  # a placement said back is corrected by words (`ByGrammar.hear`)
+            return strategy.hear(listened, context)
+        evidence, reading = strategy.evidence(listened, context)
+        heard = decided(evidence, reading, listened, context)
+        if heard.intent is not Intent.UNKNOWN or evidence.meaning is None or evidence.meaning[0] is not Intent.ANSWER:
+            return heard
+        if set(reading.words.split()) & listened.phrases.words.negation:  # "nicht B": the rest would be "B"
+            return heard
+        rest = after_the_line(audio, stopped_at)
+        if rest is None or silent(rest):
+            return heard
+        clear = self.listen(rest, context.language, crowded=listened.crowded)
+        found, reading = strategy.evidence(clear, context)
+        said = decided(found, reading, clear, context)
+        return said if (said.intent, said.value) == evidence.meaning else heard
 
     def listen(self, audio: Audio, language: str, *, over_our_voice: bool = False, crowded: bool = False) -> Encoded:
         """The utterance through the encoder, ready for a strategy to decode, with how it was heard."""
@@ -116,6 +168,13 @@ class WhisperRecognizer:
         padding = max(0, frames * SAMPLES_PER_FRAME - len(samples))
         features = self._features(samples, padding=padding)[:, :frames]
         return np.ascontiguousarray(features, dtype=np.float32)
+
+
+def after_the_line(audio: Audio, stopped_at: float) -> Audio | None:
+    """What of `audio` follows our line's stop at `stopped_at` seconds in and its fading; None if too little."""
+    first = 2 * round((stopped_at + LINE_FADE_SECONDS) * audio.rate)
+    rest = Audio(audio.samples[first:], audio.rate)
+    return rest if rest.seconds >= SPOKEN_ON_SECONDS else None
 
 
 @lru_cache(maxsize=64)
