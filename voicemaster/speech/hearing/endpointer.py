@@ -82,7 +82,9 @@ class Endpointer:
     Given `room` (the room's speech-band level, `RoomLevel`), it feeds the room what it hears while nobody has
     begun and our voice cannot be in the microphone, and a frame is speech only if it also rises `floor_margin_db`
     above the room's floor (as it stood at the onset; over our voice, what the barge-in filter left of it): other
-    people's talk does not begin an utterance, nor stop our line, nor keep an utterance from ending.
+    people's talk does not begin an utterance, nor stop our line, nor keep an utterance from ending. The frames of
+    speech being counted before an onset are the room's only once they came to nothing (a cough, a door): those
+    that begin an utterance are the player's first syllable, and are never learnt as the room.
     """
 
     def __init__(
@@ -108,6 +110,11 @@ class Endpointer:
         """The speech-band level of the frames, and of what the barge-in filter left of them over our voice."""
         self._dropped = 0
         """Samples dropped from the front while waiting: only what the pre-roll may need is kept."""
+        self._unsure: list[bytes] = []
+        """The room's frames since speech began to be counted (`Segmenter.candidate`), held back from the room until
+        it comes to nothing: a player who answers as our line's echo fades leaves the room no quiet of its own, and
+        their first syllables, learnt turn after turn, raised the floor to their own voice (issue 48: a short "Nein"
+        not heard at all)."""
 
     @property
     def state(self) -> Endpoint:
@@ -141,6 +148,7 @@ class Endpointer:
             speech, may_begin = self.barge_in.judge(frame, overheard, speech, segmenter.now)
         before, end_before = segmenter.state, segmenter.end
         state = segmenter.process(FRAME_SECONDS, speech, program_speaking=overheard.echo_possible, may_begin=may_begin)
+        self._learn_room()
         if segmenter.end != end_before:  # more speech: what was heard at the last pause is not the whole utterance
             self._paused_audio = None
         if state is Endpoint.WAITING:
@@ -164,12 +172,24 @@ class Endpointer:
         level = self._levels[over_our_voice].level(heard)  # every frame: smoothed over those before it
         if self.segmenter.state is Endpoint.WAITING:
             if not echo_possible:
-                self._room.hear(heard)
+                self._unsure.append(heard)  # the room's, unless it begins an utterance (`_learn_room`)
             self._floor = self._room.floor()
         if self._floor is None:
             return not over_our_voice
         margin = self._settings.barge_in.floor_margin_db if over_our_voice else self._settings.floor_margin_db
         return level > self._floor * 10 ** (margin / 10)
+
+    def _learn_room(self) -> None:
+        """The frames held back are the room's once no speech is being counted and none began an utterance; the
+        player's once one began."""
+        if self._room is None or not self._unsure:
+            return
+        if self.segmenter.start is not None:
+            self._unsure.clear()
+        elif self.segmenter.candidate is None:
+            for heard in self._unsure:
+                self._room.hear(heard)
+            self._unsure.clear()
 
     def _pause(self) -> Paused:
         utterance = self.utterance()
