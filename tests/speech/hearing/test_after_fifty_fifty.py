@@ -1,7 +1,7 @@
 """After the 50:50 the options taken away have no text: a phrase made from one of them is only its carrier
 ("Antwort", "ich nehme") and names nothing, so an answer said with a carrier is not drawn to a letter that is gone.
 In the short German demo (seed 11) "Antwort A" after the 50:50 was asked again: the bare "antwort" of B and C
-scored within 0.3 of "Antwort A" (docs/benchmarks.md, the demo games)."""
+scored nearly as well as "Antwort A"."""
 
 from __future__ import annotations
 
