@@ -8,9 +8,10 @@ microphone heard between two listenings (`Microphone`: while the game decides, b
 player's utterance, never while our own voice may be in the microphone. `floor()` is its typical level in the speech
 band (300-4000 Hz, where road noise has little and talk has most); a frame counts as the player's only when it rises
 `EndpointSettings.floor_margin_db` above it (`speech.hearing.endpoint`), and so does what the barge-in filter leaves
-of a frame while our voice plays: at a party, the others' talk stopped the quizmaster at every line. In a quiet room
-or a car the floor lies far below any player's voice and changes nothing (`voicemaster bench endpoint`,
-docs/benchmarks.md).
+of a frame while our voice plays: at a party, the others' talk stopped the quizmaster at every line. Until the room
+has been heard alone (a game's first listenings), what the filter left of our voice's frames stands in for it there
+(`floor_under_our_voice`). In a quiet room or a car the floor lies far below any player's voice and changes nothing
+(`voicemaster bench endpoint`, docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -30,6 +31,12 @@ FLOOR_SECONDS = 3.0
 """How far back the floor looks: long enough that a player's short answer barely moves its median."""
 LEAST_SECONDS = 1.0
 """Heard alone for less than this (the first listening of a game), the room is not known yet."""
+UNDER_OUR_VOICE_PERCENTILE = 90.0
+"""Before the room has been heard alone, its floor over our voice is this percentile of what the barge-in filter left
+of the frames while our voice played and nobody had begun: near the loudest the room itself gets through the filter
+(at a party, the others' talk in our voice's pauses), so that only a player rising over that stops the line; a high
+percentile, as the player's first frames are heard before their utterance begins and must not become the floor
+(docs/decisions/031-the-room-under-our-voice.md)."""
 
 
 def band_power(frame: bytes) -> float:
@@ -79,21 +86,49 @@ class RoomLevel:
     floor is the room's own. Both feed it on the listener's thread."""
 
     def __init__(self) -> None:
-        self._smoothed = Smoothed()
-        self._levels: collections.deque[tuple[float, float]] = collections.deque()
-        """The levels heard, each with its frame's length in seconds, over the last `FLOOR_SECONDS`."""
-        self._seconds = 0.0
+        self._alone = _Levels()
+        """The room heard alone."""
+        self._under = _Levels()
+        """What the barge-in filter left of the frames while our voice played and nobody had begun."""
 
     def hear(self, frame: bytes) -> None:
         """One frame of the room alone."""
+        self._alone.hear(frame)
+
+    def floor(self) -> float | None:
+        """The median speech-band level of the last `FLOOR_SECONDS` of the room heard alone; None until it has been
+        heard for `LEAST_SECONDS`."""
+        return self._alone.percentile(50.0)
+
+    def hear_under_our_voice(self, left: bytes) -> None:
+        """What the barge-in filter left of one frame while our voice played and nobody had begun."""
+        self._under.hear(left)
+
+    def floor_under_our_voice(self) -> float | None:
+        """Over our voice, the level a player must rise over to stop our line: the room heard alone (`floor`) once
+        it is known; before, in the first listenings of a game, where a player answering as each line ends leaves the
+        room no quiet of its own, `UNDER_OUR_VOICE_PERCENTILE` of what the filter left under our voice; None until
+        one of them has been heard for `LEAST_SECONDS`."""
+        alone = self.floor()
+        return alone if alone is not None else self._under.percentile(UNDER_OUR_VOICE_PERCENTILE)
+
+
+class _Levels:
+    """Smoothed speech-band levels over the last `FLOOR_SECONDS`, each with its frame's length."""
+
+    def __init__(self) -> None:
+        self._smoothed = Smoothed()
+        self._levels: collections.deque[tuple[float, float]] = collections.deque()
+        self._seconds = 0.0
+
+    def hear(self, frame: bytes) -> None:
         self._levels.append((self._smoothed.level(frame), len(frame) / 2 / RECOGNITION_RATE))
         self._seconds += self._levels[-1][1]
         while self._seconds - self._levels[0][1] >= FLOOR_SECONDS:
             self._seconds -= self._levels.popleft()[1]
 
-    def floor(self) -> float | None:
-        """The median speech-band level of the last `FLOOR_SECONDS` of the room heard alone; None until it has been
-        heard for `LEAST_SECONDS`."""
+    def percentile(self, share: float) -> float | None:
+        """That percentile of the levels kept; None until `LEAST_SECONDS` have been heard."""
         if self._seconds < LEAST_SECONDS:
             return None
-        return float(np.median([level for level, _ in self._levels]))
+        return float(np.percentile([level for level, _ in self._levels], share))

@@ -106,15 +106,17 @@ class Endpointer:
         self._audio = bytearray()
         self._room = room
         self._floor: float | None = None
+        self._floor_over_our_voice: float | None = None
+        """What the barge-in filter's output must rise over (`RoomLevel.floor_under_our_voice`) to be the player's."""
         self._levels = (Smoothed(), Smoothed())
         """The speech-band level of the frames, and of what the barge-in filter left of them over our voice."""
         self._dropped = 0
         """Samples dropped from the front while waiting: only what the pre-roll may need is kept."""
-        self._unsure: list[bytes] = []
+        self._unsure: list[tuple[bytes, bool]] = []
         """The room's frames since speech began to be counted (`Segmenter.candidate`), held back from the room until
         it comes to nothing: a player who answers as our line's echo fades leaves the room no quiet of its own, and
         their first syllables, learnt turn after turn, raised the floor to their own voice (issue 48: a short "Nein"
-        not heard at all)."""
+        not heard at all). Each with whether it is what the barge-in filter left under our voice."""
 
     @property
     def state(self) -> Endpoint:
@@ -164,20 +166,26 @@ class Endpointer:
 
     def _above_floor(self, heard: bytes, echo_possible: bool, *, over_our_voice: bool) -> bool:
         """Whether what is heard (over our voice, what the barge-in filter left of the frame) rises above the room's
-        floor. A room not known yet is risen above by anything, but over our voice by nothing: a player must be
-        heard in the first listening, and may say it again once the line ends. While nobody has begun and our voice
-        cannot be in it, the frame is the room's own."""
+        floor. A room not known yet is risen above by anything. Over our voice, before the room has been heard
+        alone (a player answering as each line ends leaves it no quiet of its own in a game's first listenings), the
+        filter's output is held against what it left of our voice's frames while nobody had begun
+        (`RoomLevel.floor_under_our_voice`), and until that too is known, risen above by nothing. While nobody has
+        begun and our voice cannot be in it, the frame is the room's own."""
         if self._room is None:
             return True
         level = self._levels[over_our_voice].level(heard)  # every frame: smoothed over those before it
         if self.segmenter.state is Endpoint.WAITING:
-            if not echo_possible:
-                self._unsure.append(heard)  # the room's, unless it begins an utterance (`_learn_room`)
+            if not echo_possible or over_our_voice:
+                # The room's (alone, or as the filter left it under our voice), unless it begins an utterance
+                # (`_learn_room`).
+                self._unsure.append((heard, over_our_voice))
             self._floor = self._room.floor()
-        if self._floor is None:
+            self._floor_over_our_voice = self._room.floor_under_our_voice()
+        floor = self._floor_over_our_voice if over_our_voice else self._floor
+        if floor is None:
             return not over_our_voice
         margin = self._settings.barge_in.floor_margin_db if over_our_voice else self._settings.floor_margin_db
-        return level > self._floor * 10 ** (margin / 10)
+        return level > floor * 10 ** (margin / 10)
 
     def _learn_room(self) -> None:
         """The frames held back are the room's once no speech is being counted and none began an utterance; the
@@ -187,8 +195,11 @@ class Endpointer:
         if self.segmenter.start is not None:
             self._unsure.clear()
         elif self.segmenter.candidate is None:
-            for heard in self._unsure:
-                self._room.hear(heard)
+            for heard, under_our_voice in self._unsure:
+                if under_our_voice:
+                    self._room.hear_under_our_voice(heard)
+                else:
+                    self._room.hear(heard)
             self._unsure.clear()
 
     def _pause(self) -> Paused:
