@@ -112,6 +112,17 @@ class RoomLevel:
         alone = self.floor()
         return alone if alone is not None else self._under.percentile(UNDER_OUR_VOICE_PERCENTILE)
 
+    def copy(self) -> RoomLevel:
+        """The room as it stands, to go back to (`go_back`); cheap enough for every frame."""
+        twin = RoomLevel()
+        twin._alone, twin._under = self._alone.copy(), self._under.copy()
+        return twin
+
+    def go_back(self, earlier: RoomLevel) -> None:
+        """Forgets what was heard since `earlier` was copied from this room (`copy`): frames taken for the room's
+        that turned out to be a player's first syllables."""
+        self._alone, self._under = earlier._alone.copy(), earlier._under.copy()
+
 
 class _Levels:
     """Smoothed speech-band levels over the last `FLOOR_SECONDS`, each with its frame's length."""
@@ -126,6 +137,12 @@ class _Levels:
         self._seconds += self._levels[-1][1]
         while self._seconds - self._levels[0][1] >= FLOOR_SECONDS:
             self._seconds -= self._levels.popleft()[1]
+
+    def copy(self) -> _Levels:
+        twin = _Levels()
+        twin._smoothed._recent.extend(self._smoothed._recent)
+        twin._levels, twin._seconds = collections.deque(self._levels), self._seconds
+        return twin
 
     def percentile(self, share: float) -> float | None:
         """That percentile of the levels kept; None until `LEAST_SECONDS` have been heard."""

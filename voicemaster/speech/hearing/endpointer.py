@@ -83,8 +83,8 @@ class Endpointer:
     begun and our voice cannot be in the microphone, and a frame is speech only if it also rises `floor_margin_db`
     above the room's floor (as it stood at the onset; over our voice, what the barge-in filter left of it): other
     people's talk does not begin an utterance, nor stop our line, nor keep an utterance from ending. The frames of
-    speech being counted before an onset are the room's only once they came to nothing (a cough, a door): those
-    that begin an utterance are the player's first syllable, and are never learnt as the room.
+    speech being counted before an onset are the room's only if they come to nothing (a cough, the others' talk):
+    those that begin an utterance are the player's first syllables, and the room forgets them.
     """
 
     def __init__(
@@ -112,11 +112,15 @@ class Endpointer:
         """The speech-band level of the frames, and of what the barge-in filter left of them over our voice."""
         self._dropped = 0
         """Samples dropped from the front while waiting: only what the pre-roll may need is kept."""
-        self._unsure: list[tuple[bytes, bool]] = []
-        """The room's frames since speech began to be counted (`Segmenter.candidate`), held back from the room until
-        it comes to nothing: a player who answers as our line's echo fades leaves the room no quiet of its own, and
-        their first syllables, learnt turn after turn, raised the floor to their own voice (issue 48: a short "Nein"
-        not heard at all). Each with whether it is what the barge-in filter left under our voice."""
+        self._unsure: list[bytes] = []
+        """What the barge-in filter left under our voice since speech began to be counted (`Segmenter.candidate`),
+        held back from the room until that speech comes to nothing."""
+        self._room_before: RoomLevel | None = None
+        """The room as it stood before the speech being counted began, gone back to if it begins an utterance. The
+        room alone learns that speech at once, as its floor follows the others' talk at a party (held back, the floor
+        lagged their louder moments and more utterances began on their talk, `bench endpoint`); but a player who
+        answers as our line's echo fades leaves the room no quiet of its own, and their first syllables, learnt turn
+        after turn, raised the floor to their own voice (issue 48: a short "Nein" not heard at all)."""
 
     @property
     def state(self) -> Endpoint:
@@ -175,10 +179,12 @@ class Endpointer:
             return True
         level = self._levels[over_our_voice].level(heard)  # every frame: smoothed over those before it
         if self.segmenter.state is Endpoint.WAITING:
-            if not echo_possible or over_our_voice:
-                # The room's (alone, or as the filter left it under our voice), unless it begins an utterance
-                # (`_learn_room`).
-                self._unsure.append((heard, over_our_voice))
+            if self.segmenter.candidate is None:
+                self._room_before = self._room.copy()
+            if not echo_possible:
+                self._room.hear(heard)  # the room's, forgotten if it begins an utterance (`_learn_room`)
+            elif over_our_voice:
+                self._unsure.append(heard)  # the room's under our voice, unless it begins an utterance
             self._floor = self._room.floor()
             self._floor_over_our_voice = self._room.floor_under_our_voice()
         floor = self._floor_over_our_voice if over_our_voice else self._floor
@@ -188,18 +194,18 @@ class Endpointer:
         return level > floor * 10 ** (margin / 10)
 
     def _learn_room(self) -> None:
-        """The frames held back are the room's once no speech is being counted and none began an utterance; the
-        player's once one began."""
-        if self._room is None or not self._unsure:
+        """The speech counted before an onset is the room's once it came to nothing; the player's once an utterance
+        began, and then the room goes back to where it stood before it."""
+        if self._room is None:
             return
         if self.segmenter.start is not None:
+            if self._room_before is not None:
+                self._room.go_back(self._room_before)
+                self._room_before = None
             self._unsure.clear()
         elif self.segmenter.candidate is None:
-            for heard, under_our_voice in self._unsure:
-                if under_our_voice:
-                    self._room.hear_under_our_voice(heard)
-                else:
-                    self._room.hear(heard)
+            for heard in self._unsure:
+                self._room.hear_under_our_voice(heard)
             self._unsure.clear()
 
     def _pause(self) -> Paused:
