@@ -88,6 +88,10 @@ def sound_socket(
     unverified = ssl.create_default_context()
     unverified.check_hostname = False
     unverified.verify_mode = ssl.CERT_NONE
+    # TLS 1.2 for this client only: websockets' sync client reads on one thread while it sends on another, and over
+    # TLS 1.3 (session tickets after the handshake) CPython's `SSLSocket` then lost about one opening in a few hundred
+    # (0 of 400 capped at 1.2). Browsers are not affected; the Chromium tests keep the server's TLS 1.3 covered.
+    unverified.maximum_version = ssl.TLSVersion.TLSv1_2
     wire = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0))
     try:
         return connect(

@@ -72,6 +72,7 @@ def _unverified() -> ssl.SSLContext:
     context = ssl.create_default_context()
     context.check_hostname = False
     context.verify_mode = ssl.CERT_NONE
+    context.maximum_version = ssl.TLSVersion.TLSv1_2  # websockets' sync client over TLS 1.3: see `pages.sound_socket`
     return context
 
 
