@@ -39,7 +39,8 @@ from websockets.protocol import State
 from voicemaster.phones import DEFAULT_PORT, PhonesUnavailable
 from voicemaster.phones.certificate import certificate_for
 from voicemaster.screen import ScreenUnavailable
-from voicemaster.screen.guard import IDLE_SECONDS, Hosts, SecurityHeaders, client_key
+from voicemaster.screen.guard import IDLE_SECONDS, PER_CLIENT, Hosts, SecurityHeaders, client_key
+from voicemaster.screen.handshake import LOOP, Gated
 from voicemaster.screen.server import bound, bracketed, guarded_config, serve
 from voicemaster.speech.devices.phone import MOST_MESSAGE_BYTES, PhoneMicrophone, PhoneNotice
 from voicemaster.speech.frontend import FrontEnd, PlayedSound
@@ -66,6 +67,10 @@ pings at once: nothing a phone sends waits on its front end (`PhoneMicrophone.re
 up no connection (issue 47)."""
 TOTAL_CONNECTIONS = 32
 """Connections at once, all phones together: a party's phones, each with its page, its sound and its board."""
+MOST_SOCKETS = 4 * TOTAL_CONNECTIONS
+"""Connections the server holds at once from their TCP opening, before TLS (`screen.handshake`), all devices together:
+room for the phones' connections and those still closing, and half of the fewest descriptors a system gives a process
+(macOS: 256), so that devices on the Wi-Fi leave the game its files whatever they open."""
 HEADERS = {
     "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'; form-action 'none'",
     "X-Content-Type-Options": "nosniff",
@@ -298,13 +303,15 @@ class Phones:
 
     def start(self) -> Phones:
         """Listens on `host` and `port` (0: any free one) with the screen's guards (`screen.guard`): connections per
-        device and in all, idle ones closed, the `Host` checked."""
+        device and in all, idle ones closed, the `Host` checked; and those counted from their TCP opening, a TLS
+        handshake not ended in the idle time cut off (`screen.handshake`)."""
         certificate = certificate_for(tuple(dict.fromkeys((self.announced, LOOPBACK, "localhost"))), self.folder)
         try:
             listening = bound(self.host, self.port, "the phones' page", "--phones-port")
         except ScreenUnavailable as error:
             raise PhonesUnavailable(str(error)) from None
         self.port = int(listening.getsockname()[1])
+        listening = Gated.of(listening, PER_CLIENT, MOST_SOCKETS, self.idle_seconds)
         config = guarded_config(
             app(self),
             self.host,
@@ -317,6 +324,7 @@ class Phones:
             ws_max_size=MOST_MESSAGE_BYTES + 1024,
             ws_ping_interval=PING_SECONDS,
             ws_ping_timeout=PONG_WAIT_SECONDS,
+            loop=LOOP,
         )
         started = serve(config, listening, "voicemaster-phones")
         if started is None:

@@ -1,0 +1,100 @@
+"""A neighbour on the Wi-Fi floods the phones' page with connections that never finish their TLS handshake (issues 47,
+50): the phones' server runs in a process of its own with the fewest descriptors a system gives (macOS: 256), as a
+stranger would meet it; the flood is held while a player's phone opens the join page and its sound. Timeouts are
+guards against a hang, never measurements."""
+
+from __future__ import annotations
+
+import resource
+import socket
+import ssl
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import ExitStack, suppress
+
+import pytest
+
+from tests.phones.pages import sound_socket
+
+NEIGHBOUR = "127.0.0.2"
+DESCRIPTORS = 256
+"""The server's process may open this many descriptors: macOS's default for a process."""
+FLOOD = DESCRIPTORS + 44
+"""The neighbour's half-open connections: more than the server's process could hold."""
+HALF_A_HELLO = bytes.fromhex("160301020001") + bytes(20)
+"""The start of a TLS ClientHello: its record header and the first bytes of its message, never the rest."""
+GUARD = 30.0
+"""Seconds an answer may take on a loaded machine: a guard against a hang (asyncio waited 60 s for a handshake)."""
+SERVER = f"""
+import resource, sys, tempfile
+from pathlib import Path
+from voicemaster.phones.server import Phones
+
+resource.setrlimit(resource.RLIMIT_NOFILE, ({DESCRIPTORS}, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+with tempfile.TemporaryDirectory() as folder, Phones(Path(folder), players=("Anna",), port=0) as phones:
+    print(phones.port, phones.code, flush=True)
+    sys.stdin.read()
+"""
+"""The phones' server with Anna, saying its port and code, until its input ends."""
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[int, str, subprocess.Popen[str]]]:
+    """The server's port, its code and its process; what it printed on its error output is checked by the test."""
+    pipe = subprocess.PIPE
+    with subprocess.Popen([sys.executable, "-c", SERVER], stdin=pipe, stdout=pipe, stderr=pipe, text=True) as process:
+        try:
+            assert process.stdout is not None and process.stderr is not None
+            said = process.stdout.readline().split()
+            assert len(said) == 2, process.stderr.read()
+            port, code = said
+            yield int(port), code, process
+        finally:
+            if process.poll() is None:
+                process.kill()
+
+
+def _room_for(sockets: int) -> None:
+    """This process may open `sockets` more descriptors (the flood's own ends): its soft limit raised if need be."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < 2 * sockets:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (2 * sockets if hard == resource.RLIM_INFINITY else hard, hard))
+
+
+def _flood(port: int, held: ExitStack) -> None:
+    """`FLOOD` connections from the neighbour, kept in `held`: half send nothing, half send half a ClientHello."""
+    for number in range(FLOOD):
+        wire = held.enter_context(
+            socket.create_connection(("127.0.0.1", port), timeout=GUARD, source_address=(NEIGHBOUR, 0))
+        )
+        if number % 2:
+            with suppress(OSError):  # closed already: the server let it go
+                wire.sendall(HALF_A_HELLO)
+
+
+def _join_page(port: int) -> bytes:
+    """The join page as a phone asks for it: its HTTP status line, or nothing if the connection was cut."""
+    unverified = ssl.create_default_context()
+    unverified.check_hostname = False
+    unverified.verify_mode = ssl.CERT_NONE
+    with (
+        socket.create_connection(("127.0.0.1", port), timeout=GUARD) as wire,
+        unverified.wrap_socket(wire, server_hostname="127.0.0.1") as page,
+    ):
+        page.sendall(f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode())
+        return page.recv(4096).split(b"\r\n", 1)[0]
+
+
+def test_a_flood_of_half_open_connections_leaves_the_join_page_and_the_sound_to_the_players_phone(
+    server: tuple[int, str, subprocess.Popen[str]],
+) -> None:
+    port, code, process = server
+    _room_for(FLOOD)
+    with ExitStack() as held:
+        _flood(port, held)
+        assert _join_page(port) == b"HTTP/1.1 200 OK"
+        with sound_socket(port, f"code={code}&player=Anna") as anna:
+            anna.send(bytes(640))  # a frame of silence: the game takes it
+    _, printed = process.communicate(input="", timeout=GUARD)  # its input ends: it stops
+    assert printed == ""  # the game said nothing of it: no traceback, no asyncio error
