@@ -1,8 +1,10 @@
 """`bench faults`, the screen among neighbours: a real screen server on loopback faulted as a device on the Wi-Fi
-would, and hostile `--screen-host` and `--port` values through `voicemaster play`.
+would, the phones' server flooded with connections that never begin TLS, and hostile `--screen-host` and `--port`
+values through `voicemaster play`.
 
-The TV is a client at 127.0.0.1, the neighbour at 127.0.0.2 (all of 127.0.0.0/8 is this machine). Each fault is an
-outcome: what was done, whether the page still answered the TV (or the refusal was the right one), and whether
+The TV (or a player's phone) is a client at 127.0.0.1, the neighbour at 127.0.0.2 (all of 127.0.0.0/8 is this
+machine). Each fault is an outcome: what was done, whether the page still answered the TV (the phones' server: the
+join page a phone; or the refusal was the right one), and whether
 anything raised where it should not (a 500, an exception logged by the server or by asyncio, a traceback or "this
 is a bug" from the command). Figures, never pass/fail; other tools read `tracebacks` and `tv_blanked`.
 """
@@ -13,16 +15,19 @@ import logging
 import os
 import selectors
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
+from voicemaster.phones.server import Phones
 from voicemaster.screen.feed import ScreenFeed
 from voicemaster.screen.guard import PER_CLIENT, REFUSED
 from voicemaster.screen.server import TOTAL_CONNECTIONS, Screen
@@ -67,6 +72,8 @@ COMMAND_VALUES = (
     ("--port", "http"),
 )
 """Values of `play --screen` that cannot be listened on: each must be one line, exit 2, nothing started."""
+HALF_A_HELLO = bytes.fromhex("160301020001") + bytes(20)
+"""The start of a TLS ClientHello: its record header and the first bytes of its message, never the rest."""
 
 
 @dataclass
@@ -74,7 +81,8 @@ class Outcome:
     fault: str
     expected: str
     tv_answered: bool | None
-    """Whether the page answered the TV during or after the fault (None: no page to ask, a command's fault)."""
+    """Whether the page answered the TV (the join page a player's phone) during or after the fault (None: no page to
+    ask, a command's fault)."""
     right: bool
     """The fault was met as it should be: refused as said, closed, or answered."""
     traceback: bool
@@ -303,6 +311,44 @@ def _garbage(raised: _Raised) -> Outcome:
     )
 
 
+def _half_open_phones(raised: _Raised) -> Outcome:
+    """The phones' server (idle time 1 s) and `CROWD` connections from one neighbour that never end a TLS handshake
+    (half send nothing, half half a ClientHello): the server holds a device's share and lets even those go."""
+    with (
+        tempfile.TemporaryDirectory(prefix="vm-phones-") as folder,
+        ExitStack() as held,
+        Phones(Path(folder), players=("Anna",), port=0, idle_seconds=1) as running,
+    ):
+        logging.getLogger("uvicorn.error").setLevel(logging.ERROR)  # uvicorn set it when it started
+        crowd = [held.enter_context(_connect(running.port, NEIGHBOUR)) for _ in range(CROWD)]
+        for sock in crowd[1::2]:
+            with suppress(OSError):  # closed already
+                sock.sendall(HALF_A_HELLO)
+        answered = _join_page(running.port) == 200
+        closed = _closed(crowd, CROWD)
+    return _outcome(
+        f"{CROWD} half-open TLS connections to the phones' page",
+        f"all but {PER_CLIENT} closed at once, those after the idle time; the join page answered",
+        answered,
+        closed == CROWD,
+        raised,
+        f"{closed} closed",
+    )
+
+
+def _join_page(port: int) -> int:
+    """The join page's status as a phone at `TV` gets it over TLS (0: no answer)."""
+    unverified = ssl.create_default_context()
+    unverified.check_hostname = False
+    unverified.verify_mode = ssl.CERT_NONE
+    try:
+        with _connect(port) as sock, unverified.wrap_socket(sock, server_hostname=TV) as page:
+            page.sendall(f"GET / HTTP/1.1\r\nHost: {TV}:{port}\r\nConnection: close\r\n\r\n".encode())
+            return _status(page.recv(4096))
+    except OSError:
+        return 0
+
+
 def _outcome(fault: str, expected: str, answered: bool, right: bool, raised: _Raised, detail: str) -> Outcome:
     logged, raised.records = raised.records, []
     return Outcome(fault, expected, answered, right and answered and not logged, bool(logged), detail + _said(logged))
@@ -336,7 +382,14 @@ def _command(flag: str, value: str, home: str) -> Outcome:
     return Outcome(f"play {flag} {value[:24]}", "one line, exit 2", None, right, traceback, (lines or [""])[-1][:160])
 
 
-DRILLS: tuple[Callable[[_Raised], Outcome], ...] = (_idle_crowd, _stream_crowd, _half_sent, _wrong_hosts, _garbage)
+DRILLS: tuple[Callable[[_Raised], Outcome], ...] = (
+    _idle_crowd,
+    _stream_crowd,
+    _half_sent,
+    _wrong_hosts,
+    _garbage,
+    _half_open_phones,
+)
 
 
 def report(figures: dict[str, Any]) -> list[str]:
