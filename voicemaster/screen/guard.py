@@ -12,7 +12,9 @@ from a page on the internet.
   came in on), so DNS rebinding (a name on the internet made to point at this machine) finds nothing; the refusal
   repeats nothing of what was sent. A WebSocket (the phones' sound, `voicemaster.phones`) is checked the same way.
 - `SecurityHeaders`: every answer carries the page's security headers (its content policy above all).
-The phones' server (`voicemaster.phones.server`) stands on the same three.
+The phones' server (`voicemaster.phones.server`) stands on the same three, and over TLS on `handshake.py` too: there
+`Guarded` sees a connection only once its TLS handshake is done, so its connections are counted as they are accepted
+as well, and a handshake not done within the idle time is cut off.
 """
 
 from __future__ import annotations
