@@ -1,7 +1,8 @@
-"""A neighbour on the Wi-Fi floods the phones' page with connections that never finish their TLS handshake (issues 47,
+"""Neighbours on the Wi-Fi flood the phones' page with connections that never finish their TLS handshake (issues 47,
 50): the phones' server runs in a process of its own with the fewest descriptors a system gives (macOS: 256), as a
-stranger would meet it; the flood is held while a player's phone opens the join page and its sound. Timeouts are
-guards against a hang, never measurements."""
+stranger would meet it. While one neighbour's flood is held a player's phone opens the join page and its sound;
+while many neighbours' is held the game still writes its store (SQLite). Timeouts are guards against a hang, never
+measurements."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ import pytest
 from tests.phones.pages import sound_socket
 
 NEIGHBOUR = "127.0.0.2"
+NEIGHBOURS = tuple(f"127.0.0.{number}" for number in range(10, 50))
+"""Forty devices (all of 127.0.0.0/8 is this machine)."""
 DESCRIPTORS = 256
 """The server's process may open this many descriptors: macOS's default for a process."""
 FLOOD = DESCRIPTORS + 44
@@ -27,16 +30,25 @@ HALF_A_HELLO = bytes.fromhex("160301020001") + bytes(20)
 GUARD = 30.0
 """Seconds an answer may take on a loaded machine: a guard against a hang (asyncio waited 60 s for a handshake)."""
 SERVER = f"""
-import resource, sys, tempfile
+import resource, sqlite3, sys, tempfile
+from contextlib import closing
 from pathlib import Path
 from voicemaster.phones.server import Phones
 
 resource.setrlimit(resource.RLIMIT_NOFILE, ({DESCRIPTORS}, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 with tempfile.TemporaryDirectory() as folder, Phones(Path(folder), players=("Anna",), port=0) as phones:
     print(phones.port, phones.code, flush=True)
-    sys.stdin.read()
+    for _line in sys.stdin:
+        try:
+            with closing(sqlite3.connect(Path(folder) / "store.sqlite")) as store, store:
+                store.execute("CREATE TABLE IF NOT EXISTS kept (turn INTEGER)")
+                store.execute("INSERT INTO kept VALUES (1)")
+            print("kept", flush=True)
+        except sqlite3.Error as error:
+            print(error, flush=True)
 """
-"""The phones' server with Anna, saying its port and code, until its input ends."""
+"""The phones' server with Anna, saying its port and code; for each line it reads, a turn written to a store (as a
+game keeps its own), saying "kept" or why not; until its input ends."""
 
 
 @pytest.fixture
@@ -62,11 +74,12 @@ def _room_for(sockets: int) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (2 * sockets if hard == resource.RLIM_INFINITY else hard, hard))
 
 
-def _flood(port: int, held: ExitStack) -> None:
-    """`FLOOD` connections from the neighbour, kept in `held`: half send nothing, half send half a ClientHello."""
+def _flood(port: int, held: ExitStack, neighbours: tuple[str, ...] = (NEIGHBOUR,)) -> None:
+    """`FLOOD` connections from `neighbours` in turn, kept in `held`: half send nothing, half half a ClientHello."""
     for number in range(FLOOD):
+        source = neighbours[number % len(neighbours)]
         wire = held.enter_context(
-            socket.create_connection(("127.0.0.1", port), timeout=GUARD, source_address=(NEIGHBOUR, 0))
+            socket.create_connection(("127.0.0.1", port), timeout=GUARD, source_address=(source, 0))
         )
         if number % 2:
             with suppress(OSError):  # closed already: the server let it go
@@ -98,3 +111,21 @@ def test_a_flood_of_half_open_connections_leaves_the_join_page_and_the_sound_to_
             anna.send(bytes(640))  # a frame of silence: the game takes it
     _, printed = process.communicate(input="", timeout=GUARD)  # its input ends: it stops
     assert printed == ""  # the game said nothing of it: no traceback, no asyncio error
+
+
+def test_a_flood_from_many_neighbours_leaves_the_game_its_files(server: tuple[int, str, subprocess.Popen[str]]) -> None:
+    """More devices than one player's phone may hold together take all the server holds before TLS (a player's phone
+    waits meanwhile), never the descriptors the game writes its store with; once they are gone the phone joins."""
+    port, code, process = server
+    assert process.stdin is not None and process.stdout is not None
+    _room_for(FLOOD)
+    with ExitStack() as held:
+        _flood(port, held, NEIGHBOURS)
+        process.stdin.write("a turn\n")
+        process.stdin.flush()
+        kept = process.stdout.readline().strip()
+    assert kept == "kept"
+    with sound_socket(port, f"code={code}&player=Anna") as anna:
+        anna.send(bytes(640))
+    _, printed = process.communicate(input="", timeout=GUARD)
+    assert printed == ""

@@ -141,6 +141,9 @@ class Phones:
     idle_seconds: int = IDLE_SECONDS
     """How long a connection may send no whole request before it is closed (`screen.guard`); a phone's sound is
     never idle."""
+    handshake_seconds: float = IDLE_SECONDS
+    """How long a connection may take over its TLS handshake before it is cut off (`screen.handshake`): the idle
+    time, as a device that opens a connection and says nothing is idle."""
     _microphones: dict[str, PhoneMicrophone] = field(default_factory=dict)
     _newcomers: list[PhoneMicrophone] = field(default_factory=list)
     """Phones joined as a new player and not yet given a seat, first joined first."""
@@ -304,14 +307,14 @@ class Phones:
     def start(self) -> Phones:
         """Listens on `host` and `port` (0: any free one) with the screen's guards (`screen.guard`): connections per
         device and in all, idle ones closed, the `Host` checked; and those counted from their TCP opening, a TLS
-        handshake not ended in the idle time cut off (`screen.handshake`)."""
+        handshake not ended in `handshake_seconds` cut off (`screen.handshake`)."""
         certificate = certificate_for(tuple(dict.fromkeys((self.announced, LOOPBACK, "localhost"))), self.folder)
         try:
             listening = bound(self.host, self.port, "the phones' page", "--phones-port")
         except ScreenUnavailable as error:
             raise PhonesUnavailable(str(error)) from None
         self.port = int(listening.getsockname()[1])
-        listening = Gated.of(listening, PER_CLIENT, MOST_SOCKETS, self.idle_seconds)
+        listening = Gated.of(listening, PER_CLIENT, MOST_SOCKETS, self.handshake_seconds)
         config = guarded_config(
             app(self),
             self.host,

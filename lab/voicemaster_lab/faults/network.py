@@ -312,12 +312,12 @@ def _garbage(raised: _Raised) -> Outcome:
 
 
 def _half_open_phones(raised: _Raised) -> Outcome:
-    """The phones' server (idle time 1 s) and `CROWD` connections from one neighbour that never end a TLS handshake
+    """The phones' server (handshake time 1 s) and `CROWD` connections from one neighbour that never end a TLS handshake
     (half send nothing, half half a ClientHello): the server holds a device's share and lets even those go."""
     with (
         tempfile.TemporaryDirectory(prefix="vm-phones-") as folder,
         ExitStack() as held,
-        Phones(Path(folder), players=("Anna",), port=0, idle_seconds=1) as running,
+        Phones(Path(folder), players=("Anna",), port=0, handshake_seconds=1) as running,
     ):
         logging.getLogger("uvicorn.error").setLevel(logging.ERROR)  # uvicorn set it when it started
         crowd = [held.enter_context(_connect(running.port, NEIGHBOUR)) for _ in range(CROWD)]
@@ -328,7 +328,7 @@ def _half_open_phones(raised: _Raised) -> Outcome:
         closed = _closed(crowd, CROWD)
     return _outcome(
         f"{CROWD} half-open TLS connections to the phones' page",
-        f"all but {PER_CLIENT} closed at once, those after the idle time; the join page answered",
+        f"all but {PER_CLIENT} closed at once, those after the handshake time; the join page answered",
         answered,
         closed == CROWD,
         raised,
