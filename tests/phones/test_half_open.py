@@ -11,6 +11,7 @@ import socket
 import ssl
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import ExitStack, suppress
 
@@ -125,7 +126,22 @@ def test_a_flood_from_many_neighbours_leaves_the_game_its_files(server: tuple[in
         process.stdin.flush()
         kept = process.stdout.readline().strip()
     assert kept == "kept"
-    with sound_socket(port, f"code={code}&player=Anna") as anna:
-        anna.send(bytes(640))
+    _joins(port, code)
     _, printed = process.communicate(input="", timeout=GUARD)
     assert printed == ""
+
+
+def _joins(port: int, code: str) -> None:
+    """Anna's phone joins, trying again as its page does while the server still lets go of connections just gone."""
+    from websockets.exceptions import WebSocketException
+
+    deadline = time.monotonic() + GUARD
+    while True:
+        try:
+            with sound_socket(port, f"code={code}&player=Anna") as anna:
+                anna.send(bytes(640))
+            return
+        except (OSError, WebSocketException):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)

@@ -9,9 +9,9 @@ open no file. Two guards on maintained parts, no TLS step of our own:
   address's open connections (an IPv6 device by its /64, `guard.client_key`) from that moment, before any TLS, and
   closes at once one past `per_client` from one address or past `most` in all;
 - `HandshakeLoop`, asyncio's selector loop, which gives the server of a `Gated` socket its `handshake_seconds` as
-  `ssl_handshake_timeout`: a connection whose handshake has not ended within the idle time is closed, as one that
-  sent no request would be. uvicorn takes it as its loop (`Config(loop=LOOP)`, an import string); naming it also
-  keeps uvicorn off uvloop, whose own accept would pass `Gated` by.
+  `ssl_handshake_timeout`: a connection whose handshake has not ended by then (the phones' server: the idle time) is
+  closed, as one that sent no request would be. uvicorn takes it as its loop (`Config(loop=LOOP)`, an import
+  string); naming it also keeps uvicorn off uvloop, whose own accept would pass `Gated` by.
 The screen's page is plain HTTP: `Guarded` counts its connections as they are accepted, so it needs neither.
 """
 
@@ -48,8 +48,9 @@ class Gated(socket.socket):
 
     def accept(self) -> tuple[socket.socket, Any]:
         """The next connection one may hold; those past a limit are closed on the way. Raises BlockingIOError when
-        none waits, as asyncio expects of a listening socket."""
-        while True:
+        none waits, as asyncio expects of a listening socket, and also after closing `most` in a row: a flood is
+        not let hold up the loop's other connections (the socket is still ready, so asyncio comes back to it)."""
+        for _ in range(self.most):
             connection, address = super().accept()
             key = client_key((address[0], address[1])) if isinstance(address, tuple) else None
             held = self._open()
@@ -57,6 +58,7 @@ class Gated(socket.socket):
                 self._held[connection] = key
                 return connection, address
             connection.close()
+        raise BlockingIOError
 
     def _open(self) -> list[str | None]:
         """Whose each connection still open is (asyncio closes a connection's socket when it ends)."""
