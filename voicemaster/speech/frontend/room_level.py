@@ -63,6 +63,11 @@ class Smoothed:
         self._recent.append(band_power(frame))
         return float(np.mean(self._recent))
 
+    def copy(self) -> Smoothed:
+        twin = Smoothed()
+        twin._recent.extend(self._recent)
+        return twin
+
 
 class EchoTail:
     """Whether a microphone hears the room alone: `tail_seconds` after the loudspeaker last played, as the reference
@@ -140,7 +145,7 @@ class _Levels:
 
     def copy(self) -> _Levels:
         twin = _Levels()
-        twin._smoothed._recent.extend(self._smoothed._recent)
+        twin._smoothed = self._smoothed.copy()
         twin._levels, twin._seconds = collections.deque(self._levels), self._seconds
         return twin
 
