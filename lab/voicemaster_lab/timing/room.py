@@ -453,6 +453,8 @@ def play_game(table: Table, seed: int, folder: Path, *, most_listens: int = MOST
             try:
                 stopped = player.follow(game, log, most_listens)
             finally:
+                if phone is not None:
+                    phone.stop()  # before the game is ended: a game stopped by the bench loses no phone of its own
                 _end(game)
     finally:
         if phone is not None:
