@@ -168,13 +168,20 @@ class MicrophoneEar:
         return Listened.from_hearing(hearing, stalled=hearing.heard is None and stalled)
 
     def _through(self, phone: PhoneMicrophone) -> ListeningPipeline:
-        """The room's pipeline with the phone as its source, its own room level and voice-activity state; its heard
-        cue is the room's (if any) and the phone's page told."""
+        """The room's pipeline through the phone (`through_phone`); its heard cue is the room's (if any) and the
+        phone's page told."""
         known = self._by_phone.get(phone.player)
         if known is None or known[0] is not phone:
-            pipeline = replace(self.pipeline, source=phone, vad=SileroVad(), room=phone.room, cue=_cue(self, phone))
+            pipeline = replace(through_phone(self.pipeline, phone), cue=_cue(self, phone))
             known = self._by_phone[phone.player] = (phone, pipeline)
         return known[1]
+
+
+def through_phone(pipeline: ListeningPipeline, phone: PhoneMicrophone) -> ListeningPipeline:
+    """The room's pipeline with `phone` as its source: the phone's own room level and voice-activity state, and the
+    settings of a microphone at the player's mouth (`EndpointSettings.at_the_mouth`), as the player is far louder
+    there over the room than at the room's microphone."""
+    return replace(pipeline, source=phone, vad=SileroVad(), room=phone.room, settings=pipeline.settings.at_the_mouth())
 
 
 def _cue(ear: MicrophoneEar, phone: PhoneMicrophone) -> Callable[[], None]:

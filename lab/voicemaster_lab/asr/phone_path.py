@@ -5,7 +5,7 @@ Each clip of a phone's condition is decided four ways:
 - `straight`: the clip whole to the recognizer, as `bench asr` decides it (the crowd judged against the room alone);
 - `pipeline`: the clip and its room at the level a phone's automatic gain gives them (the player at `bench room`'s
   close level, `harness.room.player_at_phone`), through the game's listening pipeline with the phone as its source
-  (`PhoneMicrophone`, its own room level and voice activity, built as `play.live.MicrophoneEar` builds a phone's),
+  (`PhoneMicrophone`, its own room level, voice activity and settings, as `play.live.through_phone` builds a phone's),
   the phone without a front end;
 - `front end`: the same with the game's front end (AEC3 and the barge-in filter) and a silent reference;
 - `echo`: the same while one of the quizmaster's lines plays (the reference the loudspeaker's, through the phone's
@@ -38,6 +38,7 @@ import numpy as np
 from voicemaster.config.settings import FrontEndConfig
 from voicemaster.dialogue.meaning import Context, Heard, Intent
 from voicemaster.phones.server import BEHIND_SECONDS
+from voicemaster.play.live import through_phone
 from voicemaster.play.stage import StagePlayback
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.barge_in.settings import BargeInSettings
@@ -207,8 +208,9 @@ def _decide_all(way: str, samples: Sequence[Sample], recognizer: Recognizer, con
     )
     source = _Fed(phone, played)
     settings = replace(DEFAULT_SETTINGS, barge_in=barge_in)
-    # As `play.live.MicrophoneEar._through` makes a phone's pipeline from the room's (`open_ear`).
-    pipeline = ListeningPipeline(source, recognizer, SileroVad(), settings, phone.room, clock=_Steps())
+    # As the game makes a phone's pipeline from the room's (`play.live.through_phone`), fed one message per frame.
+    rooms_own = ListeningPipeline(phone, recognizer, SileroVad(), settings, clock=_Steps())
+    pipeline = replace(through_phone(rooms_own, phone), source=source)
     response = _echo_response(_language(samples), condition) if way == "echo" else None
     out = []
     for sample in samples:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from voicemaster.speech.barge_in.settings import BargeInSettings
 
@@ -37,6 +37,12 @@ class EndpointSettings:
     be the player's: at a party, other people's talk is speech to the voice-activity model, and only the player's
     level ends an utterance. 4 dB: at 5 dB of babble the most utterances ended within a second of the player, while
     the car's and the quiet room's stay as they were (`voicemaster bench endpoint`, docs/benchmarks.md)."""
+    at_the_mouth_floor_margin_db: float = 8.0
+    """`floor_margin_db` for a microphone at the player's mouth (a phone: `at_the_mouth`). There the player is some
+    14 dB or more over a party's talk, and at 4 dB the others' louder moments began utterances before the player
+    spoke (the listening ended on them and the player went unheard) or held one open past the player's word (read with
+    the others' words); a higher margin costs such a player nothing (docs/decisions/035-the-phone-hears-over-the-room-
+    by-more.md)."""
     barge_in: BargeInSettings = field(default_factory=BargeInSettings)
     """When what is heard over our own voice is a player cutting in (`speech.barge_in`)."""
 
@@ -54,5 +60,10 @@ class EndpointSettings:
             raise ValueError("the early pause must not be longer than the pause that ends an utterance")
         if not 0 < self.threshold < 1:
             raise ValueError("the voice-activity threshold must lie between 0 and 1")
-        if self.floor_margin_db < 0:
+        if min(self.floor_margin_db, self.at_the_mouth_floor_margin_db) < 0:
             raise ValueError("the margin over the room's floor must be 0 dB or more")
+
+    def at_the_mouth(self) -> EndpointSettings:
+        """These settings for a microphone at the player's mouth (a phone): over the room's floor by
+        `at_the_mouth_floor_margin_db`; the room's microphone keeps `floor_margin_db`."""
+        return replace(self, floor_margin_db=self.at_the_mouth_floor_margin_db)
