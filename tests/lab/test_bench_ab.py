@@ -8,6 +8,10 @@ from typing import Any
 from voicemaster_lab.asr.bench_ab import compare, table
 
 
+def _path(checkout: str, file: str) -> str:
+    return file if file.startswith("/") else f"{checkout}/.cache/asr/{file}"
+
+
 def _run(checkout: str, mistakes: list[tuple[str, str, str]]) -> dict[str, Any]:
     return {
         "engines": {
@@ -21,7 +25,7 @@ def _run(checkout: str, mistakes: list[tuple[str, str, str]]) -> dict[str, Any]:
                     "false_accepts": sum(1 for _, e, _ in mistakes if e == "unknown"),
                     "decision_cpu_ms": {"p50": 400.0, "p95": 900.0},
                     "mistakes": [
-                        {"file": f"{checkout}/.cache/asr/{file}", "expected": e, "understood": u, "heard": "..."}
+                        {"file": _path(checkout, file), "expected": e, "understood": u, "heard": "..."}
                         for file, e, u in mistakes
                     ],
                 },
@@ -54,4 +58,8 @@ def test_a_moved_decision_and_a_new_wrong_meaning_are_counted() -> None:
 def test_the_same_run_from_two_checkouts_is_the_same() -> None:
     mistakes = [("a.wav", "answer A", "unknown"), ("b.wav", "answer B", "answer D")]
     (real,) = compare(_run("/tmp/wt-a", mistakes), _run("/work/main", mistakes))
+    assert (real.same, real.moved, real.new_wrong) == (6, (), 0)
+    people = [(f"/work/main/models/real-speech/{file}", e, u) for file, e, u in mistakes]
+    elsewhere = [(f"/tmp/after-models/real-speech/{file}", e, u) for file, e, u in mistakes]
+    (real,) = compare(_run("", people), _run("", elsewhere))
     assert (real.same, real.moved, real.new_wrong) == (6, (), 0)

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 ENGINE = "whisper"
-ROOTS = ("/.cache/", "/models/")
-"""Where a clip's path leaves its checkout: the same clip from two worktrees is the same after these."""
+ROOTS = ("/.cache/", "models/")
+"""Where a clip's path leaves its checkout or models folder (`VOICEMASTER_MODELS_DIR` may name another, as
+"/tmp/b-models"): the same clip from two worktrees is the same after these."""
 
 
 @dataclass(frozen=True)
