@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.barge_in.stage import BargeIn
 from voicemaster.speech.frame import FRAME_BYTES, FRAME_SAMPLES, FRAME_SECONDS, Frame
-from voicemaster.speech.frontend.room_level import RoomLevel, Smoothed
+from voicemaster.speech.frontend.room_level import FLOOR_SECONDS, RoomLevel, Smoothed
 from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
 from voicemaster.speech.hearing.segmenter import Endpoint, Segmenter
 from voicemaster.speech.hearing.voice_activity import VoiceActivity
@@ -84,7 +84,8 @@ class Endpointer:
     above the room's floor (as it stood at the onset; over our voice, what the barge-in filter left of it): other
     people's talk does not begin an utterance, nor stop our line, nor keep an utterance from ending. The frames of
     speech being counted before an onset are the room's only if they come to nothing (a cough, the others' talk):
-    those that begin an utterance are the player's first syllables, and the room forgets them.
+    those that begin an utterance are the player's first syllables, and the room forgets them. An utterance cut at its
+    longest was the room talking on, and the room learns it.
     """
 
     def __init__(
@@ -155,6 +156,8 @@ class Endpointer:
         before, end_before = segmenter.state, segmenter.end
         state = segmenter.process(FRAME_SECONDS, speech, program_speaking=overheard.echo_possible, may_begin=may_begin)
         self._learn_room()
+        if state is Endpoint.CUT and before is not Endpoint.CUT:
+            self._room_talked_on()
         if segmenter.end != end_before:  # more speech: what was heard at the last pause is not the whole utterance
             self._paused_audio = None
         if state is Endpoint.WAITING:
@@ -192,6 +195,17 @@ class Endpointer:
             return not over_our_voice
         margin = self._settings.barge_in.floor_margin_db if over_our_voice else self._settings.floor_margin_db
         return level > floor * 10 ** (margin / 10)
+
+    def _room_talked_on(self) -> None:
+        """An utterance cut at `max_seconds` was the room talking on (the others at a party, the radio), not a player
+        answering: the room learns its last `FLOOR_SECONDS`. A player who answers each line as it ends leaves the
+        room no quiet of its own to learn from, and at a party each listening was then cut, turn after turn, as the
+        others' talk never fell under a floor nobody had heard."""
+        if self._room is None:
+            return
+        audio = bytes(self._audio)
+        for at in range(len(audio) - FRAME_BYTES, -1, -FRAME_BYTES)[: round(FLOOR_SECONDS / FRAME_SECONDS)][::-1]:
+            self._room.hear(audio[at : at + FRAME_BYTES])
 
     def _learn_room(self) -> None:
         """The speech counted before an onset is the room's once it came to nothing; the player's once an utterance
