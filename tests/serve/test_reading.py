@@ -4,15 +4,17 @@ that language's start of the game it names; a German "weiter" is not read as Fre
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pytest
 
 from voicemaster.config.voice import Voice
 from voicemaster.dialogue.meaning import Intent
+from voicemaster.serve import reading
 from voicemaster.serve.reading import RoomReader
 from voicemaster.serve.waiting import start_context
 from voicemaster.speech.audio import Audio
+from voicemaster.speech.hearing.whisper.model import Array, AudioKeys, Prefixes, Tokens
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.voice import pico
 from voicemaster_lab.corpora import real_speech
@@ -73,3 +75,35 @@ def test_weiter_is_german_and_help_english(reader: RoomReader) -> None:
     assert (weiter.intent, weiter.language) == (Intent.RESUME, "de"), weiter.text
     help_ = reader.recognize(_said("help", "en"), start_context("de"))
     assert (help_.intent, help_.language) == (Intent.HELP, "en"), help_.text
+
+
+def test_the_waiting_search_decodes_fewer_rows_than_a_games_and_still_starts(
+    reader: RoomReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While waiting, the trie search is narrower than a game's (`WAITING_PRUNE`, `WAITING_BEAM`): people's talk read
+    in every plausible language costs fewer decoder rows (most of the waiting quizmaster's CPU with talk in the room),
+    none of it is a start, and a start phrase said by Pico still starts its game in its language."""
+    whisper = reader.recognizer
+    assert isinstance(whisper, WhisperRecognizer)
+    rows = [0]
+    stepping = whisper.model.step_groups
+
+    def counted(audio: AudioKeys, groups: Sequence[tuple[Prefixes, Tokens]]) -> list[tuple[Prefixes, Array]]:
+        rows[0] += sum(len(tokens) for _, tokens in groups)
+        return stepping(audio, groups)
+
+    monkeypatch.setattr(whisper.model, "step_groups", counted)
+    talk = [Audio.read(clip.path()) for clip in TALK[::10]]
+
+    def rows_read() -> int:
+        rows[0] = 0
+        for audio in talk:
+            assert reader.recognize(audio, start_context("de")).intent is not Intent.START
+        return rows[0]
+
+    waiting = rows_read()
+    heard = reader.recognize(_said("Quiz starten", "de"), start_context("en"))
+    assert (heard.intent, heard.value, heard.language) == (Intent.START, "millionaire", "de"), heard.text
+    monkeypatch.setattr(reading, "waiting_search", lambda heard: heard)  # a game's search
+    as_in_a_game = rows_read()
+    assert waiting < 0.85 * as_in_a_game, (waiting, as_in_a_game)

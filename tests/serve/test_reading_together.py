@@ -13,7 +13,7 @@ import pytest
 
 from voicemaster.config.voice import Voice
 from voicemaster.dialogue.meaning import Context, Heard
-from voicemaster.serve.reading import RoomReader, plausible, said_in_words, understood
+from voicemaster.serve.reading import RoomReader, plausible, said_in_words, understood, waiting_search
 from voicemaster.serve.waiting import start_context
 from voicemaster.speech import cores
 from voicemaster.speech.audio import Audio
@@ -64,9 +64,10 @@ UTTERANCES = _utterances()
 
 
 def _one_by_one(whisper: WhisperRecognizer, audio: Audio, context: Context) -> Heard:
-    """The reader as it read before the languages were batched: each plausible language's reading in turn."""
+    """The reader as it read before the languages were batched: each plausible language's reading in turn (with the
+    waiting reader's search)."""
     with cores.deciding():
-        heard = whisper.listen(audio, LANGUAGES[0])
+        heard = waiting_search(whisper.listen(audio, LANGUAGES[0]))
         likeliness = plausible(heard, whisper, LANGUAGES)
         readings = []
         for language in likeliness:

@@ -30,6 +30,14 @@ LANGUAGE_MARGIN = 6.0
 read (`bench serve` measures what it keeps out and lets in)."""
 
 
+WAITING_PRUNE, WAITING_BEAM = 4.0, 12
+"""The waiting reader's trie search, narrower than a game's (`strategies.Tuning`'s prune and window 6, beam 24): a
+prefix 4 below the best phrase is dropped and at most 12 are extended a token. Most of the waiting quizmaster's CPU
+with talk in the room is this search, read in up to three languages; a start is said back before it counts, and
+`bench serve` heard as many starts with it and no start in the talk (docs/decisions/025-serve-languages.md). A game's
+decisions keep the game's search."""
+
+
 LANGUAGE_CLEAR = 2.0
 """How much likelier (natural log) a language must be than one whose reading meant something else for its own
 reading to stand; between closer languages nothing is decided (`bench serve`)."""
@@ -81,7 +89,7 @@ class RoomReader:
             return NOTHING_HEARD
         started = time.perf_counter()
         with cores.deciding():
-            heard = whisper.listen(audio, self.languages[0], **how)
+            heard = waiting_search(whisper.listen(audio, self.languages[0], **how))
             likeliness = plausible(heard, whisper, self.languages)
             hearings = []
             for language in likeliness:
@@ -117,6 +125,11 @@ def said_in_words(heard: Heard, context: Context) -> Heard:
     language = heard.language or context.language
     meant = understand(heard.text, replace(context, language=language), load(language))
     return heard if meant.intent is heard.intent else Heard(Intent.UNKNOWN, None, heard.text, 0.0, language=language)
+
+
+def waiting_search(heard: Encoded) -> Encoded:
+    """`heard` to be read with the waiting reader's search (`WAITING_PRUNE`, `WAITING_BEAM`)."""
+    return replace(heard, tuning=replace(heard.tuning, prune=WAITING_PRUNE, window=WAITING_PRUNE, beam=WAITING_BEAM))
 
 
 def plausible(heard: Encoded, whisper: WhisperRecognizer, languages: tuple[str, ...]) -> dict[str, float]:
