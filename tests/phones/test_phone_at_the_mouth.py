@@ -72,6 +72,7 @@ def _through_the_phone(said: endpoint_rooms.Scene) -> endpoint_rooms.Heard:
     return endpoint_rooms.Heard(timeline.state, onset(heard), timeline.speech_end, timeline.stopped)
 
 
+@pytest.mark.xfail(strict=True, reason="issue 47: the phone keeps the room's 4 dB margin (decision 035)")
 @pytest.mark.parametrize("snr_db", [5.0, 0.0], ids=["party 5 dB", "party as loud"])
 def test_at_a_party_the_phone_ends_peoples_commands_within_a_second_of_them(snr_db: float) -> None:
     assert len(SAMPLE) >= 15
