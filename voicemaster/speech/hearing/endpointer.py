@@ -203,8 +203,9 @@ class Endpointer:
         others' talk never fell under a floor nobody had heard."""
         if self._room is None:
             return
-        audio = bytes(self._audio)
-        for at in range(len(audio) - FRAME_BYTES, -1, -FRAME_BYTES)[: round(FLOOR_SECONDS / FRAME_SECONDS)][::-1]:
+        audio = bytes(self._audio)  # ends with the frame just pushed
+        frames = min(len(audio) // FRAME_BYTES, round(FLOOR_SECONDS / FRAME_SECONDS))
+        for at in range(len(audio) - frames * FRAME_BYTES, len(audio), FRAME_BYTES):
             self._room.hear(audio[at : at + FRAME_BYTES])
 
     def _learn_room(self) -> None:
