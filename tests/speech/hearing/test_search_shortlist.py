@@ -13,7 +13,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from voicemaster.speech.hearing.whisper.model import Array, AudioKeys, Prefixes, Tokens
+from voicemaster.speech.hearing.whisper.model import Array, AudioKeys, First, Prefixes, Tokens
 from voicemaster.speech.hearing.whisper.search import Bounds, Finds, Scores, search
 from voicemaster.speech.hearing.whisper.tokens import Special
 from voicemaster.speech.hearing.whisper.trie import Node, build
@@ -44,6 +44,9 @@ class DrawnDecoder:
         nothing = (np.zeros((1, 0, 1), dtype=np.float32),)
         rows = np.stack([self._next(tokens[: position % len(tokens) + 1]) for position in at])
         return Prefixes(held, held, nothing, nothing), rows
+
+    def starts(self, audio: AudioKeys, firsts: Sequence[First]) -> list[tuple[Prefixes, Array]]:
+        return [self.start(audio, list(tokens), at) for tokens, at in firsts]
 
     def step_groups(self, audio: AudioKeys, groups: Sequence[tuple[Prefixes, Tokens]]) -> list[tuple[Prefixes, Array]]:
         del audio

@@ -87,14 +87,14 @@ def test_searches_together_find_what_each_finds_alone_in_fewer_decoder_runs(
     assert both == each
     # One run for all the starts, then one per step of the longest search.
     assert batched.runs == 1 + max(scores.steps for scores in each)
-    starts = sum(2 if prompted else 1 for *_, prompted in asked)
-    assert one_by_one.runs == starts + sum(scores.steps for scores in each)
+    # Alone, one run for each search's starts, then one per step of its own.
+    assert one_by_one.runs == len(asked) + sum(scores.steps for scores in each)
 
 
-def test_a_search_alone_asks_as_the_search_always_did() -> None:
-    """`search` (the game's single language) runs each start by itself and each step as one batch: what it finds and
-    its runs are those of a loop calling the decoder itself."""
+def test_a_search_alone_runs_its_starts_together_and_each_step_as_one_batch() -> None:
+    """`search` (the game's single language) runs the free reading's start and the prompt's in one decoder run, then
+    each step as one batch (decision 034)."""
     decoder = CountedDecoder(11, 3.0)
     scores = alone(decoder, AudioKeys((), ()), _searching(["ab", "abc", "c", "dd"], [0, 0, 1, 2], SPECIALS[1], True))
-    assert decoder.runs == 2 + scores.steps
+    assert decoder.runs == 1 + scores.steps
     assert scores.phrases and not math.isinf(scores.free)

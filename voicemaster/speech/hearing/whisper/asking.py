@@ -1,8 +1,8 @@
 """The decoder asked in turns: a search (`search.searching`) yields what it wants decoded, its first prefixes and then
 each step's groups of prefixes, and receives the decoder's answer. One driver runs a search alone (`alone`: the game's
-one language, each request one call as the search always made them); another runs several searches of one utterance
-in lockstep (`together`: the waiting reader's languages, whose starts go in one decoder run and whose steps go in one
-batch, decision 025).
+one language, each request one decoder run: its starts, the free reading's and the prompt's, in one, decision 034);
+another runs several searches of one utterance in lockstep (`together`: the waiting reader's languages, whose starts go
+in one decoder run and whose steps go in one batch, decision 025).
 """
 
 from __future__ import annotations
@@ -17,10 +17,12 @@ Done = TypeVar("Done")
 
 
 class Decoder(Protocol):
-    """What the search asks of Whisper's decoder (`model.Whisper`): a first prefix run whole, then batches of prefixes
-    one token longer at a time."""
+    """What the search asks of Whisper's decoder (`model.Whisper`): first prefixes run whole, several in one run,
+    then batches of prefixes one token longer at a time."""
 
     def start(self, audio: AudioKeys, tokens: list[int], at: Sequence[int] = (-1,)) -> tuple[Prefixes, Array]: ...
+
+    def starts(self, audio: AudioKeys, firsts: Sequence[First]) -> list[tuple[Prefixes, Array]]: ...
 
     def step_groups(
         self, audio: AudioKeys, groups: Sequence[tuple[Prefixes, Tokens]]
@@ -29,7 +31,7 @@ class Decoder(Protocol):
 
 @dataclass(frozen=True)
 class Starts:
-    """What a search asks first: the decoder over whole first prefixes (`Whisper.start`), answered in order."""
+    """What a search asks first: the decoder over whole first prefixes (`Whisper.starts`), answered in order."""
 
     firsts: tuple[First, ...]
 
@@ -47,15 +49,11 @@ Asking = Generator[Starts | Steps, Answer, Done]
 """Something that asks the decoder in turns (a search, a way of hearing around one) and ends with `Done`."""
 
 
-class LockstepDecoder(Decoder, Protocol):
-    """A decoder that also runs several first prefixes at once (`Whisper.starts`)."""
-
-    def starts(self, audio: AudioKeys, firsts: Sequence[First]) -> list[tuple[Prefixes, Array]]: ...
-
-
 def alone(model: Decoder, audio: AudioKeys, asking: Asking[Done]) -> Done:
-    """What `asking` ends with, each start and each step asked of `model` as it is asked: a search costs what a
-    loop calling the decoder itself would, and finds the very same."""
+    """What `asking` ends with, each request asked of `model` as it is asked: its starts in one decoder run, each
+    step as one batch. A run reads all the decoder's weights whatever its rows, so the free reading's start and the
+    prompt's cost one read, not two; each row attends to its own prefix only, so each gets the figures it would alone,
+    to float tolerance (the A/B on every corpus: decision 034)."""
     answer: Answer | None = None
     while True:
         try:
@@ -64,12 +62,12 @@ def alone(model: Decoder, audio: AudioKeys, asking: Asking[Done]) -> Done:
             done: Done = stop.value
             return done
         if isinstance(asked, Starts):
-            answer = [model.start(audio, list(tokens), at) for tokens, at in asked.firsts]
+            answer = model.starts(audio, asked.firsts)
         else:
             answer = model.step_groups(audio, asked.groups)
 
 
-def together(model: LockstepDecoder, audio: AudioKeys, askings: Sequence[Asking[Done]]) -> list[Done]:
+def together(model: Decoder, audio: AudioKeys, askings: Sequence[Asking[Done]]) -> list[Done]:
     """What each of `askings` ends with, all on one utterance, asked in lockstep: at each turn every start asked is
     run in one decoder run, and every step in one batch. A decoder run reads all its weights whatever its rows, so
     that share is paid once a turn instead of once per search; each row's own arithmetic stays (what it saves: decision

@@ -79,9 +79,9 @@ class Whisper:
         return audio.starts[key]
 
     def starts(self, audio: AudioKeys, firsts: Sequence[First]) -> list[tuple[Prefixes, Array]]:
-        """`start` for several first prefixes (each language's starts of a waiting reader's searches): those not yet
-        worked out on this utterance in one run of the decoder, whose weights a run reads whatever its rows; kept
-        as `start` keeps them."""
+        """`start` for several first prefixes (a search's free reading and prompt, decision 034; each language's
+        starts of a waiting reader's searches): those not yet worked out on this utterance in one run of the decoder,
+        whose weights a run reads whatever its rows; kept as `start` keeps them."""
         keys = [(tuple(tokens), tuple(at)) for tokens, at in firsts]
         missing = list(dict.fromkeys(key for key in keys if key not in audio.starts))
         if len(missing) == 1:
