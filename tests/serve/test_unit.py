@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,15 +17,17 @@ from voicemaster.serve.unit import UNIT_NAME, unit_text
 COMMAND = [sys.executable, "-m", "voicemaster", "serve"]
 
 
-def _verify(unit: Path, runtime: Path) -> subprocess.CompletedProcess[str]:
-    runtime.mkdir(mode=0o700, exist_ok=True)
-    return subprocess.run(
-        ["systemd-analyze", "verify", "--user", str(unit)],
-        env={**os.environ, "XDG_RUNTIME_DIR": str(runtime)},  # a user manager's folder, where none runs
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+def _verify(unit: Path) -> subprocess.CompletedProcess[str]:
+    # A user manager's runtime folder, where none runs: short, as the sockets other user units name in it must fit a
+    # socket's 108 bytes (under pytest's folder in /dev/shm, gpg-agent's did not, and verify reported that unit).
+    with tempfile.TemporaryDirectory(prefix="vm-run-", dir="/tmp") as runtime:
+        return subprocess.run(
+            ["systemd-analyze", "verify", "--user", str(unit)],
+            env={**os.environ, "XDG_RUNTIME_DIR": runtime},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
@@ -32,12 +35,12 @@ def test_systemd_finds_nothing_wrong_in_the_unit(tmp_path: Path) -> None:
     unit = tmp_path / UNIT_NAME
     config = tmp_path / "my settings" / "100% $HOME"
     unit.write_text(unit_text([*COMMAND[:3], "--config", str(config), "serve"], {"XDG_DATA_HOME": str(tmp_path)}))
-    checked = _verify(unit, tmp_path / "runtime")
+    checked = _verify(unit)
     assert (checked.returncode, checked.stderr.strip()) == (0, ""), checked.stderr
     # A mistake in a unit is what verify reports: the check can fail.
     broken = tmp_path / "broken.service"
     broken.write_text(unit.read_text().replace("Restart=on-failure", "Restart=sometimes"))
-    assert "restart specifier" in _verify(broken, tmp_path / "runtime").stderr
+    assert "restart specifier" in _verify(broken).stderr
 
 
 def test_the_command_systemd_runs_is_the_one_written(tmp_path: Path) -> None:
