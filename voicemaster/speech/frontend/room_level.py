@@ -109,13 +109,20 @@ class RoomLevel:
         """What the barge-in filter left of one frame while our voice played and nobody had begun."""
         self._under.hear(left)
 
-    def floor_under_our_voice(self) -> float | None:
+    def floor_under_our_voice(self, *, what_our_voice_leaves: bool = False) -> float | None:
         """Over our voice, the level a player must rise over to stop our line: the room heard alone (`floor`) once
         it is known; before, in the first listenings of a game, where a player answering as each line ends leaves the
         room no quiet of its own, `UNDER_OUR_VOICE_PERCENTILE` of what the filter left under our voice; None until
-        one of them has been heard for `LEAST_SECONDS`."""
+        one of them has been heard for `LEAST_SECONDS`. With `what_our_voice_leaves` (a microphone at the player's
+        mouth, `EndpointSettings.at_the_mouth`), the louder of the two once both are known: there our voice arrives
+        from across the room, mostly as its reverberation, which the filter's few frames around the echo's delay do
+        not explain, so in a quiet room it rose far over the room's own floor in each pause of a line and stopped it
+        (docs/decisions/038-the-phone-hears-over-what-our-voice-leaves.md)."""
         alone = self.floor()
-        return alone if alone is not None else self._under.percentile(UNDER_OUR_VOICE_PERCENTILE)
+        left = self._under.percentile(UNDER_OUR_VOICE_PERCENTILE)
+        if what_our_voice_leaves and alone is not None and left is not None:
+            return max(alone, left)
+        return alone if alone is not None else left
 
     def copy(self) -> RoomLevel:
         """The room as it stands, to go back to (`go_back`); cheap enough for every frame."""

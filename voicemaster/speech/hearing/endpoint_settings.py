@@ -42,6 +42,12 @@ class EndpointSettings:
     louder over a party's talk than at the room's microphone. 8 dB ended more of people's commands within a second of
     them at a party, but the decision then took more of the tighter utterances for another meaning, so the phone keeps
     the room's margin for now (docs/decisions/035-the-phone-hears-over-the-room-by-more.md)."""
+    over_what_our_voice_leaves: bool = False
+    """Over our voice, a player must also rise over what the barge-in filter leaves of it when nobody speaks
+    (`RoomLevel.floor_under_our_voice`), not only over the room heard alone: set for a microphone at the player's
+    mouth (`at_the_mouth`), where our voice is the room's reverberation and the player far louder than it. The room's
+    microphone, a hand's breadth from the loudspeaker, keeps the room's floor alone, which heard more of people's
+    barge-ins (docs/decisions/031-the-room-under-our-voice.md)."""
     barge_in: BargeInSettings = field(default_factory=BargeInSettings)
     """When what is heard over our own voice is a player cutting in (`speech.barge_in`)."""
 
@@ -64,5 +70,6 @@ class EndpointSettings:
 
     def at_the_mouth(self) -> EndpointSettings:
         """These settings for a microphone at the player's mouth (a phone): over the room's floor by
-        `at_the_mouth_floor_margin_db`; the room's microphone keeps `floor_margin_db`."""
-        return replace(self, floor_margin_db=self.at_the_mouth_floor_margin_db)
+        `at_the_mouth_floor_margin_db`, and over our voice over what the filter leaves of it too
+        (`over_what_our_voice_leaves`); the room's microphone keeps `floor_margin_db` and the room's floor alone."""
+        return replace(self, floor_margin_db=self.at_the_mouth_floor_margin_db, over_what_our_voice_leaves=True)

@@ -189,7 +189,9 @@ class Endpointer:
             elif over_our_voice:
                 self._unsure.append(heard)  # the room's under our voice, unless it begins an utterance
             self._floor = self._room.floor()
-            self._floor_over_our_voice = self._room.floor_under_our_voice()
+            self._floor_over_our_voice = self._room.floor_under_our_voice(
+                what_our_voice_leaves=self._settings.over_what_our_voice_leaves
+            )
         floor = self._floor_over_our_voice if over_our_voice else self._floor
         if floor is None:
             return not over_our_voice

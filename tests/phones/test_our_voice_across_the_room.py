@@ -1,0 +1,183 @@
+"""A phone at the player's mouth hears the quizmaster's loudspeaker from across the room, mostly as the room's
+reverberation: in each pause of a line ("Markus, B, Wien. Endgültig?") and after its end the room still rings with it,
+which the barge-in filter's few frames around the echo's delay do not explain, far over a quiet room's own floor.
+Before, that stopped the line by itself, or began an utterance before the player's yes (read "[Musik]" and asked
+again), and the turn was lost. The player at the phone is far louder than that ringing, and still stops a question
+by speaking over it.
+
+`bench room`'s living room (issue 47): the loudspeaker's response to the phone and its level at `--echo-db 0`
+(`harness.room.phone_scene`), the player's real recordings at the phone (`player_at_phone`). The game's phone pipeline
+(`play.live.through_phone`, AEC3 and the barge-in filter), the phone's reference taken as its sound arrives, 0.1 s
+ahead of the echo; each listening heard up to its endpointer, turn after turn with one phone and its room level, the
+room heard alone while the game decides. The quizmaster's lines are the game's own, in its German voice."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, replace
+
+import numpy as np
+import pytest
+
+from voicemaster.config.settings import FrontEndConfig
+from voicemaster.config.voice import Voice
+from voicemaster.dialogue.meaning import Context, ContextName
+from voicemaster.host.lines import load as load_lines
+from voicemaster.phones.server import BEHIND_SECONDS
+from voicemaster.play.live import through_phone
+from voicemaster.play.stage import StagePlayback
+from voicemaster.speech.audio import Audio
+from voicemaster.speech.barge_in.settings import BargeInSettings
+from voicemaster.speech.devices.interfaces import Playback
+from voicemaster.speech.devices.phone import PhoneMicrophone
+from voicemaster.speech.frame import FRAME_BYTES, FRAME_SECONDS, Frame
+from voicemaster.speech.frontend import FrontEndUnavailable, PlayedSound, usable_front_end
+from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, Hearing, ListeningPipeline, PipelineStage
+from voicemaster.speech.hearing.voice_activity import SileroVad
+from voicemaster.speech.signal import RECOGNITION_RATE, from_float, resample, to_float
+from voicemaster.speech.voice.speakers import Speakers
+from voicemaster_lab.corpora import real_speech
+from voicemaster_lab.corpora.real_speech_sources import RealClip
+from voicemaster_lab.harness import room as acoustics
+from voicemaster_lab.harness.scene import onset
+
+pytestmark = pytest.mark.model  # Silero, Pico
+
+Signal = np.ndarray
+ROOM = acoustics.ROOMS["living-room"]
+ECHO_DELAY_SECONDS = 0.1
+"""From the phone's reference to the echo in its sound: the devices' buffers and the Wi-Fi."""
+GAP_SECONDS = 0.4
+"""The player answers this long after the line ends, as `bench room`'s player does (within the echo's tail)."""
+WAITED_SECONDS = 30.0
+"""How long the phone's front end may take to clean a message on a loaded machine: a guard, not a measure."""
+TURNS = 10
+
+
+def _pcm(signal: Signal) -> bytes:
+    pcm = from_float(np.clip(signal, -1.0, 1.0), RECOGNITION_RATE).samples
+    return pcm[: len(pcm) - len(pcm) % FRAME_BYTES]
+
+
+@dataclass
+class _Phone:
+    """`AudioIn` over the phone: its page sends one message for each frame the game reads, of `heard` (the room and
+    the player) and the echo of what the loudspeaker played meanwhile, as the line moves on one frame each."""
+
+    phone: PhoneMicrophone
+    played: PlayedSound
+    echo: Signal
+    heard: bytes = b""
+    line: StagePlayback | None = None
+
+    def frames(self, during: Playback | None = None, *, before: float = 0.0) -> Iterator[Frame]:
+        inner = self.phone.frames(during, before=before)
+        for _ in range(round(before / FRAME_SECONDS)):  # the room's pre-roll: the scene begins where listening does
+            next(inner)
+        history = np.zeros(len(self.echo) - 1)
+        for sent in range(len(self.heard) // FRAME_BYTES):
+            line, played = self.line, bytes(FRAME_BYTES)
+            if line is not None and not line.done():
+                line.elapsed = sent * FRAME_SECONDS
+                played = line.played(FRAME_BYTES)
+            self.played.add(played)
+            history = np.concatenate([history, np.frombuffer(played, dtype="<i2").astype(np.float64)])
+            echoed = np.convolve(history[-(len(self.echo) + FRAME_BYTES // 2 - 1) :], self.echo, mode="valid")
+            block = np.frombuffer(self.heard[sent * FRAME_BYTES : (sent + 1) * FRAME_BYTES], dtype="<i2")
+            self.phone.receive(np.clip(np.round(block + echoed), -32768, 32767).astype("<i2").tobytes())
+            assert self.phone.settle(WAITED_SECONDS)
+            yield next(inner)
+
+    def room_alone(self, room: bytes) -> None:
+        """What the phone sends while the game decides: the room, nothing played."""
+        for at in range(0, len(room), FRAME_BYTES):
+            self.phone.receive(room[at : at + FRAME_BYTES])
+        assert self.phone.settle(WAITED_SECONDS)
+
+
+def _in_the_game_voice(texts: list[str]) -> list[Signal]:
+    speakers = Speakers({"de": Voice()})
+    return [to_float(resample(speakers.render(text, "de"), RECOGNITION_RATE)).astype(np.float64) for text in texts]
+
+
+def _at_the_phone(clip: RealClip) -> Signal:
+    dry = to_float(resample(Audio.read(clip.path()), RECOGNITION_RATE)).astype(np.float64)
+    return acoustics.player_at_phone(ROOM, dry, f"real|{clip.text}")
+
+
+def _turns(lines: list[Signal], said: list[Signal], starts: list[float]) -> list[tuple[Hearing, float]]:
+    """Each line played while the phone listens, `said[n]` beginning `starts[n]` seconds into the listening: what
+    the phone's pipeline heard up to its endpointer, and where the player began (seconds). Before them the game's
+    greeting and its question for the player's name, heard with nobody speaking, as a game begins."""
+    try:
+        front_end = usable_front_end(**asdict(FrontEndConfig()), settings=BargeInSettings())[0]
+    except FrontEndUnavailable as missing:
+        pytest.skip(str(missing))
+    noise = acoustics.noise(ROOM, [])
+    scene = acoustics.phone_scene(ROOM, 0.0, lines, noise)
+    assert scene.echo is not None
+    played = PlayedSound()
+    phone = PhoneMicrophone("Markus", front_end, played.branch(BEHIND_SECONDS))
+    echo = np.concatenate([np.zeros(round(ECHO_DELAY_SECONDS * RECOGNITION_RATE)), scene.echo])
+    source = _Phone(phone, played, echo)
+    game = ListeningPipeline(phone, None, SileroVad(), DEFAULT_SETTINGS, end_stage=PipelineStage.ENDPOINTER)
+    pipeline = replace(through_phone(game, phone), source=source)
+    room = _pcm(scene.noise[: 2 * RECOGNITION_RATE])
+    lines_of = load_lines("de")
+    (greeting,) = _in_the_game_voice([" ".join(lines_of.render(key, {"n": 1}) for key in ("greeting", "ask_name"))])
+    source.room_alone(room)
+    source.heard = _pcm(np.resize(scene.noise, len(greeting) + RECOGNITION_RATE))
+    source.line = StagePlayback(from_float(greeting, RECOGNITION_RATE))
+    pipeline.listen(Context(ContextName.NAME, "de"), 0.5, source.line)  # its echo learnt, whatever it heard
+    out = []
+    for turn, (line, utterance, start) in enumerate(zip(lines, said, starts, strict=True)):
+        source.room_alone(room)
+        at = round(start * RECOGNITION_RATE)
+        heard = np.resize(np.roll(scene.noise, turn * 4000), max(len(line), at + len(utterance)) + 3 * RECOGNITION_RATE)
+        heard[at : at + len(utterance)] += utterance
+        source.heard, source.line = _pcm(heard), StagePlayback(from_float(line, RECOGNITION_RATE))
+        out.append((pipeline.listen(Context(ContextName.CONFIRM, "de"), 8.0, source.line), start))
+    return out
+
+
+def test_the_phone_hears_a_yes_after_each_line_and_never_its_echo_across_the_room() -> None:
+    lines = load_lines("de")
+    texts = [
+        lines.render("final_answer", {"player": "Markus", "letter": letter, "text": option}, vary=vary)
+        for vary, (letter, option) in enumerate((("B", "Z"), ("A", "Eine Wette"), ("C", "Rom"), ("D", "Wien")), 2)
+    ]
+    texts += [
+        lines.render("confirm_joker", {"player": "Markus", "joker": "Fünfzig-fünfzig-Joker"}),
+        lines.render("scan_option", {"letter": "B", "text": "Paris"}),
+        lines.render("another_player", {}),
+    ]
+    made = _in_the_game_voice(texts)
+    played = [made[turn % len(made)] for turn in range(TURNS)]
+    yes = [clip for clip in real_speech.load(("de",)) if clip.kind == "yes"]
+    assert yes
+    said = [_at_the_phone(yes[turn % len(yes)]) for turn in range(TURNS)]
+    starts = [len(line) / RECOGNITION_RATE + ECHO_DELAY_SECONDS + GAP_SECONDS for line in played]
+    lost = {}
+    for turn, (hearing, start) in enumerate(_turns(played, said, starts)):
+        began = onset(hearing)
+        if hearing.barged_in_at is not None or began is None or began < start - FRAME_SECONDS:
+            lost[turn] = (hearing.barged_in_at, began, round(start, 2))
+    assert lost == {}  # turn: (the line stopped at, the utterance began at, the player began at), seconds
+
+
+def test_the_player_at_the_phone_still_stops_a_question_by_speaking_over_it() -> None:
+    lines = load_lines("de")
+    question = lines.render(
+        "question", {"text": "Wie nennt man es, wenn Bürger bestimmen, wer sie im Parlament vertritt?"}
+    )
+    options = " ".join(
+        lines.render("option", {"letter": letter, "text": option})
+        for letter, option in zip("ABCD", ("Eine Wette", "Eine Verlosung", "Eine Wahl", "Eine Prüfung"), strict=True)
+    )
+    (line,) = _in_the_game_voice([f"{question} {options}"])
+    letters = [clip for clip in real_speech.load(("de",)) if clip.kind == "letter" and clip.text in "ABCD"]
+    assert len(letters) == 4
+    said = [_at_the_phone(clip) for clip in letters]
+    starts = [2.0] * len(said)  # into the question, 6 s long
+    stopped = [hearing.barged_in_at for hearing, _ in _turns([line] * len(said), said, starts)]
+    assert all(at is not None and 2.0 < at < 3.0 for at in stopped), stopped  # where each letter stopped it
