@@ -107,3 +107,31 @@ def test_the_waiting_search_decodes_fewer_rows_than_a_games_and_still_starts(
     monkeypatch.setattr(reading, "waiting_search", lambda heard: heard)  # a game's search
     as_in_a_game = rows_read()
     assert waiting < 0.85 * as_in_a_game, (waiting, as_in_a_game)
+
+
+def test_a_weiter_its_words_do_not_say_is_no_rival_to_a_start(reader: RoomReader) -> None:
+    """Pico's fast German "Rette die Million", said close in a quiet room as `bench serve` says it, through the waiting
+    pipeline: German reads "Breite die Million." and names the money drop; English, nearly as likely a language, reads
+    "3.5 million" and its scores alone pick "continue", a "weiter" the waiting quizmaster never takes without its
+    words. That reading is no rival: the German start stands."""
+    from dataclasses import asdict
+
+    import numpy as np
+
+    from voicemaster.config.settings import load_settings
+    from voicemaster.paths import DEFAULT_CONFIG
+    from voicemaster.serve.waiting import WAIT_SECONDS
+    from voicemaster.speech.frontend import usable_front_end
+    from voicemaster_lab.timing import serve as bench
+
+    settings = load_settings([DEFAULT_CONFIG])
+    draw = np.random.default_rng(0)
+    fast = bench.SPEAKERS["de"][1]
+    said = bench._at_level(bench._samples(bench._start_voices()("Rette die Million", "de", fast)), bench.START_LEVEL_DB)
+    hush = bench._hush(round(1.5 * bench.RATE), draw)
+    front_end, _ = usable_front_end(**asdict(settings.front_end), settings=settings.barge_in)
+    stream = np.concatenate([hush, said + bench._hush(len(said), draw), hush])
+    waiting, _ = bench._pipelines(bench.StreamSource(bench._pcm(stream), front_end), reader, reader, settings)
+    heard = waiting.listen(start_context("de"), WAIT_SECONDS).heard
+    assert heard is not None
+    assert (heard.intent, heard.value, heard.language) == (Intent.START, "moneydrop", "de"), heard.text

@@ -72,11 +72,11 @@ class RoomReader:
 
         if isinstance(self.recognizer, WhisperRecognizer):
             return self._by_whisper(self.recognizer, audio, context, how)
-        readings = [
-            replace(self.recognizer.recognize(audio, replace(context, language=language), **how), language=language)
-            for language in self.languages
-        ]
-        return said_in_words(understood(readings, {}), context)
+        readings = []
+        for language in self.languages:
+            heard = self.recognizer.recognize(audio, replace(context, language=language), **how)
+            readings.append(said_in_words(replace(heard, language=language), context))
+        return understood(readings, {})
 
     def _by_whisper(self, whisper: WhisperRecognizer, audio: Audio, context: Context, how: dict[str, bool]) -> Heard:
         from voicemaster.speech import cores
@@ -100,10 +100,10 @@ class RoomReader:
             # a run reads all the decoder's weights whatever its rows, once a turn instead of once per language
             # (decision 025). The same readings to float tolerance (`tests/serve/test_reading_together.py`).
             readings = [
-                replace(reading, language=language)
+                said_in_words(replace(reading, language=language), context)
                 for reading, language in zip(together(heard.model, heard.keys, hearings), likeliness, strict=True)
             ]
-        decided = said_in_words(understood(readings, likeliness), context)
+        decided = understood(readings, likeliness)
         return replace(decided, decode_ms=round((time.perf_counter() - started) * 1000, 1))
 
 
@@ -116,7 +116,10 @@ def said_in_words(heard: Heard, context: Context) -> Heard:
     """A "weiter" or help stands only when the decoder's own words say it too (the text matcher finds it): the
     grammar alone took a TV's and people's short sounds ("Huh?", "Ta-da!", "Ready?") for one about every 20 s of
     talk (`bench serve`), and the waiting quizmaster would answer the room's talk aloud. A start is said back
-    before it counts, so the grammar decides it alone."""
+    before it counts, so the grammar decides it alone. Each language's reading is held to this before the languages
+    are weighed (`understood`): a "weiter" its words do not say is no meaning, nor a rival to another language's
+    start (Pico's German "Rette die Million", read "Breite die Million." and in English "3.5 million", scored as
+    "continue", was undecided)."""
     if heard.intent not in ANSWERED_ALOUD:
         return heard
     from voicemaster.speech.hearing.intents import understand
