@@ -233,12 +233,6 @@ def named_at_the_end(reading: Normalized, phrases: Sequence[Phrase], hear: HearP
     French "de" are carriers as much as letters), unless the file says they are the sound."""
     words = reading.split()
     texts, meanings = _answers(phrases)
-    if len(words) == 1 and words[0] not in carrier_words(hear):
-        # A letter said alone, its onset taken by the canceller: the whole reading is its sound ("see" for a
-        # German "C", "tse" without its t), not a word a sentence has of its own (decision 037).
-        alone = hear.sounds.get(Normalized(words[0]))
-        if alone is not None and (Intent.ANSWER, alone.value) in meanings:
-            return Intent.ANSWER, alone.value
     for start in range(1, min(GARBLED_WORDS, len(words) - 1) + 1):
         if words[start - 1] in hear.words.negation:
             return None
@@ -316,7 +310,7 @@ def decide(evidence: Evidence, free_reading: Understanding, text: str, margins: 
 
 
 def _clear(evidence: Evidence, free_reading: Understanding, text: str, margins: Margins) -> bool:
-    if evidence.meaning_margin < margins.meaning and not _named_over_our_voice(evidence, free_reading, text):
+    if evidence.meaning_margin < margins.meaning:
         return False
     if evidence.no_speech > margins.no_speech or not _words(text):
         return False
@@ -341,18 +335,6 @@ def _clear(evidence: Evidence, free_reading: Understanding, text: str, margins: 
     if objection:
         meaning = max(meaning, margins.undecided if objection == "undecided" else margins.doubted)
     return evidence.meaning_margin >= meaning and evidence.free_gap <= free
-
-
-def _named_over_our_voice(evidence: Evidence, free_reading: Understanding, text: str) -> bool:
-    """Whether, over our voice, the decoder's whole reading names the answer the scores pick: its words ("3" for a
-    person's "C": "die drei"), or one word that is the letter's sound (`named_at_the_end`: "Z." for "C", its "t"
-    taken). There the words are the witness (017) and the scores, made from what the canceller left, need only pick
-    the same answer, not by the meaning margin (decision 037). A sound after a garbled start ("und wird be.") is a
-    weaker witness and still needs the margin (024). An answer is said back before it is locked."""
-    if not evidence.over_our_voice or evidence.meaning is None or evidence.meaning[0] is not Intent.ANSWER:
-        return False
-    whole = evidence.named_at_the_end == evidence.meaning and len(spoken(text).split()) == 1
-    return whole or (free_reading.intent, free_reading.value) == evidence.meaning
 
 
 def testimony(evidence: Evidence) -> str:
