@@ -63,3 +63,13 @@ def test_the_same_run_from_two_checkouts_is_the_same() -> None:
     elsewhere = [(f"/tmp/after-models/real-speech/{file}", e, u) for file, e, u in mistakes]
     (real,) = compare(_run("", people), _run("", elsewhere))
     assert (real.same, real.moved, real.new_wrong) == (6, (), 0)
+
+
+def test_a_run_from_before_decision_cpu_was_reported_compares_with_a_new_one() -> None:
+    mistakes = [("a.wav", "answer A", "unknown")]
+    older = _run("/tmp/wt-a", mistakes)
+    real = older["engines"]["whisper"]["real"]
+    real["decode_ms"] = real.pop("decision_cpu_ms")
+    (compared,) = compare(older, _run("/work/main", mistakes))
+    assert (compared.same, compared.new_wrong) == (6, 0)
+    assert any("400 → 400 ms" in line for line in table([compared]))
