@@ -119,10 +119,12 @@ class RoomLevel:
         not explain, so in a quiet room it rose far over the room's own floor in each pause of a line and stopped it
         (docs/decisions/038-the-phone-hears-over-what-our-voice-leaves.md)."""
         alone = self.floor()
+        if alone is not None and not what_our_voice_leaves:
+            return alone  # the room's microphone, every frame while waiting: no percentile to work out
         left = self._under.percentile(UNDER_OUR_VOICE_PERCENTILE)
-        if what_our_voice_leaves and alone is not None and left is not None:
-            return max(alone, left)
-        return alone if alone is not None else left
+        if alone is None or left is None:
+            return alone if alone is not None else left
+        return max(alone, left)
 
     def copy(self) -> RoomLevel:
         """The room as it stands, to go back to (`go_back`); cheap enough for every frame."""
