@@ -239,7 +239,7 @@ def run(args: argparse.Namespace) -> int:
         from voicemaster.cli.app import main  # the commands the fuzzer feeds its files to
         from voicemaster_lab.faults import drill, fuzz
 
-        figures = fuzz.fuzz(max(0, args.inputs), _seed(args, 17), command=main)
+        figures = fuzz.fuzz(max(0, args.inputs), _seed(args, drill.SEED), command=main)
         print(json.dumps(figures, ensure_ascii=False) if args.json else "\n".join(drill.fuzz_report(figures)))
         return 0
     if args.what == "screen":

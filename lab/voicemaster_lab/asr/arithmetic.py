@@ -25,8 +25,8 @@ from voicemaster.config.files import LANGUAGES
 from voicemaster.dialogue.meaning import Context
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.whisper.runtime_protocol import Array, AudioKeys, First, Prefixes, Runtime, Tokens
-from voicemaster.speech.hearing.whisper.strategies import Tuning
 from voicemaster_lab.asr import whisper_variants
+from voicemaster_lab.asr.measure import ENGINE_SETUPS, per_language
 from voicemaster_lab.asr.samples import real_samples
 
 WIDTH, LAYERS, WORDS, FEED_FORWARD, MELS = 512, 6, 51_865, 2_048, 80
@@ -108,23 +108,23 @@ def measure(every: int, languages: Sequence[str] = LANGUAGES) -> list[Measured]:
     samples, missing = real_samples(languages)
     if missing:
         raise SystemExit(missing)
-    opened: dict[str, tuple[whisper_variants.WhisperVariant, Counting]] = {}
+    not_installed: dict[str, str] = {}
     measured = []
-    for sample in samples[1::every]:
-        if sample.language not in opened:
-            recognizer = whisper_variants.WhisperVariant(sample.language, Tuning(), whisper_variants.as_played)
-            counting = Counting(recognizer.whisper.model.runtime)
-            recognizer.whisper.model.runtime = counting
-            opened[sample.language] = (recognizer, counting)
-        recognizer, counting = opened[sample.language]
-        context = Context(sample.context, sample.language, sample.options, sample.names)
-        recognizer.prepare(context)
-        audio = Audio.read(sample.path)
-        counting.counted.clear()
-        began = time.process_time()
-        recognizer.recognize(audio, context)
-        cpu_ms = (time.process_time() - began) * 1000
-        measured.append(Measured(str(sample.path), dict(counting.counted), cpu_ms, float32_rate()))
+    for _, recognizer, own in per_language(ENGINE_SETUPS["whisper"], samples[1::every], not_installed):
+        assert isinstance(recognizer, whisper_variants.WhisperVariant)
+        counting = Counting(recognizer.whisper.model.runtime)
+        recognizer.whisper.model.runtime = counting
+        for sample in own:
+            context = Context(sample.context, sample.language, sample.options, sample.names)
+            recognizer.prepare(context)
+            audio = Audio.read(sample.path)
+            counting.counted.clear()
+            began = time.process_time()
+            recognizer.recognize(audio, context)
+            cpu_ms = (time.process_time() - began) * 1000
+            measured.append(Measured(str(sample.path), dict(counting.counted), cpu_ms, float32_rate()))
+    if not_installed:
+        raise SystemExit("; ".join(not_installed.values()))
     return measured
 
 
