@@ -11,6 +11,7 @@ from __future__ import annotations
 import _thread
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -47,14 +48,13 @@ IDLE_SECONDS = 300
 Event = dict[str, object]
 MOST_LISTENS = 16
 """Twice what a game needs: a game that keeps asking has misheard again and again, and is stopped."""
+FINAL_ANSWER = ("endgültige Entscheidung", "das einloggen?", "Endgültig?")
 REPLIES = (
     ("richtig verstanden", "ja"),  # the name read back right
     ("noch jemand", ""),  # "anyone else?": silence is nobody
     ("unterbrochen", "ja"),  # continue the interrupted game
-    # "Final answer?" in each of its wordings (say.toml's final_answer).
-    ("endgültige Entscheidung", "ja"),
-    ("das einloggen?", "ja"),
-    ("Endgültig?", "ja"),
+    # "Final answer?" in each of its wordings (say.toml's final_answer), when it reads back B (`reply`).
+    *((cue, "ja") for cue in FINAL_ANSWER),
     # "Play on for 100 €?" in each wording ("nein" alone is heard as "Ein.").
     ("weiter um", "Ich höre auf"),
     ("Spielst du um", "Ich höre auf"),
@@ -66,6 +66,10 @@ ANSWERS = {"name": "Ich heiße Markus.", "answer": "Antwort B"}
 
 NOT_MY_NAME = "Nee, das stimmt nicht."
 """Said to a name read back wrong ("If Heiser Martus, habe ich das richtig verstanden?")."""
+NOT_MY_ANSWER = NOT_MY_NAME
+"""Said to an answer read back that was not B ("Markus, Antwort A, Zwiebeln. Ist das deine endgültige
+Entscheidung?"): eSpeak's "Antwort B", clipped as it is said louder over the quizmaster, was once read "A" on a
+loaded machine."""
 
 
 def reply(said: list[str], context: object) -> str:
@@ -74,6 +78,8 @@ def reply(said: list[str], context: object) -> str:
     asked = said[-1] if said else ""
     if "richtig verstanden" in asked and not asked.startswith("Markus,"):  # "Martin Markus" is not my name either
         return NOT_MY_NAME
+    if any(cue in asked for cue in FINAL_ANSWER) and not re.search(r"\bB, ", asked):
+        return NOT_MY_ANSWER  # an answer read back that I did not give is refused, as a person would
     return next((answer for cue, answer in REPLIES if cue in asked), ANSWERS.get(str(context), ""))
 
 
@@ -174,9 +180,13 @@ def test_a_whole_game_is_played_through_the_virtual_devices(pulse: Pulse, espeak
     assert all(meaning == ("confirm", "no", None) for meaning in understood[1:named:2]), heard
     assert understood[named : named + 2] == [("name", "name", "Markus"), ("confirm", "yes", None)], heard
     # The answer: "Antwort B" heard, or, when it was not understood three times, a yes as the options are read one
-    # by one (said over the quizmaster's prompt, eSpeak's "Antwort B" can come out as "Ante Motte").
+    # by one (said over the quizmaster's prompt, eSpeak's "Antwort B" can come out as "Ante Motte"). An answer read
+    # back wrong is refused, and nothing is locked on it.
     answered, rest = understood[named + 2 : -3], understood[-3:]
-    assert answered in ([("answer", "answer", "B")], [("confirm", "yes", None)]), heard  # all heard, when not
+    refused, taken = answered[:-1], answered[-1:]
+    assert len(refused) % 2 == 0 and all(m[0] == "answer" and m[2] != "B" for m in refused[0::2]), heard
+    assert all(meaning == ("confirm", "no", None) for meaning in refused[1::2]), heard
+    assert taken in ([("answer", "answer", "B")], [("confirm", "yes", None)]), heard  # all heard, when not
     assert rest == [("confirm", "yes", None), ("confirm", "walk_away", None), ("confirm", "yes", None)], heard
     assert [event for event in events if event["event"] == "locked"] == [
         {"t": pytest.approx(0, abs=600), "event": "locked", "player": "Markus", "option": "B"}
