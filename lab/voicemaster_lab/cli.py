@@ -77,7 +77,7 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     bench.add_argument(
         "--rooms",
         default="all",
-        help="room: the rooms, comma-separated, or all (quiet, car, living-room, party, far)",
+        help="room: the rooms, comma-separated, or all (quiet, car, living-room, party, party-loud, far)",
     )
     bench.add_argument(
         "--echo-db",

@@ -3,9 +3,10 @@ the microphone, what noise the room makes, and how the quizmaster's own voice co
 
 The player's path and the noise are `corpora.rooms`' (what `bench asr --corpora rooms` measures), so that the two
 benches speak of the same rooms: `car` road noise, `living-room` reverberation at 2-3 m, `far` 2 m away and faint,
-`party` other people's real recordings; and `quiet`, the player close in a quiet room. Levels are set on speech
-power (`rooms.speech_power`): the close player at `PLAYER_DB`; noise at its SNR to that; the echo at `echo_db`
-above the player *as the microphone hears the player* (so a faint player far away has a fainter echo too).
+`party` other people's real recordings 5 dB under the player, `party-loud` as loud as the player; and `quiet`, the
+player close in a quiet room. Levels are set on speech power (`rooms.speech_power`): the close player at
+`PLAYER_DB`; noise at its SNR to that; the echo at `echo_db` above the player *as the microphone hears the player*
+(so a faint player far away has a fainter echo too).
 
 The echo is the loudspeaker's sound through its own image-source response (pyroomacoustics): a laptop's speaker
 beside its microphone in the room, or a car's door speaker a metre from a microphone on the dashboard. Its level is
@@ -52,6 +53,7 @@ ROOMS = {
     "car": Room("car", "close", "road", 5.0, "car"),
     "living-room": Room("living-room", "living-room", "hush", rooms.ROOM_HUSH_DB, "laptop-living-room"),
     "party": Room("party", "close", "babble", 5.0, "laptop-living-room"),
+    "party-loud": Room("party-loud", "close", "babble", 0.0, "laptop-living-room"),
     "far": Room("far", "far", "hush", rooms.ROOM_HUSH_DB, "laptop-far-room"),
 }
 
@@ -164,7 +166,8 @@ def scene(
 # the laptop's loudspeaker), its microphone's response, a codec.
 
 PLAYER_DISTANCE = {"quiet": rooms.CLOSE_DISTANCE, "car": rooms.NOISY_ROOM_DISTANCE,
-                   "party": rooms.NOISY_ROOM_DISTANCE, "living-room": 2.5, "far": 2.0}  # fmt: skip
+                   "party": rooms.NOISY_ROOM_DISTANCE, "party-loud": rooms.NOISY_ROOM_DISTANCE, "living-room": 2.5,
+                   "far": 2.0}  # fmt: skip
 """How far the player's mouth is from the room's microphone, metres: close as `FAR_LEVEL_DB` reckons it, a metre in
 the car and at the party (what their SNRs are taken to stand for, `corpora.rooms`), the living room's middle place, the
 far corner's 2 m."""
