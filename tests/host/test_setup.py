@@ -97,3 +97,15 @@ def test_the_variant_is_offered_in_turn_until_a_yes() -> None:
     chosen, said = converse(which_variant("de", tuple(VARIANTS)), "de", ["nein", "", "ja"])
     assert chosen == tuple(VARIANTS)[2]
     assert said[-1].startswith("Die Risiko-Variante")  # the third offer, taken
+
+
+def test_anyone_else_unclear_three_times_begins_with_the_players_named() -> None:
+    # At a party the computer's microphone never hears silence: each "anyone else?" gets the room's talk. The game
+    # begins with the players it has instead of asking for ever; a yes that comes through in time still counts.
+    party = ["Anna", "ja", "[Unverständlich]", "Das ist der Name.", "Kondo Skypfeichern"]
+    names, said = converse(who_plays("de"), "de", party)
+    assert names == ("Anna",)
+    assert said.count("Spielt noch jemand mit?") == 3
+    assert said[-1] == "Hier ist es zu laut für eine klare Antwort. Wir fangen an."
+    names, said = converse(who_plays("de"), "de", ["Anna", "ja", "hm", "Kondo", "ja", "Ben", "ja", ""])
+    assert names == ("Anna", "Ben") and "Hier ist es zu laut für eine klare Antwort. Wir fangen an." not in said

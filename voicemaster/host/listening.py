@@ -59,20 +59,15 @@ def ask_yes_no(
     form: str = "",
     vary: int = 0,
     silence_means: bool = False,
-    until_clear: bool = False,
 ) -> Asking:
-    """A clear yes is True, a clear no False; anything else is a no (or, `until_clear`, asked again), and silence
-    is `silence_means`. "Weiter" counts as a yes where `silence_means` is True: the question was whether to go on."""
-    while True:
-        heard = yield from _asked(key, params, player, language, form, vary)
-        if isinstance(heard, Silence):
-            return silence_means
-        if heard.intent in (Intent.YES, Intent.NO):
-            return heard.intent == Intent.YES
-        if heard.intent == Intent.RESUME and silence_means:
-            return True
-        if not until_clear:
-            return False
+    """A clear yes is True, a clear no False; anything else is a no, and silence is `silence_means`. "Weiter"
+    counts as a yes where `silence_means` is True: the question was whether to go on."""
+    heard = yield from _asked(key, params, player, language, form, vary)
+    if isinstance(heard, Silence):
+        return silence_means
+    if heard.intent == Intent.RESUME and silence_means:
+        return True
+    return heard.intent == Intent.YES
 
 
 RESUME_TRIES = 3

@@ -33,11 +33,29 @@ def who_plays(language: str) -> Generator[Effect, Observation | None, tuple[str,
             yield Say("name_taken", {"name": name})
             continue
         names.append(name)
-        # Unclear is asked again: nobody should be left out, or added, by a misheard word. Silence: nobody else.
-        another = ask_yes_no("another_player", {}, None, language, until_clear=True)
-        if not (yield from _seated(len(names) + 1, another)):
+        if not (yield from _seated(len(names) + 1, _anyone_else(language))):
             break
     return tuple(names)
+
+
+ANYONE_ELSE_TRIES = 3
+"""How often "anyone else?" is asked when the reply is unclear, before the game begins with the players it has."""
+
+
+def _anyone_else(language: str) -> Generator[Effect, Observation | None, bool]:
+    """True for a clear yes; a clear no or silence is nobody else. Unclear is asked again, so that nobody is left
+    out, or added, by a misheard word; but a room that is never silent (a party's talk at the computer's microphone)
+    keeps every reply unclear, and the game would never begin: after `ANYONE_ELSE_TRIES` the quizmaster says it is
+    too loud and begins with the players named."""
+    for _ in range(ANYONE_ELSE_TRIES):
+        yield Say("another_player")
+        heard = yield from listen(Context(ContextName.CONFIRM, language), None)
+        if not isinstance(heard, Heard):
+            return False
+        if heard.intent in (Intent.YES, Intent.NO):
+            return heard.intent == Intent.YES
+    yield Say("another_player_unclear")
+    return False
 
 
 def _name(language: str, number: int) -> Generator[Effect, Observation | None, str]:
