@@ -18,6 +18,7 @@ from voicemaster.play.simulated_ear import STAGE_SETTINGS
 from voicemaster.play.stage import Stage
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSink
+from voicemaster.speech.devices.interfaces import Words
 from voicemaster.speech.hearing.pipeline import Hearing, ListeningPipeline
 from voicemaster.speech.hearing.voice_activity import SileroVad
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
@@ -116,6 +117,7 @@ class StillPlaying:
 
     def __init__(self, audio: Audio) -> None:
         self.audio = audio
+        self.words: tuple[Words, ...] = ()
 
     def position(self) -> float:
         return 1.0

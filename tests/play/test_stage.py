@@ -16,7 +16,7 @@ from voicemaster.play.paced import Paced
 from voicemaster.play.stage import LEAD_SECONDS, Stage
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSink
-from voicemaster.speech.devices.interfaces import Playback
+from voicemaster.speech.devices.interfaces import Playback, Words
 from voicemaster.speech.frame import FRAME_SECONDS
 from voicemaster.speech.hearing.pipeline import ListeningPipeline, PipelineStage, StageEvent
 from voicemaster.speech.signal import RECOGNITION_RATE
@@ -80,16 +80,16 @@ class Loudspeaker:
     def heard(self) -> float:
         return self.before + (self.playing.position() if self.playing is not None else 0.0)
 
-    def play(self, audio: Audio) -> Playback:
+    def play(self, audio: Audio, words: tuple[Words, ...] = ()) -> Playback:
         if self.playing is not None:
             self.before += self.playing.audio.seconds
-        self.playing = Stepping(audio)
+        self.playing = Stepping(audio, words)
         return self.playing
 
 
 class Stepping:
-    def __init__(self, audio: Audio) -> None:
-        self.audio, self.at = audio, 0.0
+    def __init__(self, audio: Audio, words: tuple[Words, ...] = ()) -> None:
+        self.audio, self.words, self.at = audio, words, 0.0
 
     def position(self) -> float:
         return min(self.at, self.audio.seconds)

@@ -41,7 +41,7 @@ from voicemaster.host.lines import Lines
 from voicemaster.play.ear import Ear
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSink
-from voicemaster.speech.devices.interfaces import AudioOut, AudioUnavailable, Playback
+from voicemaster.speech.devices.interfaces import AudioOut, AudioUnavailable, Playback, Words
 from voicemaster.speech.signal import resample
 from voicemaster.speech.voice import voices
 from voicemaster.speech.voice.render_ahead import Priority
@@ -317,7 +317,7 @@ class Runner:
         start = self._speaking_since = self.now
         rate = said[0][2].rate
         audio = Audio(b"".join(resample(sound, rate).samples for _, _, sound in said), rate)
-        self._speaking = self.out.play(audio)
+        self._speaking = self.out.play(audio, _words(said))
         self._sounding = []
         for text, line, sound in said:
             end = start + sound.seconds
@@ -332,3 +332,12 @@ class Runner:
         speaking, self._speaking = self._speaking, None
         if speaking is not None:
             speaking.wait()
+
+
+def _words(said: list[tuple[str, Say, Audio]]) -> tuple[Words, ...]:
+    """Each line's words and where in the joined sound it is said: what the pipeline takes for our own echo."""
+    words, start = [], 0.0
+    for text, _, sound in said:
+        words.append(Words(text, start, start + sound.seconds))
+        start += sound.seconds
+    return tuple(words)

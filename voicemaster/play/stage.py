@@ -26,7 +26,7 @@ import numpy.typing as npt
 from voicemaster.play.paced import Paced
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSink
-from voicemaster.speech.devices.interfaces import AudioOut, Playback
+from voicemaster.speech.devices.interfaces import AudioOut, Playback, Words
 from voicemaster.speech.frame import FRAME_BYTES, Frame
 from voicemaster.speech.frontend import FrontEnd
 from voicemaster.speech.signal import RECOGNITION_RATE, resample
@@ -44,6 +44,7 @@ class StagePlayback:
     """A line playing on the stage: as far on as the microphone frames read while it plays."""
 
     audio: Audio
+    words: tuple[Words, ...] = ()
     elapsed: float = 0.0
     stopped_at: float | None = None
     _reference: bytes | None = None
@@ -107,9 +108,9 @@ class Stage:
 
     # The loudspeaker
 
-    def play(self, audio: Audio) -> Playback:
+    def play(self, audio: Audio, words: tuple[Words, ...] = ()) -> Playback:
         self.settle()
-        self._playing = StagePlayback(audio)
+        self._playing = StagePlayback(audio, words)
         return self._playing
 
     def cue(self, sound: Audio) -> None:

@@ -13,7 +13,7 @@ import numpy as np
 
 from voicemaster.play.stage import StagePlayback
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices.interfaces import Playback
+from voicemaster.speech.devices.interfaces import Playback, Words
 from voicemaster.speech.frame import FRAME_BYTES, Frame
 from voicemaster.speech.frontend import FrontEnd
 from voicemaster.speech.signal import RECOGNITION_RATE, from_float, resample, to_float
@@ -33,10 +33,14 @@ class Laptop:
     player: Audio | None
     player_at: float
     front_end: FrontEnd
+    words: tuple[Words, ...] = ()
+    """What the line says, carried with its playback as the game's loudspeaker carries it."""
+    echo_over_player_db: float = echo.ECHO_OVER_PLAYER_DB
+    """Our voice's echo at the microphone over the player's speech."""
     playing: StagePlayback = field(init=False)
 
     def __post_init__(self) -> None:
-        self.playing = StagePlayback(self.line)
+        self.playing = StagePlayback(self.line, self.words)
 
     def frames(self, during: Playback | None = None, *, before: float = 0.0) -> Iterator[Frame]:
         del during, before
@@ -45,12 +49,12 @@ class Laptop:
         played = played_whole.copy()  # silenced from a barge-in on, in this listening only
         heard_echo = echo_whole
         voice = np.zeros(length)
-        if self.player is not None:  # the player across the table, 10 dB below our voice at the microphone
+        if self.player is not None:  # the player across the table, below our voice at the microphone
             spoken = to_float(resample(self.player, RECOGNITION_RATE)).astype(np.float64)
             across = echo.convolved(spoken, echo.room_response(1, 0))
             start = round(self.player_at * RECOGNITION_RATE)
             voice[start : start + len(across)] = across * np.sqrt(
-                speech_power(heard_echo) / 10 ** (echo.ECHO_OVER_PLAYER_DB / 10) / speech_power(across)
+                speech_power(heard_echo) / 10 ** (self.echo_over_player_db / 10) / speech_power(across)
             )
         hush = np.random.default_rng(7).standard_normal(length) * np.sqrt(speech_power(line)) * 10 ** (HUSH_DB / 20)
         step = FRAME_BYTES // 2

@@ -36,7 +36,7 @@ from voicemaster.questions.packs import load, pack_files
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices.interfaces import Playback
+from voicemaster.speech.devices.interfaces import Playback, Words
 from voicemaster.speech.voice import kokoro, pico, pyttsx3_engine
 from voicemaster.speech.voice.speakers import Engines, Speakers, engine_for
 from voicemaster.speech.voice.synthesis import SpeechUnavailable
@@ -116,6 +116,7 @@ def real_time_factor(language: str, voice: Voice) -> dict[str, Any]:
 @dataclass
 class _RealTimePlayback:
     audio: Audio
+    words: tuple[Words, ...] = ()
     started: float = field(default_factory=time.monotonic)
     _stopped: threading.Event = field(default_factory=threading.Event)
 
@@ -143,9 +144,9 @@ class _RealTimeSpeaker:
 
     starts: list[float] = field(default_factory=list)
 
-    def play(self, audio: Audio) -> Playback:
+    def play(self, audio: Audio, words: tuple[Words, ...] = ()) -> Playback:
         self.starts.append(time.monotonic())
-        return _RealTimePlayback(audio)
+        return _RealTimePlayback(audio, words)
 
 
 def reply_latency(

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.devices.interfaces import Playback
+from voicemaster.speech.devices.interfaces import Playback, Words
 from voicemaster.speech.frame import FRAME_BYTES, Frame
 from voicemaster.speech.signal import RECOGNITION_RATE, resample
 
@@ -29,6 +29,7 @@ class _FinishedPlayback:
     """A sound that a file sink has already written out: it has ended before anyone asks."""
 
     audio: Audio
+    words: tuple[Words, ...] = ()
 
     def position(self) -> float:
         return self.audio.seconds
@@ -72,10 +73,10 @@ class FileSink:
         self.close()
         return Audio.read(self.path) if self.path.exists() else Audio(b"", self.rate)
 
-    def play(self, audio: Audio) -> Playback:
+    def play(self, audio: Audio, words: tuple[Words, ...] = ()) -> Playback:
         self.played.append(Played(self.seconds, audio.seconds))
         self._append(resample(audio, self.rate).samples)
-        return _FinishedPlayback(audio)
+        return _FinishedPlayback(audio, words)
 
     def pause(self, seconds: float) -> None:
         self._append(bytes(2 * round(seconds * self.rate)))

@@ -1,7 +1,8 @@
 """The audio devices' two small interfaces and how they fail.
 
-- `AudioOut.play(audio)` starts playing and returns a `Playback`: it tells when the sound has ended and stops it at
-  once when the player talks over it (barge-in).
+- `AudioOut.play(audio, words)` starts playing and returns a `Playback`: it tells when the sound has ended and stops
+  it at once when the player talks over it (barge-in), and what words it says (`Words`): what over it is our own
+  echo, not a player (`speech.hearing.echo`).
 - `AudioIn.frames(during, before=...)` delivers what the microphone hears as 32 ms frames at 16 kHz, for as long as
   the caller reads them. Where an utterance begins and ends, and what it means, is hearing's business
   (`speech.hearing.pipeline`): a device only records.
@@ -16,6 +17,7 @@ a message that says what to install or plug in.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Protocol
 
 from voicemaster.speech.audio import Audio
@@ -37,10 +39,28 @@ class MicrophoneLost(MicrophoneUnavailable):
     """The microphone stopped delivering sound while listening (unplugged, or its sound server gone)."""
 
 
+@dataclass(frozen=True)
+class Words:
+    """A line's words in a sound, and where in it they are said (seconds): a sound may join several lines."""
+
+    text: str
+    start: float
+    end: float
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.start <= self.end:
+            raise ValueError(f"words are said from a start to an end, not {self.start}-{self.end}")
+
+
 class Playback(Protocol):
     @property
     def audio(self) -> Audio:
         """What is being played."""
+        ...
+
+    @property
+    def words(self) -> tuple[Words, ...]:
+        """The words it says, line by line; none for a sound without words (an earcon)."""
         ...
 
     def position(self) -> float:
@@ -61,7 +81,7 @@ class Playback(Protocol):
 
 
 class AudioOut(Protocol):
-    def play(self, audio: Audio) -> Playback: ...
+    def play(self, audio: Audio, words: tuple[Words, ...] = ()) -> Playback: ...
 
 
 class AudioIn(Protocol):

@@ -22,6 +22,7 @@ from voicemaster.speech.devices.interfaces import (
     STALL_SECONDS,
     AudioUnavailable,
     Playback,
+    Words,
 )
 from voicemaster.speech.devices.portaudio import NO_DEVICE_HINT, sounddevice, unavailable
 from voicemaster.speech.frontend import PlayedSound
@@ -60,10 +61,10 @@ class Speaker:
         """The longest stall the last sound came through (seconds)."""
         return self._current.stalled if self._current is not None else 0.0
 
-    def play(self, audio: Audio) -> Playback:
+    def play(self, audio: Audio, words: tuple[Words, ...] = ()) -> Playback:
         if self._current is not None:
             self._current.stop()
-        self._current = _SpeakerPlayback(sounddevice(), audio, self.device, self._present, self._played)
+        self._current = _SpeakerPlayback(sounddevice(), audio, self.device, self._present, self._played, words)
         return self._current
 
 
@@ -75,8 +76,10 @@ class _SpeakerPlayback:
         device: int | str | None,
         present: Callable[[], bool | None] | None = None,
         played: PlayedSound | None = None,
+        words: tuple[Words, ...] = (),
     ) -> None:
         self.audio = audio
+        self.words = words
         self._sd = sd
         self._present = present
         self._played = played

@@ -18,7 +18,9 @@
    `crowd`).
 6. **Decision**: a reading at a pause that is understood, and safe to act on at once (`ends_early`), ends the
    utterance there once the pause has lasted as long as the reading took: "Antwort B" is answered some 0.4 s sooner,
-   "Ich nehme ... Antwort B" is still heard out. The last reading is what was heard.
+   "Ich nehme ... Antwort B" is still heard out. The last reading is what was heard, unless the utterance began over
+   our line (or in its echo's tail) and says only the line's own words near where it was heard (`echo.our_echo`):
+   that is our echo taken for a player, and it decides nothing (not understood).
 
 Given `cue`, at a short pause (before anything is read) a soft sound tells the player the microphone caught them,
 unless our voice still plays. Each stage's start and end is a `StageEvent`, handed to `observe` as it happens and
@@ -39,7 +41,7 @@ from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import AudioIn, Playback
 from voicemaster.speech.frame import EPSILON, Frame
 from voicemaster.speech.frontend.room_level import RoomLevel
-from voicemaster.speech.hearing import crowd
+from voicemaster.speech.hearing import crowd, echo
 from voicemaster.speech.hearing.ahead import Ahead, Speculation, gained_only_silence
 from voicemaster.speech.hearing.endpoint_settings import EndpointSettings
 from voicemaster.speech.hearing.endpointer import BargedIn, Ended, Endpointer, Paused, Resumed, Timeline
@@ -80,7 +82,8 @@ class Hearing:
     """The utterance as heard; None if nobody spoke."""
     recognitions: tuple[Heard, ...]
     """Every reading the recognizer made, in order: one at each short pause, then one of the whole utterance unless
-    nothing was said after the last pause. The last is what was heard."""
+    nothing was said after the last pause. The last is what was heard: not understood, after them, where the
+    utterance was cut at its longest or the last reading was our own line heard back (`echo`)."""
     early: bool
     """Whether a reading at a short pause ended the utterance."""
     timeline: Timeline
@@ -166,6 +169,11 @@ class _Listening:
         """The room's floor when the player began (`Endpointer.room_floor`): the crowd is judged against it."""
         self.line_heard: bool | None = None
         """Whether the barge-in stage runs (our line plays while listening); True until it has ended."""
+        self.line_at: list[tuple[float, float]] = []
+        """Where our line was at each frame heard while it played: (seconds of audio since listening began, seconds
+        into the line)."""
+        self.line_ended: float | None = None
+        """Seconds of audio since listening began where our line was first heard no more (stopped or played out)."""
         self.events: list[StageEvent] = []
         self.readings: list[PauseReading] = []
         self.cued_at: float | None = None
@@ -202,6 +210,10 @@ class _Listening:
                 self.line_heard = True
                 self.emit(PipelineStage.BARGE_IN, True, endpointer.now)
             self._count(frame, program_at)
+            if program_at is not None:
+                self.line_at.append((endpointer.now, program_at))
+            elif self.line_at and self.line_ended is None:
+                self.line_ended = endpointer.now
             began = endpointer.state is Endpoint.WAITING
             event = endpointer.push(frame, program_at)
             self.room_floor = endpointer.room_floor
@@ -254,6 +266,7 @@ class _Listening:
             if self.cue_due:  # cut at the longest utterance, or the script ran out
                 self._cue(now)
             recognitions = [heard for _, heard, _ in readings]
+        echoed, over_line = False, self._heard_over_line()
         if ended.audio is not None and self.pipeline.recognizer is not None:
             if ended.state is Endpoint.CUT:
                 # Speech that never paused for the longest utterance is babble or the room taken for a voice, or a
@@ -263,12 +276,19 @@ class _Listening:
                 # When nothing was said after the last reading, the utterance is what was read there: reading it
                 # again would only make the player wait.
                 recognitions.append(self._read(ended.audio, now))
+            last = recognitions[-1]
+            if last.intent is not Intent.UNKNOWN and self._our_echo(last, over_line):
+                # Our own line, heard back: the player said none of it, and hears the line again when asked again.
+                recognitions.append(Heard(Intent.UNKNOWN, None, last.text, 0.0))
+                echoed = True
         early = ended.state is Endpoint.ENDED_EARLY and bool(recognitions)
         if self.pipeline.recognizer is not None:
             decided: dict[str, object] = {"endpoint": ended.state.value, "early": early}
             if recognitions:
                 heard = recognitions[-1]
                 decided |= {"intent": heard.intent.value, "value": heard.value, "confidence": heard.confidence}
+            if over_line is not None:
+                decided |= {"over_line": [round(at, 3) for at in over_line], "our_echo": echoed}
             self.emit(PipelineStage.DECISION, False, now, over_our_voice=self.over_our_voice, **decided)
         self.emit(PipelineStage.SOURCE, False, now)
         cued_at = self.cued_at if ended.audio is not None else None
@@ -295,6 +315,39 @@ class _Listening:
         )
         self.emit(PipelineStage.READER, False, at, intent=heard.intent.value, decode_ms=heard.decode_ms)
         return heard
+
+    def _heard_over_line(self) -> tuple[float, float] | None:
+        """The stretch of our line (seconds into its sound, from where the utterance's audio begins to where it ends)
+        the utterance was heard over, where it began over the line or in its echo's tail; None elsewhere, or where
+        the line has no words."""
+        endpointer, during = self.endpointer, self.during
+        if endpointer is None or during is None or not during.words or not self.line_at:
+            return None
+        began, start, end = endpointer.utterance_began(), endpointer.segmenter.start, endpointer.segmenter.end
+        if began is None or start is None or end is None:
+            return None
+        ended = self.line_ended
+        if not self.over_our_voice and (ended is None or start > ended + echo.ECHO_TAIL_SECONDS + EPSILON):
+            return None
+        heard_to = end + self.pipeline.settings.post_roll_seconds
+        return self._line_position(began), self._line_position(heard_to)
+
+    def _our_echo(self, heard: Heard, over_line: tuple[float, float] | None) -> bool:
+        """Whether `heard` says only our line's words near the stretch of it the utterance was heard over
+        (`echo.our_echo`)."""
+        if over_line is None or self.during is None:
+            return False
+        return echo.our_echo(heard.text, self.during.words, self.context.language, *over_line)
+
+    def _line_position(self, at: float) -> float:
+        """Seconds into our line that played (or whose echo faded) at `at` seconds of audio since listening began:
+        from the last frame heard over it at or before `at`, our line going on from there."""
+        heard, position = self.line_at[0]
+        for frame_at, program_at in self.line_at:
+            if frame_at > at + EPSILON:
+                break
+            heard, position = frame_at, program_at
+        return position + (at - heard)
 
     def _line_stopped_at(self) -> float | None:
         """Seconds into the utterance's audio where our line stopped for the player; None where it did not stop
