@@ -134,11 +134,11 @@ def test_our_confirming_line_heard_back_locks_nothing(
 
 
 def test_our_option_heard_back_is_no_answer(whisper: Callable[[str], WhisperRecognizer]) -> None:
-    # Our "B: Paris." from just after its letter, read back "Paris" over our line: answer B, never said.
-    line = _question("de")
+    # Our "A: Berlin. B: Paris." read back "B, Paris" over our line: answer B, never said.
+    line = _question("en")
     option_b = line[1][2]
-    answer = Context(ContextName.ANSWER, "de", CITIES["de"])
-    hearing = _ours_again(whisper, answer, line, option_b.start + 0.2, option_b.end)
+    answer = Context(ContextName.ANSWER, "en", CITIES["en"])
+    hearing = _ours_again(whisper, answer, line, option_b.start - 0.3, option_b.end + 0.5)
     assert any(_decided(heard) for heard in hearing.recognitions), "our line was not read as anything: no test"
     assert not _decided(hearing.heard), hearing.recognitions
 
@@ -158,6 +158,16 @@ def test_a_person_who_says_yes_just_after_our_final_answer_line_is_heard(
     confirm = Context(ContextName.CONFIRM, "de")
     hearing = _heard(whisper, confirm, line, _person("de", "confirm-ja.wav"), line[0].seconds, 10.0)
     assert hearing.heard is not None and hearing.heard.intent is Intent.YES, hearing.recognitions
+
+
+def test_a_person_who_names_the_option_being_read_is_heard(whisper: Callable[[str], WhisperRecognizer]) -> None:
+    # "Haus" said as our line reads "B: Haus.": one word of our line, where it was heard, and theirs.
+    options = ("Gut", "Haus", "Heu", "Hund")
+    said = [("option", 0, {"letter": letter, "text": text}) for letter, text in zip("ABCD", options, strict=True)]
+    line = _lines("de", ("question", 0, {"text": QUESTION["de"]}), *said)
+    answer = Context(ContextName.ANSWER, "de", options)
+    hearing = _heard(whisper, answer, line, _person("de", "answer-haus.wav"), line[1][2].start, 10.0)
+    assert hearing.heard is not None and (hearing.heard.intent, hearing.heard.value) == (Intent.ANSWER, "B")
 
 
 def test_a_person_who_answers_with_a_letter_our_options_said_is_heard(

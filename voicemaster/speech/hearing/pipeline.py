@@ -337,7 +337,8 @@ class _Listening:
         (`echo.our_echo`)."""
         if over_line is None or self.during is None:
             return False
-        return echo.our_echo(heard.text, self.during.words, self.context.language, *over_line)
+        answer = heard.intent is Intent.ANSWER
+        return echo.our_echo(heard.text, self.during.words, self.context.language, *over_line, answer=answer)
 
     def _line_position(self, at: float) -> float:
         """Seconds into our line that played (or whose echo faded) at `at` seconds of audio since listening began:
