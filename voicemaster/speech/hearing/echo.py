@@ -6,8 +6,9 @@ ich nicht sicher verstanden." whose "nicht sicher" is a no): read back, they wou
 player never spoke to. Such a reading decides nothing: the player is asked again, as for words not understood, and
 hears the line our echo cut off. Only the words said near where the utterance was heard count (`SLACK_SECONDS`
 either side, each line's words placed in its sound by their letters): a player's "B" said over the options' "D:
-..." is the player's, though the line said "B" seconds before (docs/decisions/041-our-own-line-heard-back.md).
-Pure: the line's words come with the playback (`devices.interfaces.Words`), the times from the pipeline.
+..." is the player's, though the line said "B" seconds before; and one word naming an answer is always the player's
+(docs/decisions/041-our-own-line-heard-back.md). Pure: the line's words come with the playback
+(`devices.interfaces.Words`), the times from the pipeline.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ def our_echo(
     """Whether `reading` (as read) says only words our `line` says within `SLACK_SECONDS` of `heard_from` to
     `heard_to` (seconds into the line's sound: the stretch playing, or whose echo was fading, while the utterance
     was heard). A reading with no words is nobody's, and one word naming an answer (`answer`) the player's: people
-    name the option they have just heard ("Haus" over "B: Haus", 11 of 77 people's answers over a question), and an
+    name the option they have just heard ("Haus" over "B: Haus": 11 of 80 people's answers over a question), and an
     answer acts only once confirmed, where our own yes is what must not act."""
     said = _words(reading, language)
     if not said or (answer and len(said) == 1):
