@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 import pytest
 
 from voicemaster.config.voice import Voice
-from voicemaster.dialogue.meaning import Intent
+from voicemaster.dialogue.meaning import Heard, Intent
 from voicemaster.serve import reading
 from voicemaster.serve.reading import RoomReader
 from voicemaster.serve.waiting import start_context
@@ -109,11 +109,9 @@ def test_the_waiting_search_decodes_fewer_rows_than_a_games_and_still_starts(
     assert waiting < 0.85 * as_in_a_game, (waiting, as_in_a_game)
 
 
-def test_a_weiter_its_words_do_not_say_is_no_rival_to_a_start(reader: RoomReader) -> None:
-    """Pico's fast German "Rette die Million", said close in a quiet room as `bench serve` says it, through the waiting
-    pipeline: German reads "Breite die Million." and names the money drop; English, nearly as likely a language, reads
-    "3.5 million" and its scores alone pick "continue", a "weiter" the waiting quizmaster never takes without its
-    words. That reading is no rival: the German start stands."""
+def _as_the_bench_says(reader: RoomReader, text: str, language: str, speaker: int) -> Heard:
+    """`text` said by `bench serve`'s speaker `speaker` of `language`, close in the quiet room, through the waiting
+    pipeline as the bench hears it (its seed 0's hush)."""
     from dataclasses import asdict
 
     import numpy as np
@@ -126,12 +124,30 @@ def test_a_weiter_its_words_do_not_say_is_no_rival_to_a_start(reader: RoomReader
 
     settings = load_settings([DEFAULT_CONFIG])
     draw = np.random.default_rng(0)
-    fast = bench.SPEAKERS["de"][1]
-    said = bench._at_level(bench._samples(bench._start_voices()("Rette die Million", "de", fast)), bench.START_LEVEL_DB)
+    voice = bench.SPEAKERS[language][speaker]
+    said = bench._at_level(bench._samples(bench._start_voices()(text, language, voice)), bench.START_LEVEL_DB)
     hush = bench._hush(round(1.5 * bench.RATE), draw)
     front_end, _ = usable_front_end(**asdict(settings.front_end), settings=settings.barge_in)
     stream = np.concatenate([hush, said + bench._hush(len(said), draw), hush])
     waiting, _ = bench._pipelines(bench.StreamSource(bench._pcm(stream), front_end), reader, reader, settings)
     heard = waiting.listen(start_context("de"), WAIT_SECONDS).heard
     assert heard is not None
+    return heard
+
+
+def test_a_weiter_its_words_do_not_say_is_no_rival_to_a_start(reader: RoomReader) -> None:
+    """Pico's fast German "Rette die Million", said close in a quiet room as `bench serve` says it, through the waiting
+    pipeline: German reads "Breite die Million." and names the money drop; English, nearly as likely a language, reads
+    "3.5 million" and its scores alone pick "continue", a "weiter" the waiting quizmaster never takes without its
+    words. That reading is no rival: the German start stands."""
+    heard = _as_the_bench_says(reader, "Rette die Million", "de", 1)
     assert (heard.intent, heard.value, heard.language) == (Intent.START, "moneydrop", "de"), heard.text
+
+
+def test_a_start_read_further_from_its_phrase_than_a_games_free_gap_is_heard(reader: RoomReader) -> None:
+    """Pico's fast French "lance le Money Drop", close in the quiet room, is read "Lancez mon hébreu.": its words name
+    nothing, its scores pick the money drop, the free reading likelier than the phrase by more than a game's free
+    margin of 6. A start is said back before it counts: the waiting reader allows the wider `WAITING_FREE`
+    (decision 042)."""
+    heard = _as_the_bench_says(reader, "lance le Money Drop", "fr", 1)
+    assert (heard.intent, heard.value, heard.language) == (Intent.START, "moneydrop", "fr"), heard.text

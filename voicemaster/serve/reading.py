@@ -38,6 +38,14 @@ with talk in the room is this search, read in up to three languages; a start is 
 decisions keep the game's search."""
 
 
+WAITING_FREE = 8.5
+"""How much less likely (natural log) than the decoder's free reading a start phrase may be when the reading's words
+name nothing, wider than a game's 6 (`decision.MARGINS`): a start is said back and needs a yes. Pico's fast "neues
+Quiz", read "Neu ist glitz." and scored as it with no rival, lay 6.4 below; the furthest start gained, 8.3. Of every
+recording of people read while waiting, the nearest to a start lay 8.8 below (a French "soixante-dix" read in German
+"Suasam dies."), and `bench serve`'s talk picks none (docs/decisions/042-a-wider-free-margin-for-starts.md)."""
+
+
 LANGUAGE_CLEAR = 2.0
 """How much likelier (natural log) a language must be than one whose reading meant something else for its own
 reading to stand; between closer languages nothing is decided (`bench serve`)."""
@@ -131,8 +139,14 @@ def said_in_words(heard: Heard, context: Context) -> Heard:
 
 
 def waiting_search(heard: Encoded) -> Encoded:
-    """`heard` to be read with the waiting reader's search (`WAITING_PRUNE`, `WAITING_BEAM`)."""
-    return replace(heard, tuning=replace(heard.tuning, prune=WAITING_PRUNE, window=WAITING_PRUNE, beam=WAITING_BEAM))
+    """`heard` to be read with the waiting reader's search (`WAITING_PRUNE`, `WAITING_BEAM`) and free margin
+    (`WAITING_FREE`)."""
+    tuning = heard.tuning
+    margins = replace(tuning.margins, free=WAITING_FREE)
+    return replace(
+        heard,
+        tuning=replace(tuning, prune=WAITING_PRUNE, window=WAITING_PRUNE, beam=WAITING_BEAM, margins=margins),
+    )
 
 
 def plausible(heard: Encoded, whisper: WhisperRecognizer, languages: tuple[str, ...]) -> dict[str, float]:

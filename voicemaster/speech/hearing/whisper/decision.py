@@ -96,7 +96,7 @@ SYLLABLES_RATIO, SYLLABLES_SLACK = 2, 2
 "Erste." passes, "Wolfgang Amadeus Mozart" for "Mozart." does not."""
 VOWEL_GROUPS = re.compile(r"[aeiouyàâäéèêëîïôöùûüœæ]+")
 
-ACTING_AT_ONCE = {"yes": (3.0, 4.0), "joker": (2.0, 4.0), "start": (2.0, MARGINS.free)}
+ACTING_AT_ONCE = {"yes": (3.0, 4.0), "joker": (2.0, 4.0), "start": (2.0, math.inf)}
 """A yes locks an answer and a joker is used the moment it is heard: when the decoder's own words name nothing, the
 scores alone take them only with these (meaning, free) margins, or stricter ones where the margins in use are
 stricter (telephone audio: `NARROWBAND`). Measured on the eSpeak-NG
@@ -104,7 +104,8 @@ corpus: plainer margins took French "Finalement non" (read "Fais einmal moi.", m
 for a yes and "Je prends la C" (read "Le progacé", 1.5) for the audience joker; eSpeak's English "yes", read "DF."
 (3.5, 1.5), and German "Publikumsjoker", read "publikumsjogad" (3.0, -2.0), are what they are. A start (`voicemaster
 serve`) is said back before it counts, but that makes the quizmaster speak to a room that asked for nothing: it needs
-the joker's meaning margin (docs/decisions/025-serve-languages.md)."""
+the joker's meaning margin (docs/decisions/025-serve-languages.md), and the free margin of the margins in use (the
+waiting reader's is wider: `serve.reading.WAITING_FREE`)."""
 
 
 @dataclass(frozen=True)
