@@ -27,7 +27,7 @@ def _over_our_voice(whisper: Callable[[str], WhisperRecognizer], player: int, te
 
 @pytest.mark.parametrize(
     ("player", "text", "letter"),
-    # Read "und wird b.", "und warte die.", "und Wort z." (Pico's "tse" as the letter Z), "und what the.".
+    # Read "und wird b.", "und warte die.", "und what zee." (Pico's "tse" as the letter Z), "und what the.".
     [(0, "Antwort B", "B"), (1, "Antwort D", "D"), (0, "Antwort C", "C"), (0, "Antwort D", "D")],
 )
 def test_a_letter_at_the_end_of_an_answer_said_over_our_voice_is_understood(
