@@ -40,10 +40,9 @@ decisions keep the game's search."""
 
 WAITING_FREE = 8.5
 """How much less likely (natural log) than the decoder's free reading a start phrase may be when the reading's words
-name nothing, wider than a game's 6 (`decision.MARGINS`): a start is said back and needs a yes. Pico's fast "neues
-Quiz", read "Neu ist glitz." and scored as it with no rival, lay 6.4 below; the furthest start gained, 8.3. Of every
-recording of people read while waiting, the nearest to a start lay 8.8 below (a French "soixante-dix" read in German
-"Suasam dies."), and `bench serve`'s talk picks none (docs/decisions/042-a-wider-free-margin-for-starts.md)."""
+name nothing, wider than a game's (`decision.MARGINS`): a start is said back and needs a yes. Set between the
+furthest start it gains and the nearest of people's recordings read while waiting that it would take
+(docs/decisions/042-a-wider-free-margin-for-starts.md)."""
 
 
 LANGUAGE_CLEAR = 2.0
