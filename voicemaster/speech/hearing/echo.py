@@ -79,8 +79,8 @@ def our_echo(
     """Whether `reading` (as read) says only words our `line` says within `SLACK_SECONDS` of `heard_from` to
     `heard_to` (seconds into the line's sound: the stretch playing, or whose echo was fading, while the utterance
     was heard). A reading with no words is nobody's, and one word naming an answer (`answer`) the player's: people
-    name the option they have just heard ("Haus" over "B: Haus": 11 of 80 people's answers over a question), and an
-    answer acts only once confirmed, where our own yes is what must not act."""
+    name the option they have just heard ("Haus" over "B: Haus"; decision 041 counts them), and an answer acts only
+    once confirmed, where our own yes is what must not act."""
     said = _words(reading, language)
     if not said or (answer and len(said) == 1):
         return False
