@@ -109,3 +109,15 @@ def test_anyone_else_unclear_three_times_begins_with_the_players_named() -> None
     assert said[-1] == "Hier ist es zu laut für eine klare Antwort. Wir fangen an."
     names, said = converse(who_plays("de"), "de", ["Anna", "ja", "hm", "Kondo", "ja", "Ben", "ja", ""])
     assert names == ("Anna", "Ben") and "Hier ist es zu laut für eine klare Antwort. Wir fangen an." not in said
+
+
+def test_a_further_players_name_that_never_comes_clear_ends_the_naming() -> None:
+    # The party's own "Ich bin Jonas" and "ja" reach the computer's microphone: after three askings without a name
+    # read back and confirmed, the game begins with the players named instead of seating whoever the talk names.
+    party = ["Anna", "ja", "ja", "Vielen Dank.", "nein", "", "Sehr geil.", "nein"]
+    names, said = converse(who_plays("de"), "de", party)
+    assert names == ("Anna",) and said.count("Spieler zwei, wie heißt du?") == 3
+    assert said[-1] == "Hier ist es zu laut für eine klare Antwort. Wir fangen an."
+    # The first player is asked until named: a game needs one.
+    names, _ = converse(who_plays("de"), "de", ["", "", "", "", "Anna", "ja", "nein"])
+    assert names == ("Anna",)

@@ -28,7 +28,11 @@ def who_plays(language: str) -> Generator[Effect, Observation | None, tuple[str,
     yield Say("setup_help")
     names: list[str] = []
     while len(names) < MAX_PLAYERS:
-        name = yield from _seated(len(names) + 1, _name(language, len(names) + 1))
+        tries = TRIES if names else None  # the first player is asked until named: no game has no player
+        name = yield from _seated(len(names) + 1, _name(language, len(names) + 1, tries))
+        if name is None:
+            yield Say("another_player_unclear")
+            break
         if name.casefold() in (taken.casefold() for taken in names):
             yield Say("name_taken", {"name": name})
             continue
@@ -38,16 +42,17 @@ def who_plays(language: str) -> Generator[Effect, Observation | None, tuple[str,
     return tuple(names)
 
 
-ANYONE_ELSE_TRIES = 3
-"""How often "anyone else?" is asked when the reply is unclear, before the game begins with the players it has."""
+TRIES = 3
+"""How often "anyone else?", or a further player's name, is asked when no clear reply comes, before the game begins
+with the players it has."""
 
 
 def _anyone_else(language: str) -> Generator[Effect, Observation | None, bool]:
     """True for a clear yes; a clear no or silence is nobody else. Unclear is asked again, so that nobody is left
     out, or added, by a misheard word; but a room that is never silent (a party's talk at the computer's microphone)
-    keeps every reply unclear, and the game would never begin: after `ANYONE_ELSE_TRIES` the quizmaster says it is
-    too loud and begins with the players named."""
-    for _ in range(ANYONE_ELSE_TRIES):
+    keeps every reply unclear, and the game would never begin: after `TRIES` the quizmaster says it is too loud
+    and begins with the players named."""
+    for _ in range(TRIES):
         yield Say("another_player")
         heard = yield from listen(Context(ContextName.CONFIRM, language), None)
         if not isinstance(heard, Heard):
@@ -58,8 +63,13 @@ def _anyone_else(language: str) -> Generator[Effect, Observation | None, bool]:
     return False
 
 
-def _name(language: str, number: int) -> Generator[Effect, Observation | None, str]:
-    while True:
+def _name(language: str, number: int, tries: int | None) -> Generator[Effect, Observation | None, str | None]:
+    """Player `number`'s name, once read back and confirmed; None after `tries` askings without one (None: until
+    named). At a party the computer's microphone hears other people's "Ich bin Jonas" and "ja" in every reply: asked
+    for ever, a name the talk says is sooner or later confirmed by the talk's own yes."""
+    asked = 0
+    while tries is None or asked < tries:
+        asked += 1
         yield Say("ask_name", {"n": number})
         heard = yield from listen(Context(ContextName.NAME, language), None)
         if isinstance(heard, Heard) and heard.intent == Intent.NAME and heard.value:
@@ -67,6 +77,7 @@ def _name(language: str, number: int) -> Generator[Effect, Observation | None, s
                 return heard.value
         elif isinstance(heard, Heard) and heard.intent == Intent.HELP:
             yield Say("setup_help")
+    return None
 
 
 def _seated(seat: int, asking: Generator[Effect, Observation | None, T]) -> Generator[Effect, Observation | None, T]:
