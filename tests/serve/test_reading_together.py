@@ -65,7 +65,7 @@ UTTERANCES = _utterances()
 
 def _one_by_one(whisper: WhisperRecognizer, audio: Audio, context: Context) -> Heard:
     """The reader as it read before the languages were batched: each plausible language's reading in turn (with the
-    waiting reader's search)."""
+    waiting reader's search), each held to its words before the languages are weighed, as `RoomReader` does."""
     with cores.deciding():
         heard = waiting_search(whisper.listen(audio, LANGUAGES[0]))
         likeliness = plausible(heard, whisper, LANGUAGES)
@@ -73,8 +73,8 @@ def _one_by_one(whisper: WhisperRecognizer, audio: Audio, context: Context) -> H
         for language in likeliness:
             own = replace(context, language=language)
             listened = replace(heard, tokens=whisper.tokens(language), phrases=load(language))
-            readings.append(replace(strategy_for(own).hear(listened, own), language=language))
-    return said_in_words(understood(readings, likeliness), context)
+            readings.append(said_in_words(replace(strategy_for(own).hear(listened, own), language=language), context))
+    return understood(readings, likeliness)
 
 
 @pytest.mark.parametrize("utterance", UTTERANCES, ids=[name for name, _ in UTTERANCES])
