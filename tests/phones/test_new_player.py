@@ -58,10 +58,12 @@ def test_a_name_said_into_a_new_players_phone_names_the_player_and_the_game_goes
         ear = open_ear(config, whisper("de"), phones=phones)
 
         named_by: list[PhoneMicrophone] = []  # the phone each name was heard through
+        listened: list[tuple[int | None, ContextName, PhoneMicrophone | None]] = []  # seat, context, phone
 
         def hear(listen: Listen, said: Say | None, speaking: Playback | None) -> Observation:
             seat, asked = listen.seat if listen.player is None else None, listen.context.name is ContextName.NAME
             phone = phones.newcomer(seat, asked) if seat is not None else phones.microphone(listen.player)
+            listened.append((listen.seat, listen.context.name, phone))
             if listen.context.name is ContextName.ANSWER:
                 raise Asked(listen, phone)
             if phone is None:
@@ -94,6 +96,11 @@ def test_a_name_said_into_a_new_players_phone_names_the_player_and_the_game_goes
             playwright.stop()
     assert asked.value.listen.player == "Lisa"  # her first question, asked of her, heard through her phone
     assert named_by and asked.value.phone is named_by[0] and set(named_by) == {named_by[0]}
+    # "Anyone else?" is answered into Lisa's phone, not by the room, where a party's "Ja" would seat a stranger.
+    seat_two = [(context, phone) for seat, context, phone in listened if seat == 2]
+    named = [at for at, (context, _) in enumerate(seat_two) if context is ContextName.NAME] + [len(seat_two)]
+    anyone_else_by = {phone for context, phone in seat_two[: named[0]] if context is ContextName.CONFIRM}
+    assert anyone_else_by == {named_by[0]}, listened
 
 
 def test_a_new_players_phone_never_asked_for_a_name_is_offered_the_players(tmp_path: Path) -> None:

@@ -70,3 +70,38 @@ def test_a_new_players_phone_gone_while_named_gives_its_seat_to_the_next_one_wai
     assert phones.newcomer(1) is None  # its read-back heard in the room: no other phone answers for it
     again = phones.newcomer(1, name_asked=True)
     assert again is not None and again is not gone and again.connected
+
+
+def test_anyone_else_is_asked_of_the_last_named_players_phone_and_the_next_name_of_the_room(tmp_path: Path) -> None:
+    """At a party the room's microphone takes the others' "Ja" for a newcomer: with no new phone waiting, "Spielt
+    noch jemand mit?" is heard through the phone of the player named last who has one; the next seat's name, with no
+    phone to give it, is the room's, and that seat keeps no phone of another player's."""
+    phones = Phones(tmp_path)
+    page: list[PhoneNotice] = []
+    other: list[PhoneNotice] = []
+    for told in (page.append, other.append):  # two new players' phones waiting
+        joined = phones.join_new()
+        assert joined is not None
+        joined.reaches(told)
+    lisa = phones.newcomer(1, name_asked=True)
+    assert lisa is not None and phones.newcomer(1) is lisa  # her read-back
+    cem = phones.newcomer(2)  # "anyone else?": the phone still waiting answers it, as before
+    assert cem is not None and cem is not lisa and phones.newcomer(2, name_asked=True) is cem
+    assert phones.newcomer(3) is cem  # nobody waiting now: the last named player's phone answers for the room
+    assert phones.newcomer(3) is cem  # asked again (unclear)
+    assert phones.newcomer(3, name_asked=True) is None  # a yes: the third name is asked of the room
+    assert phones.newcomer(3) is None  # and read back there
+    phones.set_players(("Lisa", "Cem", "Anna"))
+    assert (phones.microphone("Lisa"), phones.microphone("Cem"), phones.microphone("Anna")) == (lisa, cem, None)
+    assert page == [PhoneNotice(named="Lisa")]
+
+
+def test_anyone_else_is_the_rooms_when_no_player_named_holds_a_phone(tmp_path: Path) -> None:
+    phones = Phones(tmp_path)
+    assert phones.newcomer(1, name_asked=True) is None  # named in the room
+    assert phones.newcomer(2) is None  # "anyone else?": the room's, as nobody named holds a phone
+    _told(phones)
+    lisa = phones.newcomer(2, name_asked=True)  # a phone joined meanwhile: the next name is asked through it
+    assert lisa is not None
+    phones.leave(lisa)
+    assert phones.newcomer(3) is not None and phones.newcomer(3) is not lisa  # the next phone waiting, as before

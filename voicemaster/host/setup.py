@@ -23,7 +23,8 @@ def who_plays(language: str) -> Generator[Effect, Observation | None, tuple[str,
     """Names, one player after the other, until nobody else plays. Asking "anyone else?" rather than "how many?":
     a yes is heard far more reliably than a number said alone ("zwei" came back as "Smile."). Each player's name and
     its read-back are listened to as their seat, and "anyone else?" as the next one's: a player whose phone joined
-    before their name was known says it, and the yes that brings them in, into that phone."""
+    before their name was known says it, and the yes that brings them in, into that phone (with none waiting, a named
+    player's phone answers "anyone else?": `Phones.newcomer`)."""
     yield Say("greeting")
     yield Say("setup_help")
     names: list[str] = []

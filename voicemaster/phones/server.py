@@ -178,7 +178,11 @@ class Phones:
         seat keeps the phone it was given while that phone is joined; it is given one (the first phone waiting as a
         new player, if any) when it is first listened to and whenever its name is asked (again: `name_asked`), never
         in the middle of a read-back. So the players named at the start, before anyone has scanned the code, are not
-        held to the room: a phone that joins is heard from the next time a name is asked."""
+        held to the room: a phone that joins is heard from the next time a name is asked.
+
+        "Anyone else?" (the seat's first listening, not its name) with no new player's phone waiting is answered by
+        the phone of the last player named who has one, not by the room: at a party the room's microphone takes the
+        others' "Ja" for a newcomer, and the players holding phones know who else plays."""
         with self._lock:
             seated = self._seats.get(seat)
             if seated is not None and seated.connected:
@@ -186,9 +190,14 @@ class Phones:
             if seat in self._seats and not name_asked:
                 return None  # the room's until its name is asked again
             waiting = [phone for phone in self._newcomers if phone.connected]
-            self._seats[seat] = found = waiting[0] if waiting else None
-            if found is not None:
-                self._newcomers.remove(found)
+            held = [phone for at, phone in sorted(self._seats.items()) if at < seat and phone and phone.connected]
+            found: PhoneMicrophone | None
+            if not waiting and not name_asked and seat not in self._seats and held:
+                found = held[-1]  # for this listening only: the seat is given one when its name is asked
+            else:
+                self._seats[seat] = found = waiting[0] if waiting else None
+                if found is not None:
+                    self._newcomers.remove(found)
         if found is not None:
             self._wire(found)
         return found
