@@ -21,7 +21,10 @@ Where the free reading's words name nothing, its letters still testify:
   there, as over other people's talk, only the decoder's own words decide. What it loses is the start, so an answer
   the reading's last words name as a whole phrase after a garbled start ("und wird be." for "Antwort B": "be" is
   B) is the decoder's word for it too, and stands where the scores pick the same answer
-  (docs/decisions/024-an-answer-named-at-the-end-over-our-voice.md).
+  (docs/decisions/024-an-answer-named-at-the-end-over-our-voice.md). So is a joker or a walk-away, said back and
+  done only after a yes: named at the end so ("L'obnage public."), or by a reading that is its phrase without the
+  first word ("50," for "Fünfzig-fünfzig"), beside the scores at the joker's margins
+  (docs/decisions/043-a-joker-over-our-line.md).
 
 The margins are set from measured data: `voicemaster bench asr` prints the curve they were chosen from.
 """
@@ -221,6 +224,11 @@ def weigh(
     )
 
 
+SAID_BACK = frozenset({Intent.JOKER, Intent.WALK_AWAY, Intent.SWITCH_CATEGORY})
+"""What the quizmaster says back and does only after a yes (`host.millionaire.jokers`, the walk-away's and the category
+switch's confirmations): over our voice the end of its phrase may name it, as a letter names an answer, since a
+misreading costs the player a no, never a joker."""
+
 GARBLED_WORDS = 2
 """How many words at the start of a reading said over our voice may name nothing before its last words name an
 answer: what the echo canceller and the barge-in's onset garble of a carrier ("griehme" for "ich nehme", "und wird"
@@ -231,9 +239,14 @@ def named_at_the_end(reading: Normalized, phrases: Sequence[Phrase], hear: HearP
     """The answer the last words of `reading` name after one to `GARBLED_WORDS` words before them, or None: a whole
     answer phrase of the grammar, or one word the phrase file gives as a letter's sound (`HearPhrases.sounds`: "zi"
     for a German C). Not after a negation ("nicht B"), nor small words a sentence has of its own (English "be" and
-    French "de" are carriers as much as letters), unless the file says they are the sound."""
+    French "de" are carriers as much as letters), unless the file says they are the sound. Also what is said back
+    before it counts (`SAID_BACK`): named so, or by the whole reading being one of its phrases without the first
+    word ("50" of "50 50"), where no phrase of another meaning ends so."""
     words = reading.split()
     texts, meanings = _answers(phrases)
+    lost_start = _said_back_ends(phrases, hear).get(reading)
+    if lost_start is not None:
+        return lost_start
     for start in range(1, min(GARBLED_WORDS, len(words) - 1) + 1):
         if words[start - 1] in hear.words.negation:
             return None
@@ -266,11 +279,37 @@ def _single_word_answers(phrases: Sequence[Phrase], hear: HearPhrases) -> tuple[
 
 @lru_cache(maxsize=CONTEXTS_KEPT)
 def _answers(phrases: Sequence[Phrase]) -> tuple[dict[str, Meaning], frozenset[Meaning]]:
-    """Each answer phrase's text with its meaning (phrases never share a text), and the answers there are."""
+    """Each answer's and each said-back meaning's phrase text with its meaning (phrases never share a text), and the
+    answers there are."""
     texts: dict[str, Meaning] = {
-        phrase.text: (phrase.intent, phrase.value) for phrase in phrases if phrase.intent is Intent.ANSWER
+        phrase.text: (phrase.intent, phrase.value)
+        for phrase in phrases
+        if phrase.intent is Intent.ANSWER or phrase.intent in SAID_BACK
     }
-    return texts, frozenset(texts.values())
+    return texts, frozenset(meaning for meaning in texts.values() if meaning[0] is Intent.ANSWER)
+
+
+@lru_cache(maxsize=CONTEXTS_KEPT)
+def _said_back_ends(phrases: Sequence[Phrase], hear: HearPhrases) -> dict[Normalized, Meaning]:
+    """The phrases of what is said back (`SAID_BACK`) without their first word, each with its meaning, where that
+    end is no phrase itself, not carrier words only, and no phrase of another meaning ends so ("bitte" ends
+    every joker)."""
+    carriers = carrier_words(hear)
+    whole = {phrase.text for phrase in phrases}
+    ends: dict[Normalized, set[Meaning]] = {}
+    for phrase in phrases:
+        words = phrase.text.split()
+        for start in range(1, len(words)):
+            ends.setdefault(Normalized(" ".join(words[start:])), set()).add((phrase.intent, phrase.value))
+    out: dict[Normalized, Meaning] = {}
+    for phrase in phrases:
+        words = phrase.text.split()
+        end = Normalized(" ".join(words[1:]))
+        if phrase.intent not in SAID_BACK or len(words) < 2 or end in whole or all(w in carriers for w in words[1:]):
+            continue
+        if ends[end] == {(phrase.intent, phrase.value)}:
+            out[end] = (phrase.intent, phrase.value)
+    return out
 
 
 def spelled_from(reading: Normalized, phrases: Sequence[Phrase], hear: HearPhrases) -> dict[Meaning, float]:
@@ -320,18 +359,19 @@ def _clear(evidence: Evidence, free_reading: Understanding, text: str, margins: 
     if evidence.crowded:
         # Over other people's talk the scores pick from their words too (`speech.hearing.crowd`).
         return False
-    if evidence.over_our_voice:
-        # Over our voice from what the echo canceller left of the player's: only an answer the reading's last words
-        # name too stands, the decoder's word beside the scores'.
-        return evidence.named_at_the_end == evidence.meaning and evidence.free_gap <= margins.free
-    # Its words name nothing: the scores alone decide, more strictly for what acts at once.
     intent = evidence.meaning[0] if evidence.meaning else ""
+    acting_meaning, acting_free = ACTING_AT_ONCE.get(intent, (margins.meaning, margins.free))
+    meaning, free = max(acting_meaning, margins.meaning), min(acting_free, margins.free)
+    if evidence.over_our_voice:
+        # Over our voice from what the echo canceller left of the player's: only an answer (or what is said back) the
+        # reading's last words name too stands, the decoder's word beside the scores'.
+        named = evidence.named_at_the_end == evidence.meaning
+        return named and evidence.meaning_margin >= meaning and evidence.free_gap <= free
+    # Its words name nothing: the scores alone decide, more strictly for what acts at once.
     if _longer(text, evidence.phrase, margins.longer):
         return False
     if _syllables(evidence.phrase) > SYLLABLES_RATIO * _syllables(text) + SYLLABLES_SLACK:
         return False
-    acting_meaning, acting_free = ACTING_AT_ONCE.get(intent, (margins.meaning, margins.free))
-    meaning, free = max(acting_meaning, margins.meaning), min(acting_free, margins.free)
     objection = testimony(evidence)
     if objection:
         meaning = max(meaning, margins.undecided if objection == "undecided" else margins.doubted)
