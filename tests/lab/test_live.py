@@ -13,7 +13,7 @@ import pytest
 from voicemaster.cli import app as cli
 from voicemaster.host.lines import load as load_lines
 from voicemaster.speech.voice.earcons import HEARD, earcon
-from voicemaster_lab.harness.player import LineMatcher, reply_to
+from voicemaster_lab.harness.player import LineMatcher, Reply, reply_to
 from voicemaster_lab.timing import live_figures
 from voicemaster_lab.timing.live_figures import RATE, Fed, Turn, reply_onset, speech_end, summary, turns
 
@@ -143,6 +143,22 @@ def test_the_player_answers_right_asks_for_two_jokers_and_refuses_a_name_mishear
     )
     assert reply("another_player", "confirm") == "other ('no', None)"
     assert reply("question", "confirm") == ""
+
+
+def test_a_french_player_takes_its_name_read_back_as_it_sounds_and_refuses_another() -> None:
+    """ "Marc" read "Mark" is said back as the player's own name sounds; "Ma" is not, and is refused."""
+
+    def reply(said: str) -> Reply | None:
+        return reply_to("name_read_back", "confirm", "fr", said=said, correct="C", level=1, jokers_used=frozenset())
+
+    assert [
+        found.meant if found else None for found in map(reply, ("Mark, c'est bien ça ?", "Ma, c'est bien ça ?"))
+    ] == [
+        ("yes", None),
+        ("no", None),
+    ]
+    named = reply_to(None, "name", "fr", said="", correct="C", level=1, jokers_used=frozenset())
+    assert named is not None and ("name", "Mark") in named.alike and ("name", "Ma") not in named.alike
 
 
 def test_the_player_goes_on_in_its_own_words_only_when_asked_to_play_on_and_that_is_no_misreading() -> None:

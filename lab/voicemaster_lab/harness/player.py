@@ -25,6 +25,9 @@ from voicemaster_lab.corpora import real_speech
 from voicemaster_lab.corpora.real_speech_sources import RealClip
 
 NAME = {"de": "Markus", "en": "Mark", "fr": "Marc"}
+NAME_SPELLED_ALIKE = {"de": ("Marcus",), "en": ("Marc",), "fr": ("Mark",)}
+"""Other spellings of the player's name that its language says the same: "Mark" read back in French sounds as the
+player's own "Marc", and a person says yes to it."""
 SAID: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "de": {
         "answer": ("Antwort {letter}", "{letter}", "Ich nehme {letter}"),
@@ -86,7 +89,12 @@ def reply_to(key: str | None, context: str, language: str, *, said: str, correct
     """What the player says when the quizmaster listens in `context` after the line `key` (`said` its words);
     None: nothing. With `walk_away`, it stops when asked to play on, and says yes to taking the money."""
     if context == "name":
-        return Reply("name", "name", ("name", NAME[language]))
+        return Reply(
+            "name",
+            "name",
+            ("name", NAME[language]),
+            alike=tuple(("name", alike) for alike in NAME_SPELLED_ALIKE[language]),
+        )
     if context == "answer":
         joker = JOKERS.get(level)
         if joker is not None and joker not in jokers_used:
@@ -104,7 +112,9 @@ def reply_to(key: str | None, context: str, language: str, *, said: str, correct
     agrees = {
         "final_answer": f"{correct}, " in said,  # "Markus, Antwort B, Paris. ...": a letter misheard is refused
         "play_on": True,
-        "name_read_back": said.startswith(f"{NAME[language]},"),  # its name read back as said, nothing more
+        "name_read_back": said.startswith(
+            tuple(f"{name}," for name in (NAME[language], *NAME_SPELLED_ALIKE[language]))
+        ),
         "scan_option": said.startswith(f"{correct},"),  # "B, Paris?": a yes at the right one
         "another_player": False,
         "resume_offer": False,
