@@ -22,6 +22,12 @@ from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.recognition import NOTHING_HEARD, Recognizer
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from voicemaster.speech.hearing.normal_form import Reading
+    from voicemaster.speech.hearing.phrases import Phrase
+    from voicemaster.speech.hearing.whisper.asking import Asking
+    from voicemaster.speech.hearing.whisper.decision import Evidence
     from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
     from voicemaster.speech.hearing.whisper.strategies import Encoded
 
@@ -89,7 +95,6 @@ class RoomReader:
         from voicemaster.speech import cores
         from voicemaster.speech.hearing.phrases import load
         from voicemaster.speech.hearing.whisper.asking import together
-        from voicemaster.speech.hearing.whisper.strategies import hearing_of, strategy_for
         from voicemaster.speech.signal import silent
 
         if silent(audio):
@@ -102,7 +107,7 @@ class RoomReader:
             for language in likeliness:
                 own = replace(context, language=language)
                 listened = replace(heard, tokens=whisper.tokens(language), phrases=load(language))
-                hearings.append(hearing_of(strategy_for(own), listened, own))
+                hearings.append(start_hearing(listened, own))
             # The languages' searches in lockstep, their starts in one decoder run and each step's rows in one batch:
             # a run reads all the decoder's weights whatever its rows, once a turn instead of once per language
             # (decision 025). The same readings to float tolerance (`tests/serve/test_reading_together.py`).
@@ -135,6 +140,53 @@ def said_in_words(heard: Heard, context: Context) -> Heard:
     language = heard.language or context.language
     meant = understand(heard.text, replace(context, language=language), load(language))
     return heard if meant.intent is heard.intent else Heard(Intent.UNKNOWN, None, heard.text, 0.0, language=language)
+
+
+def start_hearing(listened: Encoded, context: Context) -> Asking[Heard]:
+    """One language's reading of the start context, as a game's grammar hears a context (`strategies.ByGrammar`),
+    its start then held to the game its reading says (`the_game_said`)."""
+    from voicemaster.speech.hearing.grammar import grammar
+    from voicemaster.speech.hearing.whisper.strategies import ByGrammar
+
+    by_grammar = ByGrammar()
+    choices = grammar(context, listened.phrases)
+    scores = yield from listened.scoring(choices, by_grammar.prompt(context, listened.phrases))
+    evidence, read = by_grammar.evidence_of(listened, choices, scores)
+    return the_game_said(by_grammar.concluded(evidence, read, listened, context), evidence, read, choices)
+
+
+MORE_THAN_THE_START = 2
+"""How many syllables more than its phrase a reading holds when it goes on past it: "Bonjour, mon hébrop." (5) for
+"on joue" (2) is Pico's "on joue au Money Drop"."""
+
+
+def the_game_said(heard: Heard, evidence: Evidence, reading: Reading, choices: Sequence[Phrase]) -> Heard:
+    """A start whose phrase begins another game's longer phrase ("on joue", "on joue au Money Drop"), read with more
+    syllables than it, is the game the reading is spelled nearer, if that game's phrase lies within the free margin:
+    the scores weigh the two by where the phrase ends, and a garbled rest ("mon hébrop") ends the shorter sooner.
+    Otherwise `heard` as it is. The start is said back and needs a yes either way (decision 044)."""
+    if heard.intent is not Intent.START or evidence.meaning != (Intent.START, heard.value):
+        return heard
+    from voicemaster.speech.hearing.normal_form import spoken
+    from voicemaster.speech.hearing.whisper.decision import VOWEL_GROUPS
+
+    def syllables(text: str) -> int:
+        return len(VOWEL_GROUPS.findall(spoken(text)))
+
+    picked = next((phrase.text for phrase in choices if phrase.written == evidence.phrase), None)
+    if picked is None or syllables(reading.text) < syllables(picked) + MORE_THAN_THE_START:
+        return heard
+    longer = {
+        phrase.value
+        for phrase in choices
+        if phrase.intent is Intent.START and phrase.value != heard.value and phrase.text.startswith(picked + " ")
+    }
+    for game in sorted(other for other in longer if other is not None):
+        other = (Intent.START, game)
+        near, far = evidence.distances.get(other, 1.0), evidence.distances.get(evidence.meaning, 1.0)
+        if other in evidence.shares and evidence.free - evidence.shares[other] <= WAITING_FREE and near < far:
+            return replace(heard, value=game)
+    return heard
 
 
 def waiting_search(heard: Encoded) -> Encoded:
