@@ -155,8 +155,8 @@ def test_a_start_read_further_from_its_phrase_than_a_games_free_gap_is_heard(rea
 
 def test_a_start_read_on_past_its_phrase_is_the_longer_phrases_game(reader: RoomReader) -> None:
     """Kokoro's fast French "on joue au Money Drop", close in the quiet room, is read "En jour, mon édrape.": its
-    scores pick "on joue" (the quiz), whose end the garbled rest comes sooner to than the money drop's. The reading
-    goes on past "on joue" and is spelled nearer the money drop: that is the game said back (decision 044), not
-    the quiz nobody asked for."""
+    scores pick "on joue" (the quiz), whose end the garbled rest comes to sooner than the money drop's. A reading
+    that goes on past "on joue" is not "on joue": the money drop is said back (decision 044), not the quiz nobody
+    asked for."""
     heard = _as_the_bench_says(reader, "on joue au Money Drop", "fr", 3)
     assert (heard.intent, heard.value, heard.language) == (Intent.START, "moneydrop", "fr"), heard.text

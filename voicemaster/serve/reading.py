@@ -12,6 +12,7 @@ meaning understood wins, in the likeliest language that understood it ("starte d
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping
 from dataclasses import replace
@@ -144,29 +145,40 @@ def said_in_words(heard: Heard, context: Context) -> Heard:
 
 def start_hearing(listened: Encoded, context: Context) -> Asking[Heard]:
     """One language's reading of the start context, as a game's grammar hears a context (`strategies.ByGrammar`),
-    its start then held to the game its reading says (`the_game_said`)."""
+    except that a reading gone on past a start phrase that begins another game's longer one is weighed without it
+    (`past_the_start`)."""
     from voicemaster.speech.hearing.grammar import grammar
-    from voicemaster.speech.hearing.whisper.strategies import ByGrammar
+    from voicemaster.speech.hearing.whisper.strategies import ByGrammar, decided
 
     by_grammar = ByGrammar()
     choices = grammar(context, listened.phrases)
     scores = yield from listened.scoring(choices, by_grammar.prompt(context, listened.phrases))
     evidence, read = by_grammar.evidence_of(listened, choices, scores)
-    return the_game_said(by_grammar.concluded(evidence, read, listened, context), evidence, read, choices)
+    heard = by_grammar.concluded(evidence, read, listened, context)
+    past = past_the_start(evidence, read, choices)
+    if past is None:
+        return heard
+    longer = decided(past, read, listened, context)
+    return longer if longer.intent is Intent.START else heard
 
 
 MORE_THAN_THE_START = 2
-"""How many syllables more than its phrase a reading holds when it goes on past it: "Bonjour, mon hébrop." (5) for
-"on joue" (2) is Pico's "on joue au Money Drop"."""
+"""How many syllables more than a start phrase a reading holds when it has gone on past it: Pico's and Kokoro's
+"on joue au Money Drop" (6) were read "Bonjour, mon hébrop." (5), "Enjou malit rap." (5), against "on joue" (2)."""
 
 
-def the_game_said(heard: Heard, evidence: Evidence, reading: Reading, choices: Sequence[Phrase]) -> Heard:
-    """A start whose phrase begins another game's longer phrase ("on joue", "on joue au Money Drop"), read with more
-    syllables than it, is the game the reading is spelled nearer, if that game's phrase lies within the free margin:
-    the scores weigh the two by where the phrase ends, and a garbled rest ("mon hébrop") ends the shorter sooner.
-    Otherwise `heard` as it is. The start is said back and needs a yes either way (decision 044)."""
-    if heard.intent is not Intent.START or evidence.meaning != (Intent.START, heard.value):
-        return heard
+def past_the_start(evidence: Evidence, reading: Reading, choices: Sequence[Phrase]) -> Evidence | None:
+    """The evidence without the picked start phrase, when the reading goes on past it and it begins a longer start
+    phrase of another game: "on joue" (the quiz) and "on joue au Money Drop". The scores weigh those two by where the
+    phrase ends, and a garbled rest ("mon hébrop") lets the shorter end sooner, or leaves the two within the meaning
+    margin of each other; a reading `MORE_THAN_THE_START` syllables longer than the pick was not the pick. The longer
+    phrase's game is then the pick, against every meaning but the dropped one, under the decision's margins as they
+    are (a start's meaning margin of 2.0 and the waiting free margin): it is said back and needs a yes. None where
+    this does not apply (decision 044)."""
+    if evidence.meaning is None or evidence.meaning[0] is not Intent.START:
+        return None
+    from dataclasses import replace as replaced
+
     from voicemaster.speech.hearing.normal_form import spoken
     from voicemaster.speech.hearing.whisper.decision import VOWEL_GROUPS
 
@@ -175,18 +187,22 @@ def the_game_said(heard: Heard, evidence: Evidence, reading: Reading, choices: S
 
     picked = next((phrase.text for phrase in choices if phrase.written == evidence.phrase), None)
     if picked is None or syllables(reading.text) < syllables(picked) + MORE_THAN_THE_START:
-        return heard
-    longer = {
-        phrase.value
-        for phrase in choices
-        if phrase.intent is Intent.START and phrase.value != heard.value and phrase.text.startswith(picked + " ")
-    }
-    for game in sorted(other for other in longer if other is not None):
-        other = (Intent.START, game)
-        near, far = evidence.distances.get(other, 1.0), evidence.distances.get(evidence.meaning, 1.0)
-        if other in evidence.shares and evidence.free - evidence.shares[other] <= WAITING_FREE and near < far:
-            return replace(heard, value=game)
-    return heard
+        return None
+    for phrase in choices:
+        game = (phrase.intent, phrase.value)
+        if phrase.intent is Intent.START and game != evidence.meaning and phrase.text.startswith(picked + " "):
+            if game not in evidence.shares:
+                return None
+            others = [score for meaning, score in evidence.shares.items() if meaning not in (game, evidence.meaning)]
+            return replaced(
+                evidence,
+                meaning=game,
+                phrase=phrase.written,
+                score=evidence.shares[game],
+                rival=max(others, default=-math.inf),
+                shares={meaning: score for meaning, score in evidence.shares.items() if meaning != evidence.meaning},
+            )
+    return None
 
 
 def waiting_search(heard: Encoded) -> Encoded:
