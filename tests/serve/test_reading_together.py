@@ -13,7 +13,14 @@ import pytest
 
 from voicemaster.config.voice import Voice
 from voicemaster.dialogue.meaning import Context, Heard
-from voicemaster.serve.reading import RoomReader, plausible, said_in_words, understood, waiting_search
+from voicemaster.serve.reading import (
+    RoomReader,
+    plausible,
+    said_in_words,
+    start_hearing,
+    understood,
+    waiting_search,
+)
 from voicemaster.serve.waiting import start_context
 from voicemaster.speech import cores
 from voicemaster.speech.audio import Audio
@@ -22,7 +29,7 @@ from voicemaster.speech.hearing.phrases import load
 from voicemaster.speech.hearing.whisper.asking import Asking, alone, together
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.hearing.whisper.search import Scores
-from voicemaster.speech.hearing.whisper.strategies import ByGrammar, Encoded, strategy_for
+from voicemaster.speech.hearing.whisper.strategies import ByGrammar, Encoded
 from voicemaster.speech.voice import pico
 from voicemaster_lab.corpora import real_speech
 
@@ -65,7 +72,8 @@ UTTERANCES = _utterances()
 
 def _one_by_one(whisper: WhisperRecognizer, audio: Audio, context: Context) -> Heard:
     """The reader as it read before the languages were batched: each plausible language's reading in turn (with the
-    waiting reader's search), each held to its words before the languages are weighed, as `RoomReader` does."""
+    waiting reader's search and its start hearing), each held to its words before the languages are weighed, as
+    `RoomReader` does."""
     with cores.deciding():
         heard = waiting_search(whisper.listen(audio, LANGUAGES[0]))
         likeliness = plausible(heard, whisper, LANGUAGES)
@@ -73,7 +81,8 @@ def _one_by_one(whisper: WhisperRecognizer, audio: Audio, context: Context) -> H
         for language in likeliness:
             own = replace(context, language=language)
             listened = replace(heard, tokens=whisper.tokens(language), phrases=load(language))
-            readings.append(said_in_words(replace(strategy_for(own).hear(listened, own), language=language), context))
+            read = alone(heard.model, heard.keys, start_hearing(listened, own))
+            readings.append(said_in_words(replace(read, language=language), context))
     return understood(readings, likeliness)
 
 
