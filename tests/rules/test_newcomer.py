@@ -35,14 +35,14 @@ def _after_one_round(*players: str, **settings: object) -> Game:
 
 def test_a_newcomer_named_between_rounds_plays_the_next_round_and_the_totals_show_them() -> None:
     game = _after_one_round("Anna", "Ben")
-    game, happened = apply(game, AddPlayer("Cem"))
-    assert happened == (events.PlayerJoined("Cem", 2),)
-    game, happened = play(game, StartRound(), ask(1))
-    assert happened[0] == events.RoundStarted(2, ("Anna", "Ben", "Cem"))
+    game, joined = apply(game, AddPlayer("Cem"))
+    assert joined == (events.PlayerJoined("Cem", 2),)
+    game, started = play(game, StartRound(), ask(1))
+    assert started[0] == events.RoundStarted(2, ("Anna", "Ben", "Cem"))
     game, _ = everyone_answers(game, {"Anna": WRONG, "Ben": WRONG, "Cem": RIGHT})
     assert game.round is not None and game.round.seat("Cem") is not None  # Cem plays on at question 2
-    game, happened = apply(game, StopGame())
-    ended = [event for event in happened if isinstance(event, events.GameEnded)]
+    game, stopped = apply(game, StopGame())
+    ended = [event for event in stopped if isinstance(event, events.GameEnded)]
     assert ended[0].outcome.totals == (("Anna", 0), ("Ben", 0), ("Cem", 50))  # round 1 counts 0 for Cem
     assert ended[0].outcome.winners == ("Cem",)
     assert game.sheet[0].total("Cem") == 0
