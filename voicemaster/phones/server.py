@@ -8,10 +8,9 @@ a page of another site is refused (its `Origin`), and a phone that joins as a pl
 (the same player rejoining after a lock screen). Before the players are known a phone joins as a new player: the
 quizmaster asks the next player's name through it (`newcomer`, by the seat being named), and once the players are
 known (`set_players`) it is the microphone of the name it said; a new player's phone never asked is let go, its page
-offering the players, unless the game takes newcomers between rounds (a Millionaire game: `set_players(...,
-newcomers=True)`): then a phone may join as a new player while the game runs, and waits to be asked for its name
-when the next round starts. Only GET routes and the sound's socket; nothing reads a file but
-the page's own. The game's notices to a phone (`PhoneNotice`: heard you, what was heard) go back on the same socket.
+offering the players, unless the game takes `newcomers` (then one joins as a new player while the game runs, and
+waits for the next round). Only GET routes and the sound's socket; nothing reads a file but the page's own. The
+game's notices to a phone (`PhoneNotice`: heard you, what was heard) go back on the same socket.
 """
 
 from __future__ import annotations
@@ -137,8 +136,7 @@ class Phones:
     players: tuple[str, ...] = ()
     """Who may join: the game's players, once they are known."""
     newcomers: bool = False
-    """Whether, the players known, a phone may still join as a new player: the game asks for newcomers when a
-    round starts (docs/decisions/045)."""
+    """Whether a phone may still join as a new player once the players are known: asked at a round's start (045)."""
     language: str = "de"
     """The game's language, which the join page speaks."""
     board: Callable[[], str] | None = None
@@ -187,8 +185,7 @@ class Phones:
 
         "Anyone else?" (the seat's first listening, not its name) with no new player's phone waiting is answered by
         the phone of the last player named who has one, not by the room: at a party the room's microphone takes the
-        others' "Ja" for a newcomer, and the players holding phones know who else plays. Between rounds ("Spielt
-        noch jemand neu mit?", the seat after the players') that is the last player's with a phone."""
+        others' "Ja" for a newcomer, and the players holding phones know who else plays (between rounds too)."""
         with self._lock:
             seated = self._seats.get(seat)
             if seated is not None and seated.connected:
@@ -233,16 +230,14 @@ class Phones:
             self.players, self._seats, self.newcomers = (), {}, False
 
     def set_players(self, players: tuple[str, ...], newcomers: bool = False) -> None:
-        """The game's players (or teams) are known, the n-th named at seat n: who may join from now on; called again
-        with the longer tuple when a newcomer joins, every player's phone kept. Each phone that was listened to at a
-        seat is that player's microphone and its page told so; a new player's phone that was never given a seat
-        hangs up (its page offers the players), or with `newcomers` (the game asks for them when a round starts)
-        waits for the next round."""
+        """The game's players (or teams) are known, the n-th named at seat n (again, longer, when a newcomer joins):
+        who may join from now on. Each phone listened to at a seat is that player's microphone and its page told so;
+        a new player's phone never given a seat hangs up (its page offers the players), or with `newcomers` waits."""
         with self._lock:
             self.players, self.newcomers = players, newcomers
             seats, self._seats = self._seats, {}
-            waiting = [phone for phone in self._newcomers if phone.connected]
-            unseated, self._newcomers = ([], waiting) if newcomers else (self._newcomers, [])
+            waiting = [phone for phone in self._newcomers if phone.connected] if newcomers else []
+            unseated, self._newcomers = ([] if newcomers else self._newcomers), waiting
             for player in [player for player in self._microphones if player not in players]:  # the game before's
                 unseated.append(self._microphones.pop(player))
             named: list[tuple[PhoneMicrophone, PhoneMicrophone | None]] = []
@@ -294,8 +289,7 @@ class Phones:
         return microphone
 
     def join_new(self) -> PhoneMicrophone | None:
-        """A phone joins as a new player, its name not known yet; None once the players are known, unless the game
-        takes `newcomers` (it waits to be asked when the next round starts)."""
+        """A phone joins as a new player, its name not known yet; None once the players are known, but `newcomers`."""
         if self.players and not self.newcomers:
             return None
         microphone = self._microphone("")
@@ -381,9 +375,8 @@ def app(phones: Phones) -> ASGIApp:
     async def players(request: Request) -> Response:
         if not phones.code_is_right(request.query_params.get("code", ""), _client(request.client)):
             return JSONResponse({"error": "code"}, status_code=403)
-        joined = list(phones.joined())
-        known = {"players": list(phones.players), "joined": joined, "newcomers": phones.newcomers}
-        return JSONResponse({**known, "language": phones.language})
+        known = {"players": list(phones.players), "joined": list(phones.joined()), "newcomers": phones.newcomers}
+        return JSONResponse(known | {"language": phones.language})
 
     async def board(request: Request) -> Response:
         if not phones.code_is_right(request.query_params.get("code", ""), _client(request.client)):

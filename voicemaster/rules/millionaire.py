@@ -131,12 +131,11 @@ def _start_round(game: Game) -> Step:
 
 def may_join(game: Game) -> bool:
     """Whether a newcomer could join now: between rounds of a game not over, with room by `GameSettings`' checks
-    (at most `MAX_PLAYERS`; second-chance jokers are for one player alone). Tried with a name no player has."""
+    (at most `MAX_PLAYERS`; second-chance jokers are for one player alone)."""
     if game.outcome is not None or game.round is not None:
         return False
-    unused = "+" * (1 + max(len(player) for player in game.settings.players))
     try:
-        _joined(game, unused)
+        _joined(game, "+" * (1 + max(len(player) for player in game.settings.players)))  # a name nobody has
     except errors.InvalidSetup:
         return False
     return True
