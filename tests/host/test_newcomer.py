@@ -16,6 +16,7 @@ from voicemaster.dialogue.meaning import ContextName, Heard, Intent
 from voicemaster.dialogue.turns import Listen, Observation, Record, Silence
 from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.saved import Session
+from voicemaster.host.setup import newcomer
 from voicemaster.play.live import _resumed_or_new, _run
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
@@ -142,3 +143,18 @@ def test_a_game_killed_right_after_the_join_resumes_with_the_newcomer(tmp_path: 
 
 def said_aloud_yes() -> Observation:
     return Heard(Intent.YES, None, "ja", 0.9)
+
+
+@pytest.mark.parametrize(
+    ("language", "replies", "asked"),
+    [
+        ("de", ["ja", "Ich heiße Cem.", "ja"], "Spielt noch jemand neu mit?"),
+        ("en", ["yes", "My name is Cem.", "yes"], "Is someone new joining in?"),
+        ("fr", ["oui", "Je m'appelle Cem.", "oui"], "Quelqu'un de nouveau se joint à nous ?"),
+    ],
+)
+def test_a_newcomer_is_asked_for_and_named_in_each_language(language: str, replies: list[str], asked: str) -> None:
+    from tests.host.test_setup import converse
+
+    name, said = converse(newcomer(language, ("Anna", "Ben")), language, replies)
+    assert name == "Cem" and said[0] == asked

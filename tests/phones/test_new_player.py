@@ -179,6 +179,7 @@ def test_a_phone_joined_as_a_new_player_mid_game_waits_and_is_the_newcomers_micr
             page.goto(phones.url)
             page.get_by_role("button", name="Ich spiele neu mit: Mikrofon an").click()
             page.get_by_role("status").filter(has_text="Wenn die nächste Runde beginnt").wait_for()
+            assert axe_violations(page) == []  # the waiting page, as a blind player's screen reader finds it
             joined_new(phones)
             with pytest.raises(Asked) as first:
                 _run(host, store, runner, phones)
