@@ -15,15 +15,28 @@ import pytest
 from tests.phones.pages import joined, joined_new, phone_page, said
 from tests.screen.browser import axe_violations
 from voicemaster.config.settings import default_paths, load_settings
-from voicemaster.dialogue.meaning import ContextName
+from voicemaster.dialogue.meaning import ContextName, Heard, Intent
 from voicemaster.dialogue.turns import Listen, Observation, Say, Silence
 from voicemaster.host.lines import load as load_lines
 from voicemaster.host.millionaire.quizmaster import Quizmaster
+from voicemaster.host.saved import Session
 from voicemaster.phones.server import Phones
 from voicemaster.play.ear import Answers
 from voicemaster.play.live import _resumed_or_new, _run, open_ear
 from voicemaster.play.runner import Runner, SessionClock, Transcript
 from voicemaster.questions.selection import Bank
+from voicemaster.rules import (
+    AskQuestion,
+    ConfirmAnswer,
+    GameSettings,
+    GiveAnswer,
+    Letter,
+    Reveal,
+    StartRound,
+    apply,
+    new_game,
+    variant,
+)
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import Playback
@@ -121,3 +134,61 @@ def test_a_new_players_phone_never_asked_for_a_name_is_offered_the_players(tmp_p
         finally:
             browser.close()
             playwright.stop()
+
+
+def test_a_phone_joined_as_a_new_player_mid_game_waits_and_is_the_newcomers_microphone_from_the_next_round(
+    tmp_path: Path, bank: Bank, whisper: Callable[[str], WhisperRecognizer]
+) -> None:
+    """Issue 47 (docs/decisions/045): Anna plays; a phone joins as a new player while the game runs and waits. Once
+    the round is over and "another round?" has its yes, "Spielt noch jemand neu mit?", the name and its read-back
+    are heard through that phone (a person's real "Lisa" and "Ja"), and the next round's first question is Lisa's,
+    heard through it, Anna's place kept."""
+    lisa, yes = (Audio.read(WORDS[word].path()) for word in ("Lisa", "Ja"))
+    recording = said(tmp_path, lisa, yes, silence=3.5, evenly=True)  # whatever comes first, a yes follows "Lisa"
+    config = replace(load_settings(default_paths()[:1]), heard_cue=False)
+    game = new_game(GameSettings(variant("classic"), ("Anna",), seed=3))
+    for action in (StartRound(), AskQuestion("q", Letter.A), GiveAnswer("Anna", Letter.B), ConfirmAnswer("Anna", True)):
+        game, _ = apply(game, action)
+    game, _ = apply(game, Reveal())  # Anna out: round one is over
+    host = Quizmaster(Session(game), bank, "de")
+    with Phones(tmp_path, port=0) as phones, Store(tmp_path / "vm.db", exclusive=True) as store:
+        ear = open_ear(config, whisper("de"), phones=phones)
+        phones.set_players(("Anna",), newcomers=True)  # as `play` does for a game that asks "another round?"
+        by_seat: list[tuple[ContextName, PhoneMicrophone | None]] = []  # what the newcomer's seat was heard through
+
+        def hear(listen: Listen, said: Say | None, speaking: Playback | None) -> Observation:
+            seat, asked = listen.seat if listen.player is None else None, listen.context.name is ContextName.NAME
+            phone = phones.newcomer(seat, asked) if seat is not None else phones.microphone(listen.player)
+            if listen.context.name is ContextName.ANSWER:
+                raise Asked(listen, phone)
+            if seat is not None:
+                by_seat.append((listen.context.name, phone))
+            if phone is None:  # the room: Anna wants another round
+                return Heard(Intent.YES, None, "ja", 0.9) if said and said.key == "another_round" else Silence()
+            return ear.listen(listen, said, speaking).observation
+
+        sink = FileSink()
+        lines, voice = load_lines("de"), Speakers(config.speech)
+        runner = Runner(
+            lines, voice, sink, SessionClock(sink), Answers(hear), Transcript(io.StringIO()), store=store,
+            render_ahead=False,
+        )  # fmt: skip
+        runner.start_game("g")
+        playwright, browser, page = phone_page(recording)
+        try:
+            page.goto(phones.url)
+            page.get_by_role("button", name="Ich spiele neu mit: Mikrofon an").click()
+            page.get_by_role("status").filter(has_text="Wenn die nächste Runde beginnt").wait_for()
+            assert axe_violations(page) == []  # the waiting page, as a blind player's screen reader finds it
+            joined_new(phones)
+            with pytest.raises(Asked) as first:
+                _run(host, store, runner, phones)
+            page.get_by_role("status").filter(has_text="Dein Telefon ist jetzt Lisas Mikrofon").wait_for()
+        finally:
+            browser.close()
+            playwright.stop()
+    assert host.game.settings.players == ("Anna", "Lisa") and first.value.listen.player == "Lisa"
+    newcomers_phone = by_seat[0][1]
+    assert newcomers_phone is not None and {phone for _, phone in by_seat} == {newcomers_phone}
+    assert first.value.phone is newcomers_phone  # her first question heard through the phone that waited
+    assert [context for context, _ in by_seat][-2:] == [ContextName.NAME, ContextName.CONFIRM]

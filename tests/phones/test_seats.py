@@ -105,3 +105,44 @@ def test_anyone_else_is_the_rooms_when_no_player_named_holds_a_phone(tmp_path: P
     assert lisa is not None
     phones.leave(lisa)
     assert phones.newcomer(3) is not None and phones.newcomer(3) is not lisa  # the next phone waiting, as before
+
+
+# Between rounds (issue 47, docs/decisions/045): a Millionaire game takes newcomers when a round starts.
+
+
+def test_a_phone_joined_as_a_new_player_mid_game_waits_and_becomes_the_newcomers_microphone(tmp_path: Path) -> None:
+    phones = Phones(tmp_path)
+    phones.set_players(("Anna", "Ben"), newcomers=True)
+    anna = phones.join("Anna")
+    page: list[PhoneNotice] = []
+    lisa = phones.join_new()  # mid-round: it waits
+    assert lisa is not None and phones.waiting() == 1
+    lisa.reaches(page.append)
+    assert phones.newcomer(3) is lisa  # "Spielt noch jemand neu mit?", the seat after the players'
+    assert phones.newcomer(3, name_asked=True) is lisa and phones.newcomer(3) is lisa  # her name, read back
+    phones.set_players(("Anna", "Ben", "Lisa"), newcomers=True)  # the newcomer joined
+    assert phones.microphone("Anna") is anna and phones.microphone("Lisa") is lisa  # every phone kept
+    assert page == [PhoneNotice(named="Lisa")] and phones.joined() == ("Anna", "Lisa")
+
+
+def test_between_rounds_with_no_newcomer_waiting_a_players_phone_answers_and_the_name_is_the_rooms(
+    tmp_path: Path,
+) -> None:
+    phones = Phones(tmp_path)
+    phones.set_players(("Anna", "Ben"), newcomers=True)
+    anna = phones.join("Anna")
+    assert phones.newcomer(3) is anna  # "Spielt noch jemand neu mit?" at a party: not the room's "Ja"
+    assert phones.newcomer(3, name_asked=True) is None  # a yes: the newcomer, phoneless, is named in the room
+    phones.set_players(("Anna", "Ben", "Cem"), newcomers=True)
+    assert phones.microphone("Anna") is anna and phones.microphone("Cem") is None
+
+
+def test_a_new_players_phone_not_asked_waits_for_the_next_round_in_a_game_that_takes_newcomers(
+    tmp_path: Path,
+) -> None:
+    phones = Phones(tmp_path)
+    (page, _, _) = _told(phones)
+    phones.set_players(("Anna",), newcomers=True)  # Anna named in the room; three phones never asked
+    assert page == [] and phones.waiting() == 3
+    phones.set_players(("Anna",))  # a game that takes none (a money drop, a fixed number of rounds)
+    assert page == [PhoneNotice(named="")] and phones.waiting() == 0 and phones.join_new() is None

@@ -42,7 +42,8 @@ class Joined:
         del seat, name_asked  # nobody joined as a new player
         return None
 
-    def set_players(self, players: tuple[str, ...]) -> None:
+    def set_players(self, players: tuple[str, ...], newcomers: bool = False) -> None:
+        del newcomers
         self.players = players
 
 

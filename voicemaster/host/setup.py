@@ -48,13 +48,34 @@ TRIES = 3
 with the players it has."""
 
 
-def _anyone_else(language: str) -> Generator[Effect, Observation | None, bool]:
+def newcomer(language: str, players: tuple[str, ...]) -> Generator[Effect, Observation | None, str | None]:
+    """Between rounds (the next one about to start): "Is someone new joining in?", and for a yes the newcomer's name,
+    read back, as `who_plays` asks a further player's, at the next seat (`Listen.seat`): a newcomer's phone waiting
+    is heard for it. Every unclear reply is bounded by `TRIES`, so a party's talk neither loops nor seats a phantom;
+    a no, silence or nothing clear is nobody new (None)."""
+    if len(players) >= MAX_PLAYERS:
+        return None
+    seat = len(players) + 1
+    if not (yield from _seated(seat, _anyone_else(language, "newcomer_asked"))):
+        return None
+    for _ in range(TRIES):
+        name = yield from _seated(seat, _name(language, seat, TRIES))
+        if name is None:
+            yield Say("another_player_unclear")
+            return None
+        if name.casefold() not in (taken.casefold() for taken in players):
+            return name
+        yield Say("name_taken", {"name": name})
+    return None
+
+
+def _anyone_else(language: str, key: str = "another_player") -> Generator[Effect, Observation | None, bool]:
     """True for a clear yes; a clear no or silence is nobody else. Unclear is asked again, so that nobody is left
     out, or added, by a misheard word; but a room that is never silent (a party's talk at the computer's microphone)
     keeps every reply unclear, and the game would never begin: after `TRIES` the quizmaster says it is too loud
     and begins with the players named."""
     for _ in range(TRIES):
-        yield Say("another_player")
+        yield Say(key)
         heard = yield from listen(Context(ContextName.CONFIRM, language), None)
         if not isinstance(heard, Heard):
             return False

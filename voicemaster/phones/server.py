@@ -8,8 +8,9 @@ a page of another site is refused (its `Origin`), and a phone that joins as a pl
 (the same player rejoining after a lock screen). Before the players are known a phone joins as a new player: the
 quizmaster asks the next player's name through it (`newcomer`, by the seat being named), and once the players are
 known (`set_players`) it is the microphone of the name it said; a new player's phone never asked is let go, its page
-offering the players. Only GET routes and the sound's socket; nothing reads a file but
-the page's own. The game's notices to a phone (`PhoneNotice`: heard you, what was heard) go back on the same socket.
+offering the players, unless the game takes `newcomers` (then one joins as a new player while the game runs, and
+waits for the next round). Only GET routes and the sound's socket; nothing reads a file but the page's own. The
+game's notices to a phone (`PhoneNotice`: heard you, what was heard) go back on the same socket.
 """
 
 from __future__ import annotations
@@ -134,6 +135,8 @@ class Phones:
     code: str = field(default_factory=new_code)
     players: tuple[str, ...] = ()
     """Who may join: the game's players, once they are known."""
+    newcomers: bool = False
+    """Whether a phone may still join as a new player once the players are known: asked at a round's start (045)."""
     language: str = "de"
     """The game's language, which the join page speaks."""
     board: Callable[[], str] | None = None
@@ -182,7 +185,7 @@ class Phones:
 
         "Anyone else?" (the seat's first listening, not its name) with no new player's phone waiting is answered by
         the phone of the last player named who has one, not by the room: at a party the room's microphone takes the
-        others' "Ja" for a newcomer, and the players holding phones know who else plays."""
+        others' "Ja" for a newcomer, and the players holding phones know who else plays (between rounds too)."""
         with self._lock:
             seated = self._seats.get(seat)
             if seated is not None and seated.connected:
@@ -191,6 +194,8 @@ class Phones:
                 return None  # the room's until its name is asked again
             waiting = [phone for phone in self._newcomers if phone.connected]
             held = [phone for at, phone in sorted(self._seats.items()) if at < seat and phone and phone.connected]
+            named = (self._microphones.get(player) for player in self.players[: seat - 1])
+            held = held or [phone for phone in named if phone is not None and phone.connected]  # between rounds
             found: PhoneMicrophone | None
             if not waiting and not name_asked and seat not in self._seats and held:
                 found = held[-1]  # for this listening only: the seat is given one when its name is asked
@@ -222,22 +227,25 @@ class Phones:
         players' phones stay joined: a player who plays again keeps their phone, and one who does not is let go when
         the new players are known (`set_players`)."""
         with self._lock:
-            self.players, self._seats = (), {}
+            self.players, self._seats, self.newcomers = (), {}, False
 
-    def set_players(self, players: tuple[str, ...]) -> None:
-        """The game's players (or teams) are known, the n-th named at seat n: who may join from now on. Each phone
-        that was listened to at a seat is that player's microphone and its page told so; a new player's phone that
-        was never given a seat hangs up (its page offers the players)."""
+    def set_players(self, players: tuple[str, ...], newcomers: bool = False) -> None:
+        """The game's players (or teams) are known, the n-th named at seat n (again, longer, when a newcomer joins):
+        who may join from now on. Each phone listened to at a seat is that player's microphone and its page told so;
+        a new player's phone never given a seat hangs up (its page offers the players), or with `newcomers` waits."""
         with self._lock:
-            self.players = players
+            self.players, self.newcomers = players, newcomers
             seats, self._seats = self._seats, {}
-            unseated, self._newcomers = self._newcomers, []
+            waiting = [phone for phone in self._newcomers if phone.connected] if newcomers else []
+            unseated, self._newcomers = ([] if newcomers else self._newcomers), waiting
             for player in [player for player in self._microphones if player not in players]:  # the game before's
                 unseated.append(self._microphones.pop(player))
             named: list[tuple[PhoneMicrophone, PhoneMicrophone | None]] = []
             for seat, phone in sorted(seats.items()):
                 if phone is None or not phone.connected or not 0 < seat <= len(players):
-                    if phone is not None:
+                    if phone is not None and phone.connected and newcomers and not phone.player:
+                        self._newcomers.insert(0, phone)  # asked, never named: asked first next round
+                    elif phone is not None:
                         unseated.append(phone)
                     continue
                 phone.player = players[seat - 1]
@@ -281,12 +289,12 @@ class Phones:
         return microphone
 
     def join_new(self) -> PhoneMicrophone | None:
-        """A phone joins as a new player, its name not known yet; None once the players are known."""
-        if self.players:
+        """A phone joins as a new player, its name not known yet; None once the players are known, but `newcomers`."""
+        if self.players and not self.newcomers:
             return None
         microphone = self._microphone("")
         with self._lock:
-            known = bool(self.players)
+            known = bool(self.players) and not self.newcomers
             if not known:
                 self._newcomers.append(microphone)
         if known:
@@ -367,8 +375,8 @@ def app(phones: Phones) -> ASGIApp:
     async def players(request: Request) -> Response:
         if not phones.code_is_right(request.query_params.get("code", ""), _client(request.client)):
             return JSONResponse({"error": "code"}, status_code=403)
-        joined = list(phones.joined())
-        return JSONResponse({"players": list(phones.players), "joined": joined, "language": phones.language})
+        known = {"players": list(phones.players), "joined": list(phones.joined()), "newcomers": phones.newcomers}
+        return JSONResponse(known | {"language": phones.language})
 
     async def board(request: Request) -> Response:
         if not phones.code_is_right(request.query_params.get("code", ""), _client(request.client)):

@@ -18,7 +18,7 @@ from typing import Protocol
 
 from voicemaster.config.settings import ASK, Settings
 from voicemaster.dialogue.meaning import ContextName, Intent
-from voicemaster.dialogue.turns import Listen, Say, Silence
+from voicemaster.dialogue.turns import Effect, Listen, Observation, Record, Say, Silence
 from voicemaster.host import lines as host_lines
 from voicemaster.host.listening import offer_resume
 from voicemaster.host.millionaire.quizmaster import Quizmaster
@@ -31,8 +31,8 @@ from voicemaster.play.runner import Runner, Transcript, WallClock, Watcher, driv
 from voicemaster.questions.model import Entry
 from voicemaster.questions.selection import Bank
 from voicemaster.questions.spoken import lexicon
+from voicemaster.rules import millionaire, new_game
 from voicemaster.rules import moneydrop as md
-from voicemaster.rules import new_game
 from voicemaster.rules.variants import VARIANTS
 from voicemaster.speech.devices.capture import Watch, speaker_present
 from voicemaster.speech.devices.interfaces import AudioUnavailable, MicrophoneLost, MicrophoneUnavailable, Playback
@@ -95,11 +95,7 @@ def play(
                 if host is None:
                     runner.finish_speaking()
                     return False
-                if phones is not None:  # who may join: the game's players (or teams), once they are known
-                    phones.set_players(
-                        host.game.settings.players if isinstance(host, Quizmaster) else host.settings.teams
-                    )
-                _run(host, store, runner)
+                _run(host, store, runner, phones)
                 return True
             finally:
                 microphone.close()
@@ -127,8 +123,9 @@ class PhoneSources(Protocol):
         listening is for that player's name."""
         ...
 
-    def set_players(self, players: tuple[str, ...]) -> None:
-        """Who may join, once known: a phone that said its name at a seat is that player's from now on."""
+    def set_players(self, players: tuple[str, ...], newcomers: bool = False) -> None:
+        """Who may join, once known: a phone that said its name at a seat is that player's from now on; with
+        `newcomers`, a phone may still join as a new player, asked for its name when the next round starts."""
         ...
 
 
@@ -317,11 +314,43 @@ def _heard_as_asked(host: Quizmaster | MoneyDropHost) -> Callable[[], list[tuple
     return asked
 
 
-def _run(host: Quizmaster | MoneyDropHost, store: Store, runner: Runner) -> None:
+def _players_to(phones: PhoneSources | None, host: Quizmaster | MoneyDropHost) -> Callable[[], None]:
+    """Tells the phones who plays, at once and whenever a newcomer joins (each stored step is looked at): who may
+    join, and the newcomer's phone their microphone. A Millionaire game that asks "another round?" takes newcomers
+    while there is room (docs/decisions/045); a money drop's teams stay as they are."""
+    told: tuple[str, ...] | None = None
+
+    def tell() -> None:
+        nonlocal told
+        if phones is None:
+            return
+        if isinstance(host, Quizmaster):
+            game = host.game
+            players = game.settings.players
+            newcomers = game.settings.rounds is None and millionaire.may_join(replace(game, round=None))
+        else:
+            players, newcomers = host.settings.teams, False
+        if players != told:
+            told = players
+            phones.set_players(players, newcomers)
+
+    return tell
+
+
+def _run(host: Quizmaster | MoneyDropHost, store: Store, runner: Runner, phones: PhoneSources | None = None) -> None:
     del store  # written through the runner, step by step
     runner.start_game(runner.game_id, _heard_as_asked(host))
+    tell = _players_to(phones, host)
+    tell()
+
+    def perform(effect: Effect) -> Observation | None:
+        observed = runner.perform(effect)
+        if isinstance(effect, Record) and effect.state is not None:
+            tell()
+        return observed
+
     try:
-        drive(host.run(), runner.perform)
+        drive(host.run(), perform)
         runner.finish_speaking()
     except MicrophoneUnavailable as error:
         # A lost microphone is noticed within a second of its last sound (devices.STALL_SECONDS), or, when the sound

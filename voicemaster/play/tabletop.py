@@ -54,6 +54,8 @@ def describe(event: events.Event, currency: str) -> str:
     match event:
         case events.RoundStarted(number, candidates):
             return f"\nRound {number}: {', '.join(candidates)} play."
+        case events.PlayerJoined(player, number):
+            return f"\n{player} joins, from round {number}."
         case events.QuestionAsked(level, amount, order):
             return f"  Question {level} for {m(amount)}; turns: {', '.join(order)}"
         case events.WalkedAway(player, amount):

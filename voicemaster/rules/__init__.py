@@ -7,6 +7,7 @@ imported from outside the standard library or from the rest of voicemaster.
 from voicemaster.rules import errors
 from voicemaster.rules.actions import (
     Action,
+    AddPlayer,
     AskAudience,
     AskQuestion,
     ConfirmAnswer,
@@ -43,6 +44,7 @@ __all__ = [
     "LEVELS",
     "VARIANTS",
     "Action",
+    "AddPlayer",
     "AskAudience",
     "AskQuestion",
     "AudienceForm",

@@ -13,6 +13,15 @@ class StartRound:
 
 
 @dataclass(frozen=True)
+class AddPlayer:
+    """A newcomer joins the game when the next round starts (docs/rules.md, "Several players and rounds"): every
+    player answers the round's one question at its one level, so one seated mid-round would hold money for questions
+    they never answered. Their earlier rounds count 0."""
+
+    player: str
+
+
+@dataclass(frozen=True)
 class AskQuestion:
     question_id: str
     correct: Letter
@@ -85,6 +94,7 @@ class StopGame:
 
 Action = (
     StartRound
+    | AddPlayer
     | AskQuestion
     | WalkAway
     | UseFiftyFifty

@@ -46,6 +46,15 @@ class GameOver(IllegalAction):
         super().__init__("The game is over.")
 
 
+class JoinBetweenRounds(IllegalAction):
+    """A newcomer asked to join while a round is played: everyone in a round plays its one level, and a seat taken
+    now would hold money for questions its player never answered."""
+
+    def __init__(self, player: str) -> None:
+        super().__init__(f"{player} can join when the next round starts, not in the middle of one.")
+        self.player = player
+
+
 class WrongMoment(IllegalAction):
     """The action exists but not now, e.g. a joker before the question was asked."""
 

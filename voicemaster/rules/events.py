@@ -16,6 +16,13 @@ class RoundStarted:
 
 
 @dataclass(frozen=True)
+class PlayerJoined:
+    player: str
+    first_round: int
+    """The round the newcomer plays first: the next one."""
+
+
+@dataclass(frozen=True)
 class QuestionAsked:
     level: int
     amount: int
@@ -159,6 +166,7 @@ class GameEnded:
 
 Event = (
     RoundStarted
+    | PlayerJoined
     | QuestionAsked
     | WalkedAway
     | FiftyFiftyUsed

@@ -12,6 +12,7 @@ from dataclasses import replace
 from voicemaster.rules import errors, jokers
 from voicemaster.rules.actions import (
     Action,
+    AddPlayer,
     AskAudience,
     AskQuestion,
     ConfirmAnswer,
@@ -41,6 +42,7 @@ from voicemaster.rules.events import (
     HelperRewarded,
     PartnerAnswered,
     PhoneCallStarted,
+    PlayerJoined,
     QuestionAsked,
     Revealed,
     RoundEnded,
@@ -85,6 +87,8 @@ def apply(game: Game, action: Action) -> Step:
             return _start_round(game)
         case StopGame():
             return _stop(game)
+        case AddPlayer(player):
+            return _add_player(game, player)
     current = _current_round(game)
     match action:
         case AskQuestion(question_id, correct):
@@ -123,6 +127,30 @@ def _start_round(game: Game) -> Step:
     candidates = game.settings.candidates(number)
     new_round = Round(number=number, level=1, seats=tuple(Seat(player) for player in candidates))
     return replace(game, round=new_round), (RoundStarted(number, candidates),)
+
+
+def may_join(game: Game) -> bool:
+    """Whether a newcomer could join now: between rounds of a game not over, with room by `GameSettings`' checks
+    (at most `MAX_PLAYERS`; second-chance jokers are for one player alone)."""
+    if game.outcome is not None or game.round is not None:
+        return False
+    try:
+        _joined(game, "+" * (1 + max(len(player) for player in game.settings.players)))  # a name nobody has
+    except errors.InvalidSetup:
+        return False
+    return True
+
+
+def _add_player(game: Game, player: str) -> Step:
+    """The newcomer is checked as the players named before the game are (`GameSettings`: how many, a name not
+    taken, what the joker forms need); the score sheet's earlier rounds hold nothing for them, so they count 0."""
+    if game.round is not None:
+        raise errors.JoinBetweenRounds(player)
+    return replace(game, settings=_joined(game, player)), (PlayerJoined(player, len(game.sheet) + 1),)
+
+
+def _joined(game: Game, player: str) -> GameSettings:
+    return replace(game.settings, players=(*game.settings.players, player))
 
 
 def _ask(game: Game, current: Round, question_id: str, correct: Letter) -> Step:
@@ -419,4 +447,4 @@ def _with_seat(game: Game, current: Round, new: Seat) -> Game:
     return replace(game, round=_replace_seat(current, new))
 
 
-__all__ = ["OPTIONS", "Step", "apply", "new_game"]
+__all__ = ["OPTIONS", "Step", "apply", "may_join", "new_game"]

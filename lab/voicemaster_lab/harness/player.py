@@ -117,6 +117,7 @@ def reply_to(key: str | None, context: str, language: str, *, said: str, correct
         ),
         "scan_option": said.startswith(f"{correct},"),  # "B, Paris?": a yes at the right one
         "another_player": False,
+        "newcomer_asked": False,
         "resume_offer": False,
         "confirm_walk_away": walk_away,
         "confirm_joker": True,  # the joker it asked for, said back

@@ -26,6 +26,8 @@ def announce(host: MillionaireHosting, event: events.Event) -> Dialogue:
             yield host.line(
                 "round_started", {"number": number, "players": list(candidates)}, form=wording.number(candidates)
             )
+        case events.PlayerJoined(player, number):
+            yield host.line("newcomer_joined", {"player": player, "number": number})
         case events.QuestionAsked(level, amount, _):
             yield host.line("question_intro", {"level": level, "amount": host.money(amount)})
         case events.WalkedAway(player, amount):

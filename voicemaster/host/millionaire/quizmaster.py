@@ -46,10 +46,12 @@ from voicemaster.host.millionaire.announcements import announce, score
 from voicemaster.host.millionaire.jokers import use_joker
 from voicemaster.host.saved import Session
 from voicemaster.host.screen_address import ScreenAddress, tell
+from voicemaster.host.setup import newcomer
 from voicemaster.questions.selection import Bank, Presented
 from voicemaster.rules import events, millionaire
 from voicemaster.rules.actions import (
     Action,
+    AddPlayer,
     AskQuestion,
     ConfirmAnswer,
     GiveAnswer,
@@ -178,6 +180,7 @@ class Quizmaster:
                     if not another:
                         yield from self.apply(StopGame())
                         continue
+                    yield from self._newcomer()
                 yield from self.apply(StartRound())
             elif current.question is None:
                 yield from self._offer_walk_away()
@@ -207,6 +210,16 @@ class Quizmaster:
         for event in happened:
             yield from leading_to_listening(announce(self, event)) if heard_over else announce(self, event)
         return happened
+
+    def _newcomer(self) -> Dialogue:
+        """Before the next round: someone new may join (`setup.newcomer`), when the rules have room for them. Only
+        here: everyone in a round plays its one level, so a newcomer seated mid-round would hold money for
+        questions they never answered (docs/decisions/045)."""
+        if not millionaire.may_join(self.game):
+            return
+        name = yield from newcomer(self.language, self.game.settings.players)
+        if name is not None:
+            yield from self.apply(AddPlayer(name))
 
     # Questions
 

@@ -4,7 +4,9 @@
 // what the game tells this phone on the same socket: that it heard the player ("heard_you", at the end of their
 // speech) and what it read. "Hold to talk" sends silence except while the large button is held (the loudest rooms).
 // Before the players are known the page offers joining as a new player: the quizmaster asks that player's name
-// through this phone, and the game tells the page whose microphone it has become ("named").
+// through this phone, and the game tells the page whose microphone it has become ("named"). A game that takes
+// newcomers between rounds offers it beside the players too: the phone waits, and its name is asked for when the
+// next round starts.
 // A connection that drops (the Wi-Fi, the game's machine busy) is opened again as the same player, the microphone
 // kept on, every RETRY_MS up to RETRIES times, the page saying so; the game hears the player through the room's
 // microphone meanwhile. A connection the game refuses or lets go is not retried: the page offers the players.
@@ -21,6 +23,7 @@ let poll = null;
 let holdToTalk = false;
 let holding = false;
 let joined = false;
+let running = false; // the players are known: a new player waits for the next round
 
 const byId = (id) => document.getElementById(id);
 
@@ -68,7 +71,8 @@ async function loadPlayers() {
   }
   clearInterval(poll);
   poll = null;
-  showPlayers(found.players);
+  running = true;
+  showPlayers(found.newcomers ? [...found.players, null] : found.players);
   if (byId("status").textContent === text("waiting")) byId("status").textContent = "";
 }
 
@@ -154,7 +158,7 @@ async function join(player) {
       byId("players").hidden = true;
       byId("mine").hidden = false;
       if (player === null) {
-        say("new_listening");
+        say(running ? "new_waiting" : "new_listening");
         return;
       }
       say("listening", { player });
