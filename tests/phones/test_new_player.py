@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.phones.pages import joined, joined_new, phone_page, said
+from tests.rules.helpers import WRONG, answer, ask, play, solo
 from tests.screen.browser import axe_violations
 from voicemaster.config.settings import default_paths, load_settings
 from voicemaster.dialogue.meaning import ContextName, Heard, Intent
@@ -25,18 +26,7 @@ from voicemaster.play.ear import Answers
 from voicemaster.play.live import _resumed_or_new, _run, open_ear
 from voicemaster.play.runner import Runner, SessionClock, Transcript
 from voicemaster.questions.selection import Bank
-from voicemaster.rules import (
-    AskQuestion,
-    ConfirmAnswer,
-    GameSettings,
-    GiveAnswer,
-    Letter,
-    Reveal,
-    StartRound,
-    apply,
-    new_game,
-    variant,
-)
+from voicemaster.rules import Reveal
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import Playback
@@ -146,10 +136,7 @@ def test_a_phone_joined_as_a_new_player_mid_game_waits_and_is_the_newcomers_micr
     lisa, yes = (Audio.read(WORDS[word].path()) for word in ("Lisa", "Ja"))
     recording = said(tmp_path, lisa, yes, silence=3.5, evenly=True)  # whatever comes first, a yes follows "Lisa"
     config = replace(load_settings(default_paths()[:1]), heard_cue=False)
-    game = new_game(GameSettings(variant("classic"), ("Anna",), seed=3))
-    for action in (StartRound(), AskQuestion("q", Letter.A), GiveAnswer("Anna", Letter.B), ConfirmAnswer("Anna", True)):
-        game, _ = apply(game, action)
-    game, _ = apply(game, Reveal())  # Anna out: round one is over
+    game, _ = play(solo(seed=3), ask(), *answer("Anna", WRONG), Reveal())  # Anna out: round one is over
     host = Quizmaster(Session(game), bank, "de")
     with Phones(tmp_path, port=0) as phones, Store(tmp_path / "vm.db", exclusive=True) as store:
         ear = open_ear(config, whisper("de"), phones=phones)
