@@ -49,7 +49,7 @@ class Asked(Exception):
         self.listen, self.phone = listen, phone
 
 
-@pytest.mark.slow  # real time: "anyone else?" waits through her phone's words for a yes or a no (about 45 s)
+@pytest.mark.slow  # real time: "anyone else?" waits through her phone's words for a yes or a no
 def test_a_name_said_into_a_new_players_phone_names_the_player_and_the_game_goes_on_to_a_question(
     tmp_path: Path, bank: Bank, whisper: Callable[[str], WhisperRecognizer]
 ) -> None:
