@@ -177,8 +177,6 @@ def past_the_start(evidence: Evidence, reading: Reading, choices: Sequence[Phras
     this does not apply (decision 044)."""
     if evidence.meaning is None or evidence.meaning[0] is not Intent.START:
         return None
-    from dataclasses import replace as replaced
-
     from voicemaster.speech.hearing.normal_form import spoken
     from voicemaster.speech.hearing.whisper.decision import VOWEL_GROUPS
 
@@ -194,7 +192,7 @@ def past_the_start(evidence: Evidence, reading: Reading, choices: Sequence[Phras
             if game not in evidence.shares:
                 return None
             others = [score for meaning, score in evidence.shares.items() if meaning not in (game, evidence.meaning)]
-            return replaced(
+            return replace(
                 evidence,
                 meaning=game,
                 phrase=phrase.written,
