@@ -213,6 +213,15 @@ def test_a_new_name_whose_first_word_the_decoder_dropped_is_still_only_the_name(
     assert (meaning.intent, meaning.value) == ("name", name)
 
 
+@pytest.mark.parametrize(
+    ("language", "reply"),
+    [("de", "Ja."), ("de", "nein"), ("de", "Ja, genau."), ("en", "Yes."), ("fr", "Oui."), ("fr", "Non")],
+)
+def test_a_yes_or_a_no_is_not_taken_for_a_new_players_name(language: str, reply: str) -> None:
+    """Asked "wie heißt du?", a "Ja" (the player's, out of turn, or a party's) was read back as the name "Ja"."""
+    assert understand(reply, Context(ContextName.NAME, language), phrases.load(language)).intent == "unknown"
+
+
 def test_an_unknown_name_is_not_taken_for_a_player() -> None:
     assert understand("Ich heiße Bernd", NAME, GERMAN).intent == "unknown"
 

@@ -273,6 +273,8 @@ def free_name(query: Normalized, phrases: HearPhrases) -> Understanding:
         words = match["name"].split()
         if len(words) > NAME_WORDS or any(ch.isdigit() for ch in match["name"]):
             return UNKNOWN
+        if match["name"] in _yes_and_no(phrases):  # "Ja": a reply, not a name (at a party, the others' reply)
+            return UNKNOWN
         return Understanding(Intent.NAME, " ".join(word[:1].upper() + word[1:] for word in words), 1.0)
     return UNKNOWN
 
@@ -359,6 +361,12 @@ def _clause(clause: str, phrases: HearPhrases) -> tuple[Letter, str] | None:
 
 
 # The patterns below are derived from one language's phrases: built once, not for every clause heard.
+@cache
+def _yes_and_no(phrases: HearPhrases) -> frozenset[str]:
+    """The confirm context's yes and no, as a reading is compared: what is never taken for a new player's name."""
+    return frozenset(normalize(text, phrases.language) for texts in phrases.confirm.values() for text in texts)
+
+
 @cache
 def _name_patterns(phrases: HearPhrases) -> tuple[re.Pattern[str], ...]:
     """The name phrases as patterns, longest first, so that "ich heiße Anna" is Anna and not "Ich Heiße Anna"."""
