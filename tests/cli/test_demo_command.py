@@ -12,6 +12,7 @@ from voicemaster.cli.app import main
 pytestmark = [pytest.mark.model, pytest.mark.audio, pytest.mark.usefixtures("user_folders")]
 
 
+@pytest.mark.slow  # a whole money drop rendered and heard: the default suite's longest
 def test_the_money_drop_demo_is_told_card_by_card(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The terminal's narration follows a money drop (seed 31 stopped at its first card, told as a Millionaire
     question): each card with its category and money, each placement, and the short demo's few cards."""
