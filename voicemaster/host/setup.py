@@ -6,7 +6,7 @@ time, each taken with a yes: easier to hear in a car than a name the player has 
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from dataclasses import replace
 from typing import TypeVar
 
@@ -34,7 +34,7 @@ def who_plays(language: str) -> Generator[Effect, Observation | None, tuple[str,
         if name is None:
             yield Say("another_player_unclear")
             break
-        if name.casefold() in (taken.casefold() for taken in names):
+        if _taken(name, names):
             yield Say("name_taken", {"name": name})
             continue
         names.append(name)
@@ -63,10 +63,15 @@ def newcomer(language: str, players: tuple[str, ...]) -> Generator[Effect, Obser
         if name is None:
             yield Say("another_player_unclear")
             return None
-        if name.casefold() not in (taken.casefold() for taken in players):
+        if not _taken(name, players):
             return name
         yield Say("name_taken", {"name": name})
     return None
+
+
+def _taken(name: str, names: Sequence[str]) -> bool:
+    """Whether a player of `names` has `name` already, whatever its case ("anna" is Anna)."""
+    return name.casefold() in (taken.casefold() for taken in names)
 
 
 def _anyone_else(language: str, key: str = "another_player") -> Generator[Effect, Observation | None, bool]:
