@@ -1,28 +1,47 @@
 """The machine's cores shared by hearing and the voice: a decision runs on one core (a bench may split its large
 products over two: `hearing.whisper.model.product`), and the voice rendering ahead waits for it
 (`voice.render_ahead`), so the decision the player waits for never shares its core with the game's own work; the
-second core reads ahead at a pause (`hearing.ahead`) and renders the quizmaster's next lines.
+second core reads ahead at a pause (`hearing.ahead`) and renders the quizmaster's next lines. A render ahead already
+running when a decision starts is told to give way (`give_way_to_decisions`): Kokoro's render took both cores and
+tripled a decision's wall time (docs/decisions/047-a-render-ahead-gives-way-to-a-decision.md).
 """
 
 from __future__ import annotations
 
 import os
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Protocol
 
 _lock = threading.Condition()
 _deciding = 0
 _mine = threading.local()
 
 
+class GivesWay(Protocol):
+    def give_way(self) -> None:
+        """A decision starts: stop the work that would share the cores with it (called on the deciding thread)."""
+
+
+_yielding: weakref.WeakSet[GivesWay] = weakref.WeakSet()
+
+
+def give_way_to_decisions(work: GivesWay) -> None:
+    """`work.give_way()` is called each time a decision starts, for as long as `work` lives."""
+    _yielding.add(work)
+
+
 @contextmanager
 def deciding() -> Iterator[None]:
-    """A decision is under way on this thread: the voice renders nothing new meanwhile, and this thread's large
-    products take the second core when the machine has it to spare."""
+    """A decision is under way on this thread: the voice renders nothing new meanwhile (and what it renders ahead
+    gives way), and this thread's large products take the second core when a bench asks for it."""
     global _deciding
     with _lock:
         _deciding += 1
+    for work in list(_yielding):
+        work.give_way()
     _mine.split = second_core_free()
     try:
         yield

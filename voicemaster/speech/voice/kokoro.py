@@ -11,6 +11,7 @@ import hashlib
 import logging
 import os
 import tempfile
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +26,7 @@ from voicemaster.speakable import Unspeakable
 from voicemaster.speech import onnx_runtime
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.signal import from_float
-from voicemaster.speech.voice.synthesis import SpeechUnavailable
+from voicemaster.speech.voice.synthesis import SpeechUnavailable, Stopped
 
 MODEL, VOICES = "kokoro-82m", "kokoro-voices"
 MODEL_FILE = "kokoro-v1.0.int8.onnx"
@@ -106,6 +107,7 @@ class Kokoro:
         options.intra_op_num_threads = os.cpu_count() or 1
         session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
         self._engine: Any = Engine.from_session(session, str(_voice_tables(voice_folder)))
+        self._engine.sess = _Stoppable(session, onnxruntime.RunOptions)
         # kokoro-onnx keeps the voice file open for as long as it lives: read the tables and close it.
         with self._engine.voices as tables:
             self._engine.voices = {name: tables[name] for name in tables.files}
@@ -115,12 +117,19 @@ class Kokoro:
         if known is None:
             raise SpeechUnavailable(f"Kokoro has no voice {voice.name!r}; `voicemaster voices` lists those it has.")
         speed = min(max(voice.rate / NORMAL_RATE, SLOWEST_SPEED), FASTEST_SPEED)
+        self._engine.sess.begin()
         try:
             phonemes = self.phonemes(text, known.phonemes)
             samples, rate = self._engine.create(phonemes, voice=voice.name, speed=speed, is_phonemes=True)
         except ValueError:  # kokoro-onnx: "Nothing to synthesize, ... produced no phonemes"
             raise Unspeakable(f"Kokoro reads no sound in {text[:40]!r}: write it in words.") from None
         return from_float(np.asarray(samples, dtype=np.float32) * (voice.volume / 100), rate)
+
+    def stop(self) -> None:
+        """Stops the line being rendered (`speak` raises `Stopped` within milliseconds; a line whose sounds are still
+        being made, as its run starts); the engine renders the next line as usual. onnxruntime's
+        `RunOptions.terminate` ends a run cleanly, unlike a session destroyed mid-run (`RenderQueue.close`)."""
+        self._engine.sess.stop()
 
     def phonemes(self, text: str, accent: str) -> str:
         """The sounds Kokoro is given for `text`, as eSpeak-NG's `accent` says them. eSpeak-NG says a word it takes
@@ -136,6 +145,48 @@ class Kokoro:
                 text.strip(), accent, preserve_punctuation=True, with_stress=True, language_switch="remove-flags"
             )
         return "".join(p for p in str(said) if p in self._engine.tokenizer.vocab).strip()
+
+
+class _Stoppable:
+    """An onnxruntime session whose runs under way can be stopped from another thread; kokoro-onnx calls its `run`.
+    A stop that comes while a line's sounds are still being made (`begin` was called, no run yet) stops the line's
+    first run as it starts."""
+
+    def __init__(self, session: Any, options: Callable[[], Any]) -> None:
+        self._session = session
+        self._options = options
+        self._running: set[Any] = set()
+        self._stop_next = False
+        self._lock = threading.Lock()
+
+    def begin(self) -> None:
+        """A line starts: a stop asked for before it is not its."""
+        with self._lock:
+            self._stop_next = False
+
+    def run(self, outputs: Any, feed: Any) -> Any:
+        options = self._options()
+        with self._lock:
+            self._running.add(options)
+            options.terminate = self._stop_next
+        try:
+            return self._session.run(outputs, feed, options)
+        except Exception:
+            if options.terminate:
+                raise Stopped("the render was stopped") from None
+            raise
+        finally:
+            with self._lock:
+                self._running.discard(options)
+
+    def stop(self) -> None:
+        with self._lock:
+            for options in self._running:
+                options.terminate = True
+            self._stop_next = not self._running
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._session, name)
 
 
 def _voice_tables(folder: Path) -> Path:

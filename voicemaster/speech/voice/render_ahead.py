@@ -8,7 +8,9 @@ behind the time a game spends speaking and listening anyway.
 One thread owns the slow engine, so two renders never halve each other's speed: a line needed now goes to the front of
 the queue, a line the runner already holds next, then the lines the quizmaster foresees, then the fixed lines of the
 language. Foreseen lines of a moment that has passed are dropped when the quizmaster foresees again. A line nobody
-waits for yet is not begun while a decision is being made: the player is waiting for that.
+waits for yet is not begun while a decision is being made: the player is waiting for that; and one already rendering
+when a decision starts is stopped (once) and rendered again after it: Kokoro on both cores tripled a decision's wall
+time (docs/decisions/047-a-render-ahead-gives-way-to-a-decision.md).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from enum import IntEnum
 from voicemaster.config.voice import Voice
 from voicemaster.speech import cores
 from voicemaster.speech.audio import Audio
+from voicemaster.speech.voice.synthesis import Stopped
 
 YIELD_SECONDS = 3.0
 """The longest a line rendered ahead waits for a decision being made (`speech.cores`): the player waits for the
@@ -64,6 +67,9 @@ class _Line:
     """The most urgent it was asked for."""
     foresight: int
     """Which foresight of the quizmaster's asked for it last."""
+    rendering: bool = False
+    gave_way: bool = False
+    """Stopped once for a decision: it is not stopped again, so a line is never rendered more than twice."""
 
 
 @dataclass(eq=False)
@@ -74,6 +80,8 @@ class RenderQueue:
     render: Callable[[str, Voice], Audio]
     ready: Callable[[str, Voice], bool]
     """Whether a line can be had without rendering (it is on disk): then it is not queued."""
+    stop: Callable[[], None] = lambda: None
+    """Stops the render under way, which then raises `Stopped` (an engine that cannot stop does nothing)."""
     served: Counter[str] = field(default_factory=Counter)
     """How each line was had: `ready` (on disk, or rendered ahead and finished), `waited` (being rendered ahead, not
     finished), `rendered` (nobody had asked for it before)."""
@@ -83,10 +91,22 @@ class RenderQueue:
     _foresight: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _worker: threading.Thread | None = None
+    _running: Key | None = None
+    """The line the worker is rendering (past its wait for a decision)."""
     _closing: threading.Event = field(default_factory=threading.Event)
 
     def __post_init__(self) -> None:
         _QUEUES.add(self)
+        cores.give_way_to_decisions(self)
+
+    def give_way(self) -> None:
+        """A decision starts: the line rendering ahead, if nobody waits for it yet, stops, and is rendered again
+        after the decision (`cores.wait_while_deciding`). A line someone waits for renders on."""
+        with self._lock:
+            line = self._lines.get(self._running) if self._running is not None else None
+            if line is not None and line.priority != Priority.NOW and not line.gave_way:
+                line.gave_way = True
+                self.stop()
 
     def close(self) -> None:
         """Drop what is still to render and wait for the line being rendered: an engine stopped in the middle of a
@@ -95,8 +115,11 @@ class RenderQueue:
             while not self._queue.empty():
                 _, _, key = self._queue.get_nowait()
                 line = self._lines.get(key)
-                if line is not None and line.result.cancel():
-                    del self._lines[key]
+                if line is None or line.rendering or line.result.done():
+                    continue
+                if not line.result.cancel():  # it gave way to a decision, and someone may wait for it
+                    line.result.set_exception(Stopped("the program is ending"))
+                del self._lines[key]
             worker = self._worker
             self._closing.set()
             self._queue.put((-1, -1, ("", Voice())))  # wakes the worker to see it is closing
@@ -156,11 +179,21 @@ class RenderQueue:
             assert line is not None
             if line.priority != Priority.NOW:  # nobody waits for it yet: a decision being made goes first
                 cores.wait_while_deciding(YIELD_SECONDS)
+            with self._lock:
+                self._running = key
             try:
-                line.result.set_result(self.render(*key))
+                audio = self.render(*key)
+            except Stopped:  # it gave way to a decision: back to the front of its rank
+                with self._lock:
+                    self._running, line.rendering = None, False
+                    self._queue.put((line.priority, -next(self._order), key))
+                continue
             except Exception as error:  # handed to whoever waits for the line; a line foreseen in vain is dropped
                 line.result.set_exception(error)
+            else:
+                line.result.set_result(audio)
             with self._lock:
+                self._running = None
                 del self._lines[key]
 
     def _next(self) -> Key | None:
@@ -179,11 +212,13 @@ class RenderQueue:
                     self._worker = None
                     return None
                 line = self._lines.get(key)
-                if line is None or line.result.running() or line.result.done():
+                if line is None or line.rendering or line.result.done():
                     continue  # queued twice (foreseen, then wanted now) and rendered already
                 if line.priority == Priority.FORESEEN and line.foresight != self._foresight:
                     del self._lines[key]
                     line.result.cancel()
                     continue
-                line.result.set_running_or_notify_cancel()
+                if not line.result.running():  # a line that gave way is running already
+                    line.result.set_running_or_notify_cancel()
+                line.rendering = True
                 return key

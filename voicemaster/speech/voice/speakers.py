@@ -68,7 +68,14 @@ class Engines:
     lines: RenderQueue = field(init=False)
 
     def __post_init__(self) -> None:
-        self.lines = RenderQueue(self._render_kept, lambda text, voice: rendered_path(text, voice).exists())
+        self.lines = RenderQueue(
+            self._render_kept, lambda text, voice: rendered_path(text, voice).exists(), self._stop_render
+        )
+
+    def _stop_render(self) -> None:
+        """Stops Kokoro's render under way (a decision starts; `RenderQueue.give_way`); Pico's take milliseconds."""
+        if self.kokoro is not None:
+            self.kokoro.stop()
 
     def resolve(self, voice: Voice, language: str) -> Voice:
         if (voice, language) not in self.voices:

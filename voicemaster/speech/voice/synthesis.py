@@ -27,6 +27,11 @@ ESPEAK_VOICES = {"de": "de", "en": "en-gb", "fr": "fr"}
 """eSpeak-NG's voice where the voice names none."""
 
 
+class Stopped(Exception):
+    """A render stopped half-way because its caller asked (`Kokoro.stop`): nothing failed; the line is to be rendered
+    again when it is wanted."""
+
+
 @dataclass(frozen=True)
 class Espeak:
     voices: dict[str, Voice]
