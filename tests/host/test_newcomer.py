@@ -69,6 +69,25 @@ def test_a_newcomer_named_between_rounds_plays_the_next_round_and_the_totals_sho
     assert played.events("game_over")[0]["totals"].keys() == {"Anna", "Ben", "Cem"}
 
 
+def test_another_round_and_anyone_new_are_put_to_all_and_nothing_else_is(bank: Bank) -> None:
+    """ "Wollt ihr noch eine Runde spielen?" is a question to everyone (`Listen.to_all`: at a party the players'
+    phones hear it, not the room's microphone, docs/decisions/046); "Spielt noch jemand neu mit?" and the name are the
+    next seat's (`Listen.seat`), and every other listening is a player's own."""
+    listened: list[tuple[str, Listen]] = []
+    script = party(["ja", "Ich heiße Cem.", "ja"])
+
+    def heard(table: Table, listen: Listen, last_key: str) -> Observation:
+        listened.append((last_key, listen))
+        return script(table, listen, last_key)
+
+    Table(game_of(bank, "Anna", "Ben"), heard).play()
+    to_all = {key for key, listen in listened if listen.to_all}
+    assert to_all == {"another_round"}
+    seated = {key for key, listen in listened if listen.seat == 3}
+    assert seated == {"newcomer_asked", "ask_name", "name_read_back"}
+    assert all(listen.player for key, listen in listened if key not in to_all | seated)
+
+
 @pytest.mark.parametrize(
     "replies",
     [

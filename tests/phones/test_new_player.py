@@ -65,8 +65,7 @@ def test_a_name_said_into_a_new_players_phone_names_the_player_and_the_game_goes
         listened: list[tuple[int | None, ContextName, PhoneMicrophone | None]] = []  # seat, context, phone
 
         def hear(listen: Listen, said: Say | None, speaking: Playback | None) -> Observation:
-            seat, asked = listen.seat if listen.player is None else None, listen.context.name is ContextName.NAME
-            phone = phones.newcomer(seat, asked) if seat is not None else phones.microphone(listen.player)
+            phone = ear.phone_for(listen)
             listened.append((listen.seat, listen.context.name, phone))
             if listen.context.name is ContextName.ANSWER:
                 raise Asked(listen, phone)
@@ -146,8 +145,7 @@ def test_a_phone_joined_as_a_new_player_mid_game_waits_and_is_the_newcomers_micr
         by_seat: list[tuple[ContextName, PhoneMicrophone | None]] = []  # what the newcomer's seat was heard through
 
         def hear(listen: Listen, said: Say | None, speaking: Playback | None) -> Observation:
-            seat, asked = listen.seat if listen.player is None else None, listen.context.name is ContextName.NAME
-            phone = phones.newcomer(seat, asked) if seat is not None else phones.microphone(listen.player)
+            phone, seat = ear.phone_for(listen), listen.seat
             if listen.context.name is ContextName.ANSWER:
                 raise Asked(listen, phone)
             if seat is not None:

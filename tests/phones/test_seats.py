@@ -137,6 +137,26 @@ def test_between_rounds_with_no_newcomer_waiting_a_players_phone_answers_and_the
     assert phones.microphone("Anna") is anna and phones.microphone("Cem") is None
 
 
+def test_a_question_to_all_is_heard_through_the_first_named_players_phone_and_anyone_new_through_the_same(
+    tmp_path: Path,
+) -> None:
+    """Between rounds "Wollt ihr noch eine Runde spielen?" and then "Spielt noch jemand neu mit?" are put to all the
+    players (docs/decisions/046): both are heard through one phone, the first named player's that is joined (the
+    same every round), not the room's microphone, where a party's talk would start a round or seat a stranger."""
+    phones = Phones(tmp_path)
+    assert phones.for_all() is None  # no players known yet: the room
+    phones.set_players(("Anna", "Ben", "Cem"), newcomers=True)
+    assert phones.for_all() is None  # nobody holds a phone: the room, as without phones
+    cem = phones.join("Cem")
+    ben = phones.join("Ben")
+    assert phones.for_all() is ben  # Anna has none: Ben, named before Cem, whoever joined first
+    assert phones.newcomer(4) is ben  # "anyone new?" right after: the phone that answered "another round?"
+    phones.leave(ben)
+    assert phones.for_all() is cem and phones.newcomer(4) is cem  # Ben's phone gone: the next one's
+    phones.leave(cem)
+    assert phones.for_all() is None and phones.newcomer(4) is None  # none left: the room, as today
+
+
 def test_a_new_players_phone_not_asked_waits_for_the_next_round_in_a_game_that_takes_newcomers(
     tmp_path: Path,
 ) -> None:

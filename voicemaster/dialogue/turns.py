@@ -40,6 +40,9 @@ class Listen:
     seat: int | None = None
     """While the players are named: which player is being asked for (1 for the first), whose name is not known
     yet; a phone that joined as a new player is listened to for the seat it is given."""
+    to_all: bool = False
+    """A question put to all the players at once ("another round?"): heard through one player's phone when the
+    players hold phones (`Phones.for_all`), as the room's microphone at a party hears the others' talk too."""
 
 
 @dataclass(frozen=True)

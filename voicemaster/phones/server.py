@@ -176,6 +176,17 @@ class Phones:
         self._wire(found)
         return found
 
+    def for_all(self) -> PhoneMicrophone | None:
+        """The phone that hears a question put to all the players ("another round?", `Listen.to_all`): the first
+        named player's that is joined, else None (the room's microphone). The first named, not whoever answered
+        last: the same phone every round, so the players know whose phone decides (docs/decisions/046)."""
+        with self._lock:
+            named = [self._microphones.get(player) for player in self.players]
+        found = next((phone for phone in named if phone is not None and phone.connected), None)
+        if found is not None:
+            self._wire(found)
+        return found
+
     def newcomer(self, seat: int, name_asked: bool = False) -> PhoneMicrophone | None:
         """The phone heard for the player being named at `seat` (`Listen.seat`), or None: the room's microphone. A
         seat keeps the phone it was given while that phone is joined; it is given one (the first phone waiting as a
@@ -185,7 +196,8 @@ class Phones:
 
         "Anyone else?" (the seat's first listening, not its name) with no new player's phone waiting is answered by
         the phone of the last player named who has one, not by the room: at a party the room's microphone takes the
-        others' "Ja" for a newcomer, and the players holding phones know who else plays (between rounds too)."""
+        others' "Ja" for a newcomer, and the players holding phones know who else plays. Between rounds (the players
+        known) it is the phone that answered "another round?" just before (`for_all`)."""
         with self._lock:
             seated = self._seats.get(seat)
             if seated is not None and seated.connected:
@@ -195,7 +207,7 @@ class Phones:
             waiting = [phone for phone in self._newcomers if phone.connected]
             held = [phone for at, phone in sorted(self._seats.items()) if at < seat and phone and phone.connected]
             named = (self._microphones.get(player) for player in self.players[: seat - 1])
-            held = held or [phone for phone in named if phone is not None and phone.connected]  # between rounds
+            held = held or [phone for phone in named if phone is not None and phone.connected][:1]  # between rounds
             found: PhoneMicrophone | None
             if not waiting and not name_asked and seat not in self._seats and held:
                 found = held[-1]  # for this listening only: the seat is given one when its name is asked

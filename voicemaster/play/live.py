@@ -118,6 +118,10 @@ class PhoneSources(Protocol):
         """The phone that is `player`'s microphone now, if one is joined."""
         ...
 
+    def for_all(self) -> PhoneMicrophone | None:
+        """The phone that hears a question put to all the players (`Listen.to_all`), if one is joined."""
+        ...
+
     def newcomer(self, seat: int, name_asked: bool = False) -> PhoneMicrophone | None:
         """The phone of a new player heard for the player being named at `seat` (`Listen.seat`); `name_asked`: the
         listening is for that player's name."""
@@ -142,12 +146,20 @@ class MicrophoneEar:
     phones: PhoneSources | None = None
     _by_phone: dict[str, tuple[PhoneMicrophone, ListeningPipeline]] = field(default_factory=dict)
 
+    def phone_for(self, listen: Listen) -> PhoneMicrophone | None:
+        """The phone `listen` is heard through, or None for the room's microphone: the player's own; for a seat
+        being named, the phone it is given (`PhoneSources.newcomer`); for a question put to all, one player's."""
+        if self.phones is None:
+            return None
+        if listen.player is None and listen.seat is not None:
+            return self.phones.newcomer(listen.seat, listen.context.name is ContextName.NAME)
+        if listen.player is None and listen.to_all:
+            return self.phones.for_all()
+        return self.phones.microphone(listen.player)
+
     def listen(self, listen: Listen, said: Say | None, speaking: Playback | None) -> Listened:
         del said
-        phone = None
-        if self.phones is not None:
-            seat, asked = listen.seat if listen.player is None else None, listen.context.name is ContextName.NAME
-            phone = self.phones.newcomer(seat, asked) if seat is not None else self.phones.microphone(listen.player)
+        phone = self.phone_for(listen)
         if phone is not None:
             try:
                 hearing = self._through(phone).listen(listen.context, listen.timeout_seconds, speaking)

@@ -38,6 +38,7 @@ from voicemaster.host.listening import (
     change_voice,
     leading_to_listening,
     listen,
+    marked,
     one_by_one,
     pause,
     take_back_window,
@@ -176,7 +177,9 @@ class Quizmaster:
             current = self.game.round
             if current is None:
                 if self.game.sheet and self.game.settings.rounds is None:
-                    another = yield from self._ask_yes_no("another_round", {}, None, form=self.everyone())
+                    # Put to everyone: heard through a player's phone if they have phones, not the party's room.
+                    asked = self._ask_yes_no("another_round", {}, None, form=self.everyone())
+                    another = yield from marked(asked, to_all=True)
                     if not another:
                         yield from self.apply(StopGame())
                         continue
