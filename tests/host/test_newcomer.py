@@ -6,6 +6,7 @@ matcher, as a recognizer's transcript would."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -13,15 +14,18 @@ import pytest
 from tests.host.test_millionaire import Table
 from voicemaster.config.settings import Settings, default_paths, load_settings
 from voicemaster.dialogue.meaning import ContextName, Heard, Intent
-from voicemaster.dialogue.turns import Listen, Observation, Record, Silence
+from voicemaster.dialogue.turns import Effect, Listen, LookForNewcomers, NewcomersWaiting, Observation, Record, Silence
 from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.saved import Session
 from voicemaster.host.setup import newcomer
-from voicemaster.play.live import _resumed_or_new, _run
+from voicemaster.phones.server import Phones
+from voicemaster.play.live import _resumed_or_new, _run, open_ear
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
+from voicemaster.speech.devices.phone import PhoneMicrophone, PhoneNotice
 from voicemaster.speech.hearing import phrases
 from voicemaster.speech.hearing.intents import understand
+from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.store import Store
 
 
@@ -121,6 +125,55 @@ def test_with_six_players_nobody_new_is_asked_for(bank: Bank) -> None:
     assert "newcomer_asked" not in [key for key, _ in played.said] and len(played.quizmaster.game.sheet) == 2
 
 
+# A game of a fixed number of rounds (docs/decisions/046): no "another round?", so a newcomer only by phone.
+
+
+@dataclass
+class PhonesAtTable(Table):
+    """A table whose runner says how many phones wait to join as new players (`LookForNewcomers`)."""
+
+    waiting: int = 0
+    looked: list[int] = field(default_factory=list)
+    """The round about to start each time the quizmaster looked."""
+
+    def perform(self, effect: Effect) -> Observation | None:
+        if isinstance(effect, LookForNewcomers):
+            self.looked.append(len(self.quizmaster.game.sheet) + 1)
+            return NewcomersWaiting(self.waiting)
+        return super().perform(effect)
+
+
+def rounds_of(bank: Bank, rounds: int, *players: str) -> Quizmaster:
+    settings = GameSettings(variant("classic"), players, seed=7, rounds=rounds)
+    return Quizmaster(Session(new_game(settings)), bank, "de")
+
+
+def test_in_a_game_of_fixed_rounds_a_phone_waiting_is_asked_and_its_newcomer_plays_the_next_round(
+    bank: Bank,
+) -> None:
+    played = PhonesAtTable(rounds_of(bank, 2, "Anna", "Ben"), party(["ja", "Ich heiße Cem.", "ja"]), waiting=1)
+    played.play()
+    keys = [key for key, _ in played.said]
+    assert "another_round" not in keys and played.looked == [2]  # before round two only: none after the last
+    assert ("newcomer_joined", "Willkommen, Cem! Du spielst ab Runde zwei mit.") in played.said
+    rounds = [text for key, text in played.said if key == "round_started"]
+    assert rounds[1] == "Runde zwei. Es spielen Anna, Ben und Cem."
+    game = played.quizmaster.game
+    assert game.outcome is not None and game.settings.players == ("Anna", "Ben", "Cem") and len(game.sheet) == 2
+
+
+@pytest.mark.parametrize("waiting", [0, None], ids=["no-phone-waiting", "no-phones"])
+def test_in_a_game_of_fixed_rounds_nothing_is_asked_aloud_when_no_phone_waits(bank: Bank, waiting: int | None) -> None:
+    host = rounds_of(bank, 3, "Anna", "Ben")
+    table = Table(host, party([])) if waiting is None else PhonesAtTable(host, party([]), waiting=waiting)
+    played = table.play()
+    keys = [key for key, _ in played.said]
+    assert "newcomer_asked" not in keys and "another_round" not in keys
+    assert keys.count("round_started") == 3 and played.quizmaster.game.settings.players == ("Anna", "Ben")
+    if isinstance(played, PhonesAtTable):
+        assert played.looked == [2, 3]
+
+
 class Killed(BaseException):
     """A SIGKILL at this point: nothing after it runs."""
 
@@ -177,3 +230,50 @@ def test_a_newcomer_is_asked_for_and_named_in_each_language(language: str, repli
 
     name, said = converse(newcomer(language, ("Anna", "Ben")), language, replies)
     assert name == "Cem" and said[0] == asked
+
+
+def test_a_phone_joined_in_a_game_of_two_rounds_is_asked_through_itself_and_plays_the_second(
+    tmp_path: Path, bank: Bank, whisper: Callable[[str], WhisperRecognizer]
+) -> None:
+    """As `play` runs it, with the real phones' object: a phone that tapped "Ich spiele neu mit" in round one of a
+    game of two rounds waits (it is not let go), is asked "Spielt noch jemand neu mit?", the name and the read-back
+    through itself when round two starts, never the room, and is the newcomer's microphone from then on; once the last
+    round has started no phone may join as a new player (there is no next round to join)."""
+    from tests.play.test_live import Table as LiveTable
+
+    config: Settings = load_settings(default_paths()[:1])
+    phones = Phones(tmp_path)
+    ear = open_ear(config, whisper("de"), phones=phones)
+    host = rounds_of(bank, 2, "Anna")
+    page: list[PhoneNotice] = []
+    heard_through: list[tuple[str, PhoneMicrophone | None]] = []  # the newcomer's seat: what, through which phone
+    script = party(["ja", "Ich heiße Cem.", "ja"])
+    seen = Table(host, script)
+
+    def hear(listen: Listen, _said: object, _speaking: object) -> Observation:
+        if not host.game.sheet and not phones.waiting():
+            joined = phones.join_new()  # in round one a phone taps "Ich spiele neu mit"
+            assert joined is not None
+            joined.reaches(page.append)
+        if listen.seat is not None:
+            heard_through.append((seen.last_key, ear.phone_for(listen)))
+        return script(seen, listen, seen.last_key)
+
+    with Store(tmp_path / "vm.db", exclusive=True) as store:
+        live = LiveTable(store, config, [], hear)
+        live.runner.start_game("g")
+        perform = live.runner.perform
+
+        def perform_and_see(effect: object) -> Observation | None:
+            if not isinstance(effect, Listen):
+                seen.perform(effect)  # type: ignore[arg-type]
+            return perform(effect)  # type: ignore[arg-type]
+
+        live.runner.perform = perform_and_see  # type: ignore[method-assign]
+        _run(host, store, live.runner, phones)
+    assert host.game.settings.players == ("Anna", "Cem") and len(host.game.sheet) == 2
+    phone = phones.microphone("Cem")
+    assert phone is not None and page == [PhoneNotice(named="Cem")]
+    assert [key for key, _ in heard_through] == ["newcomer_asked", "ask_name", "name_read_back"]
+    assert {through for _, through in heard_through} == {phone}  # never the room's microphone
+    assert phones.join_new() is None  # the last round under way: nobody may join as a new player

@@ -166,3 +166,21 @@ def test_a_new_players_phone_not_asked_waits_for_the_next_round_in_a_game_that_t
     assert page == [] and phones.waiting() == 3
     phones.set_players(("Anna",))  # a game that takes none (a money drop, a fixed number of rounds)
     assert page == [PhoneNotice(named="")] and phones.waiting() == 0 and phones.join_new() is None
+
+
+def test_a_newcomers_phone_asked_and_not_named_still_waits_and_is_let_go_when_no_round_is_left(
+    tmp_path: Path,
+) -> None:
+    """A game of a fixed number of rounds asks only when a phone waits (docs/decisions/046): one asked "Spielt noch
+    jemand neu mit?" that said no, or nothing, waits on and is asked again next round; when the last round starts
+    (`set_players` without newcomers) it is let go, its page offering the players."""
+    phones = Phones(tmp_path)
+    phones.set_players(("Anna",), newcomers=True)
+    page: list[PhoneNotice] = []
+    lisa = phones.join_new()
+    assert lisa is not None
+    lisa.reaches(page.append)
+    assert phones.newcomer(2) is lisa and phones.waiting() == 1  # asked, and a no: still waiting
+    assert phones.newcomer(2) is lisa  # the next round: asked again, through the same phone
+    phones.set_players(("Anna",))  # the last round has started
+    assert phones.waiting() == 0 and page == [PhoneNotice(named="")] and not lisa.connected

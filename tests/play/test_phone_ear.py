@@ -48,6 +48,9 @@ class Joined:
         del seat, name_asked  # nobody joined as a new player
         return None
 
+    def waiting(self) -> int:
+        return 0  # nobody joined as a new player
+
     def set_players(self, players: tuple[str, ...], newcomers: bool = False) -> None:
         del newcomers
         self.players = players

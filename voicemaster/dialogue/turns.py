@@ -58,6 +58,12 @@ class ReadTimer:
 
 
 @dataclass(frozen=True)
+class LookForNewcomers:
+    """Whether a phone waits to join as a new player ("Ich spiele neu mit"): the runner answers `NewcomersWaiting`
+    (none, without phones). A game of a fixed number of rounds asks nobody aloud, and so asks only when one waits."""
+
+
+@dataclass(frozen=True)
 class WaitUntil:
     """Let game time pass without listening until the timer has run `elapsed` seconds (the quizmaster's own speech
     counts): a real runner sleeps, a demo adds silence."""
@@ -99,7 +105,7 @@ class Foresee:
     lines: tuple[Say, ...]
 
 
-Effect = Say | Listen | StartTimer | ReadTimer | WaitUntil | Play | ChangeVoice | Record | Foresee
+Effect = Say | Listen | StartTimer | ReadTimer | LookForNewcomers | WaitUntil | Play | ChangeVoice | Record | Foresee
 
 
 @dataclass(frozen=True)
@@ -112,7 +118,12 @@ class Elapsed:
     seconds: float
 
 
-Observation = Heard | Silence | Elapsed
+@dataclass(frozen=True)
+class NewcomersWaiting:
+    phones: int
+
+
+Observation = Heard | Silence | Elapsed | NewcomersWaiting
 Dialogue = Generator[Effect, Observation | None, None]
 """A flow of the quizmaster: yields effects; each `Listen` is sent back `Heard` or `Silence`, each `ReadTimer`
-`Elapsed`, every other effect None."""
+`Elapsed`, each `LookForNewcomers` `NewcomersWaiting` (or None: nobody waits), every other effect None."""

@@ -272,9 +272,11 @@ class Phones:
             phone.hang_up()
 
     def waiting(self) -> int:
-        """How many phones joined as new players wait for a seat."""
+        """How many phones joined as new players wait for a seat: and between rounds, a newcomer's phone asked and
+        not named (a no, silence), which is asked again when the next round starts."""
         with self._lock:
-            return sum(phone.connected for phone in self._newcomers)
+            asked = [phone for seat, phone in self._seats.items() if self.players and seat > len(self.players)]
+            return sum(phone.connected for phone in (*self._newcomers, *asked) if phone is not None)
 
     def joined(self) -> tuple[str, ...]:
         with self._lock:

@@ -127,6 +127,10 @@ class PhoneSources(Protocol):
         listening is for that player's name."""
         ...
 
+    def waiting(self) -> int:
+        """How many phones joined as new players wait for a seat (or were asked and not named: asked again)."""
+        ...
+
     def set_players(self, players: tuple[str, ...], newcomers: bool = False) -> None:
         """Who may join, once known: a phone that said its name at a seat is that player's from now on; with
         `newcomers`, a phone may still join as a new player, asked for its name when the next round starts."""
@@ -328,9 +332,11 @@ def _heard_as_asked(host: Quizmaster | MoneyDropHost) -> Callable[[], list[tuple
 
 def _players_to(phones: PhoneSources | None, host: Quizmaster | MoneyDropHost) -> Callable[[], None]:
     """Tells the phones who plays, at once and whenever a newcomer joins (each stored step is looked at): who may
-    join, and the newcomer's phone their microphone. A Millionaire game that asks "another round?" takes newcomers
-    while there is room (docs/decisions/045); a money drop's teams stay as they are."""
-    told: tuple[str, ...] | None = None
+    join, and the newcomer's phone their microphone. A Millionaire game takes newcomers while there is room and a
+    round still to start: every round of one that asks "another round?" (docs/decisions/045), until the last one
+    starts of one of a fixed number (046), when a phone still waiting is let go; a money drop's teams stay as they
+    are."""
+    told: tuple[tuple[str, ...], bool] | None = None
 
     def tell() -> None:
         nonlocal told
@@ -338,12 +344,14 @@ def _players_to(phones: PhoneSources | None, host: Quizmaster | MoneyDropHost) -
             return
         if isinstance(host, Quizmaster):
             game = host.game
-            players = game.settings.players
-            newcomers = game.settings.rounds is None and millionaire.may_join(replace(game, round=None))
+            players, rounds = game.settings.players, game.settings.rounds
+            next_round = len(game.sheet) + (2 if game.round is not None else 1)
+            to_come = rounds is None or next_round <= rounds
+            newcomers = to_come and millionaire.may_join(replace(game, round=None))
         else:
             players, newcomers = host.settings.teams, False
-        if players != told:
-            told = players
+        if (players, newcomers) != told:
+            told = players, newcomers
             phones.set_players(players, newcomers)
 
     return tell
@@ -354,6 +362,8 @@ def _run(host: Quizmaster | MoneyDropHost, store: Store, runner: Runner, phones:
     runner.start_game(runner.game_id, _heard_as_asked(host))
     tell = _players_to(phones, host)
     tell()
+    if phones is not None:
+        runner.newcomers_waiting = phones.waiting  # a game of a fixed number of rounds asks only when one waits
 
     def perform(effect: Effect) -> Observation | None:
         observed = runner.perform(effect)

@@ -22,6 +22,8 @@ from voicemaster.dialogue.turns import (
     Dialogue,
     Effect,
     Foresee,
+    LookForNewcomers,
+    NewcomersWaiting,
     Observation,
     Play,
     Record,
@@ -184,6 +186,8 @@ class Quizmaster:
                         yield from self.apply(StopGame())
                         continue
                     yield from self._newcomer()
+                elif self.game.sheet:
+                    yield from self._newcomer_by_phone()
                 yield from self.apply(StartRound())
             elif current.question is None:
                 yield from self._offer_walk_away()
@@ -223,6 +227,16 @@ class Quizmaster:
         name = yield from newcomer(self.language, self.game.settings.players)
         if name is not None:
             yield from self.apply(AddPlayer(name))
+
+    def _newcomer_by_phone(self) -> Dialogue:
+        """Before the next round of a game of a fixed number of rounds, which asks no "another round?": the
+        newcomer only when a phone waits to join ("Ich spiele neu mit"), asked as `_newcomer` asks, through that
+        phone (`Phones.newcomer`); with none waiting nothing is said, as asking the room every round would nag."""
+        if not millionaire.may_join(self.game):
+            return
+        looked = yield LookForNewcomers()
+        if isinstance(looked, NewcomersWaiting) and looked.phones > 0:
+            yield from self._newcomer()
 
     # Questions
 
