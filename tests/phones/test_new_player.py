@@ -127,21 +127,23 @@ def test_a_new_players_phone_never_asked_for_a_name_is_offered_the_players(tmp_p
 
 
 @pytest.mark.slow  # real time: a round ended, then a newcomer's phone asked, named and read back
+@pytest.mark.parametrize("rounds", [None, 2], ids=["another-round", "two-rounds"])
 def test_a_phone_joined_as_a_new_player_mid_game_waits_and_is_the_newcomers_microphone_from_the_next_round(
-    tmp_path: Path, bank: Bank, whisper: Callable[[str], WhisperRecognizer]
+    tmp_path: Path, bank: Bank, whisper: Callable[[str], WhisperRecognizer], rounds: int | None
 ) -> None:
-    """Issue 47 (docs/decisions/045): Anna plays; a phone joins as a new player while the game runs and waits. Once
-    the round is over and "another round?" has its yes, "Spielt noch jemand neu mit?", the name and its read-back
-    are heard through that phone (a person's real "Lisa" and "Ja"), and the next round's first question is Lisa's,
-    heard through it, Anna's place kept."""
+    """Issue 47 (docs/decisions/045, 046): Anna plays; a phone joins as a new player while the game runs and waits.
+    Once the round is over (and "another round?" has its yes, in a game that asks it; a game of two rounds asks
+    because that phone waits), "Spielt noch jemand neu mit?", the name and its read-back are heard through that phone
+    (a person's real "Lisa" and "Ja"), and the next round's first question is Lisa's, heard through it, Anna's place
+    kept."""
     lisa, yes = (Audio.read(WORDS[word].path()) for word in ("Lisa", "Ja"))
     recording = said(tmp_path, lisa, yes, silence=3.5, evenly=True)  # whatever comes first, a yes follows "Lisa"
     config = replace(load_settings(default_paths()[:1]), heard_cue=False)
-    game, _ = play(solo(seed=3), ask(), *answer("Anna", WRONG), Reveal())  # Anna out: round one is over
+    game, _ = play(solo(seed=3, rounds=rounds), ask(), *answer("Anna", WRONG), Reveal())  # round one is over
     host = Quizmaster(Session(game), bank, "de")
     with Phones(tmp_path, port=0) as phones, Store(tmp_path / "vm.db", exclusive=True) as store:
         ear = open_ear(config, whisper("de"), phones=phones)
-        phones.set_players(("Anna",), newcomers=True)  # as `play` does for a game that asks "another round?"
+        phones.set_players(("Anna",), newcomers=True)  # as `play` does while a round is to come
         by_seat: list[tuple[ContextName, PhoneMicrophone | None]] = []  # what the newcomer's seat was heard through
 
         def hear(listen: Listen, said: Say | None, speaking: Playback | None) -> Observation:
