@@ -12,16 +12,19 @@ from pathlib import Path
 import pytest
 
 from tests.host.test_millionaire import Table
+from tests.host.test_moneydrop import Studio, knows_everything
 from voicemaster.config.settings import Settings, default_paths, load_settings
 from voicemaster.dialogue.meaning import ContextName, Heard, Intent
 from voicemaster.dialogue.turns import Effect, Listen, LookForNewcomers, NewcomersWaiting, Observation, Record, Silence
 from voicemaster.host.millionaire.quizmaster import Quizmaster
-from voicemaster.host.saved import Session
+from voicemaster.host.moneydrop.host import MoneyDropHost
+from voicemaster.host.saved import DropSession, Session
 from voicemaster.host.setup import newcomer
 from voicemaster.phones.server import Phones
-from voicemaster.play.live import _resumed_or_new, _run, open_ear
+from voicemaster.play.live import _players_to, _resumed_or_new, _run, open_ear
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import GameSettings, new_game, variant
+from voicemaster.rules import moneydrop as md
 from voicemaster.speech.devices.phone import PhoneMicrophone, PhoneNotice
 from voicemaster.speech.hearing import phrases
 from voicemaster.speech.hearing.intents import understand
@@ -277,3 +280,64 @@ def test_a_phone_joined_in_a_game_of_two_rounds_is_asked_through_itself_and_play
     assert [key for key, _ in heard_through] == ["newcomer_asked", "ask_name", "name_read_back"]
     assert {through for _, through in heard_through} == {phone}  # never the room's microphone
     assert phones.join_new() is None  # the last round under way: nobody may join as a new player
+
+
+# The money drop (docs/decisions/046): teams play their runs one after another, so a team may join before a run.
+
+
+@dataclass
+class StudioWithPhones(Studio):
+    """A money drop whose runner says how many phones wait to join (`LookForNewcomers`)."""
+
+    waiting: int = 0
+    looked: list[int] = field(default_factory=list)
+    """The run about to start each time the quizmaster looked."""
+
+    def perform(self, effect: Effect) -> Observation | None:
+        if isinstance(effect, LookForNewcomers):
+            self.looked.append(len(self.host.game.results) + 1)
+            return NewcomersWaiting(self.waiting)
+        if isinstance(effect, Record) and effect.data.get("action") == "AddTeam":
+            self.waiting -= 1  # its phone is the new team's now
+        return super().perform(effect)
+
+
+def team_arrives(studio: Studio, listen: Listen, last_key: str) -> str:
+    """Every team knows every answer; the newcomer's seat says yes, "Cem", and yes to its read-back."""
+    if listen.seat is not None:
+        return "Ich heiße Cem." if last_key == "ask_name" else "ja"
+    return knows_everything(studio, listen, last_key)
+
+
+@pytest.mark.parametrize("waiting", [1, 0], ids=["phone-waiting", "none-waiting"])
+def test_a_team_joins_a_money_drop_by_phone_before_the_next_run_and_plays_last(bank: Bank, waiting: int) -> None:
+    settings = md.MoneyDropSettings(teams=("Rot", "Gelb"))
+    host = MoneyDropHost(DropSession(md.MoneyDropGame(settings)), bank, "de", seed=5)
+    played = StudioWithPhones(host, team_arrives, waiting=waiting)
+    played.play()
+    assert played.looked == ([2, 3] if waiting else [2])  # before each run after the first: none after the last
+    teams = [result.team for result in played.host.game.results]
+    if not waiting:
+        assert teams == ["Rot", "Gelb"] and not played.lines("newcomer_asked")
+        return
+    assert teams == ["Rot", "Gelb", "Cem"] and played.lines("newcomer_asked") == ["Spielt noch jemand neu mit?"]
+    assert played.lines("md_team_joined") == ["Willkommen, Cem! Ihr spielt nach den anderen Teams."]
+    assert played.events("game_over")[0]["totals"].keys() == {"Rot", "Gelb", "Cem"}
+
+
+def test_a_money_drop_takes_a_new_teams_phone_until_its_last_run_starts(tmp_path: Path, bank: Bank) -> None:
+    """As `play` tells the real phones' object: a phone may join as a new team while a run is still to start; once
+    the last team's run has started a phone waiting is let go (its page offers the teams), as nobody could join."""
+    settings = md.MoneyDropSettings(teams=("Rot", "Gelb"))
+    host = MoneyDropHost(DropSession(md.MoneyDropGame(settings, run=md.Run("Rot"))), bank, "de", seed=5)
+    phones = Phones(tmp_path)
+    tell = _players_to(phones, host)
+    tell()
+    page: list[PhoneNotice] = []
+    waiting = phones.join_new()  # during Rot's run: Gelb's is still to start
+    assert waiting is not None and phones.waiting() == 1
+    waiting.reaches(page.append)
+    lost = md.RunResult("Rot", saved=0, reached=1, money_then=1_000_000)
+    host.session = DropSession(md.MoneyDropGame(settings, results=(lost,), run=md.Run("Gelb")))
+    tell()  # the last run has started
+    assert phones.waiting() == 0 and page == [PhoneNotice(named="")] and phones.join_new() is None

@@ -334,8 +334,8 @@ def _players_to(phones: PhoneSources | None, host: Quizmaster | MoneyDropHost) -
     """Tells the phones who plays, at once and whenever a newcomer joins (each stored step is looked at): who may
     join, and the newcomer's phone their microphone. A Millionaire game takes newcomers while there is room and a
     round still to start: every round of one that asks "another round?" (docs/decisions/045), until the last one
-    starts of one of a fixed number (046), when a phone still waiting is let go; a money drop's teams stay as they
-    are."""
+    starts of one of a fixed number (046), when a phone still waiting is let go; a money drop a new team, while a
+    run is still to start (046)."""
     told: tuple[tuple[str, ...], bool] | None = None
 
     def tell() -> None:
@@ -349,7 +349,9 @@ def _players_to(phones: PhoneSources | None, host: Quizmaster | MoneyDropHost) -
             to_come = rounds is None or next_round <= rounds
             newcomers = to_come and millionaire.may_join(replace(game, round=None))
         else:
-            players, newcomers = host.settings.teams, False
+            drop = host.game
+            players, started = drop.settings.teams, len(drop.results) + (drop.run is not None)
+            newcomers = started < len(players) and len(players) < md.MAX_TEAMS  # a run still to start
         if (players, newcomers) != told:
             told = players, newcomers
             phones.set_players(players, newcomers)

@@ -21,6 +21,8 @@ from voicemaster.dialogue.turns import (
     Dialogue,
     Effect,
     Elapsed,
+    LookForNewcomers,
+    NewcomersWaiting,
     Observation,
     Play,
     ReadTimer,
@@ -44,6 +46,7 @@ from voicemaster.host.moneydrop.announcements import announce, by_letter
 from voicemaster.host.moneydrop.placement import Placement, Unplaceable, checked, counted
 from voicemaster.host.saved import DropSession
 from voicemaster.host.screen_address import ScreenAddress, tell
+from voicemaster.host.setup import newcomer
 from voicemaster.questions.model import Entry, Format
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import errors
@@ -112,6 +115,8 @@ class MoneyDropHost:
         while not self.game.over and not self._quit:
             current = self.game.run
             if current is None:
+                if self.game.results:
+                    yield from self._newcomer_by_phone()
                 yield from self.apply(md.StartRun())
             elif current.phase is md.Phase.CATEGORIES:
                 yield from self._offer_categories(current)
@@ -123,6 +128,20 @@ class MoneyDropHost:
                 yield self.line("md_drop_suspense")
                 yield Play("suspense")
                 yield from self.apply(md.RevealDrop())
+
+    def _newcomer_by_phone(self) -> Dialogue:
+        """Before the next run: a team that arrived late joins, asked as a Millionaire game of a fixed number of
+        rounds asks a newcomer (docs/decisions/046): only when a phone waits to join ("Ich spiele neu mit"), through
+        that phone, its name read back and taken on a clear yes; it plays after the others. With no phone waiting
+        nothing is said: a game whose teams were agreed is not asked about newcomers before every run."""
+        if not md.may_join(self.game):
+            return
+        looked = yield LookForNewcomers()
+        if not isinstance(looked, NewcomersWaiting) or looked.phones == 0:
+            return
+        team = yield from newcomer(self.language, self.settings.teams)
+        if team is not None:
+            yield from self.apply(md.AddTeam(team))
 
     def apply(self, action: md.MoneyDropAction) -> Dialogue:
         """Carry out an action, store the game, then announce what happened."""
