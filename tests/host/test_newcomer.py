@@ -6,7 +6,7 @@ matcher, as a recognizer's transcript would."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
@@ -23,7 +23,7 @@ from voicemaster.host.setup import newcomer
 from voicemaster.phones.server import Phones
 from voicemaster.play.live import _players_to, _resumed_or_new, _run, open_ear
 from voicemaster.questions.selection import Bank
-from voicemaster.rules import GameSettings, new_game, variant
+from voicemaster.rules import GameSettings, Reveal, StartRound, new_game, variant
 from voicemaster.rules import moneydrop as md
 from voicemaster.speech.devices.phone import PhoneMicrophone, PhoneNotice
 from voicemaster.speech.hearing import phrases
@@ -341,3 +341,25 @@ def test_a_money_drop_takes_a_new_teams_phone_until_its_last_run_starts(tmp_path
     host.session = DropSession(md.MoneyDropGame(settings, results=(lost,), run=md.Run("Gelb")))
     tell()  # the last run has started
     assert phones.waiting() == 0 and page == [PhoneNotice(named="")] and phones.join_new() is None
+
+
+def test_a_newcomer_asked_in_the_room_and_never_named_leaves_the_next_anyone_new_to_a_players_phone(
+    tmp_path: Path, bank: Bank
+) -> None:
+    """Between rounds a yes to "anyone new?" asks the name of the room (the newcomer has no phone); nobody clear is
+    named. As the next round starts the phones are told (`_players_to`), and forget that seat: the round after, "anyone
+    new?" is heard through Anna's phone again, not the room, where the party's "Ja" would seat a stranger."""
+    from tests.rules.helpers import WRONG, answer, ask, play, solo
+
+    host = Quizmaster(Session(play(solo(seed=3), ask(), *answer("Anna", WRONG), Reveal())[0]), bank, "de")
+    phones = Phones(tmp_path)
+    tell = _players_to(phones, host)
+    tell()
+    anna = phones.join("Anna")
+    assert phones.newcomer(2) is anna  # "Spielt noch jemand neu mit?": a yes
+    assert phones.newcomer(2, name_asked=True) is None  # the name, of the room: nothing clear
+    host.session = replace(host.session, game=play(host.game, StartRound())[0])
+    tell()  # round two starts
+    host.session = replace(host.session, game=play(host.game, ask(), *answer("Anna", WRONG), Reveal())[0])
+    tell()  # and is over
+    assert phones.newcomer(2) is anna  # "anyone new?" before round three: her phone, not the room's

@@ -331,12 +331,14 @@ def _heard_as_asked(host: Quizmaster | MoneyDropHost) -> Callable[[], list[tuple
 
 
 def _players_to(phones: PhoneSources | None, host: Quizmaster | MoneyDropHost) -> Callable[[], None]:
-    """Tells the phones who plays, at once and whenever a newcomer joins (each stored step is looked at): who may
-    join, and the newcomer's phone their microphone. A Millionaire game takes newcomers while there is room and a
-    round still to start: every round of one that asks "another round?" (docs/decisions/045), until the last one
-    starts of one of a fixed number (046), when a phone still waiting is let go; a money drop a new team, while a
-    run is still to start (046)."""
-    told: tuple[tuple[str, ...], bool] | None = None
+    """Tells the phones who plays, at once, whenever a newcomer joins and whenever a round (a run) starts (each
+    stored step is looked at): who may join, and the newcomer's phone their microphone. Told at each round's start,
+    the phones forget the seat asked for before it, so a newcomer asked in the room and never named leaves the next
+    round's "anyone new?" to a player's phone, not the room. A Millionaire game takes newcomers while there is room
+    and a round still to start: every round of one that asks "another round?" (docs/decisions/045), until the last
+    one starts of one of a fixed number (046), when a phone still waiting is let go; a money drop a new team, while
+    a run is still to start (046)."""
+    told: tuple[tuple[str, ...], bool, int] | None = None
 
     def tell() -> None:
         nonlocal told
@@ -345,15 +347,15 @@ def _players_to(phones: PhoneSources | None, host: Quizmaster | MoneyDropHost) -
         if isinstance(host, Quizmaster):
             game = host.game
             players, rounds = game.settings.players, game.settings.rounds
-            next_round = len(game.sheet) + (2 if game.round is not None else 1)
-            to_come = rounds is None or next_round <= rounds
+            started = len(game.sheet) + (game.round is not None)
+            to_come = rounds is None or started < rounds
             newcomers = to_come and millionaire.may_join(replace(game, round=None))
         else:
             drop = host.game
             players, started = drop.settings.teams, len(drop.results) + (drop.run is not None)
             newcomers = started < len(players) and len(players) < md.MAX_TEAMS  # a run still to start
-        if (players, newcomers) != told:
-            told = players, newcomers
+        if (players, newcomers, started) != told:
+            told = players, newcomers, started
             phones.set_players(players, newcomers)
 
     return tell
