@@ -10,7 +10,7 @@ from collections.abc import Generator, Sequence
 from typing import TypeVar
 
 from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
-from voicemaster.dialogue.turns import Effect, Observation, Say
+from voicemaster.dialogue.turns import Effect, LookForNewcomers, NewcomersWaiting, Observation, Say
 from voicemaster.host.lines import Line
 from voicemaster.host.listening import ask_yes_no, listen, marked
 
@@ -66,6 +66,16 @@ def newcomer(language: str, players: tuple[str, ...]) -> Generator[Effect, Obser
             return name
         yield Say("name_taken", {"name": name})
     return None
+
+
+def newcomer_by_phone(language: str, players: tuple[str, ...]) -> Generator[Effect, Observation | None, str | None]:
+    """`newcomer`, only when a phone waits to join as a new player ("Ich spiele neu mit", `LookForNewcomers`): before
+    the next round of a game that asks no "another round?" (a fixed number of rounds, the money drop's runs). With
+    none waiting nothing is said: asking the room before every round would nag (docs/decisions/046)."""
+    looked = yield LookForNewcomers()
+    if not isinstance(looked, NewcomersWaiting) or looked.phones == 0:
+        return None
+    return (yield from newcomer(language, players))
 
 
 def _taken(name: str, names: Sequence[str]) -> bool:

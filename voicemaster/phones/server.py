@@ -19,12 +19,11 @@ import asyncio
 import hmac
 import secrets
 import threading
-from asyncio import BaseTransport, Transport
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
@@ -34,11 +33,10 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 from starlette.websockets import WebSocket, WebSocketDisconnect
-from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
-from websockets.protocol import State
 
 from voicemaster.phones import DEFAULT_PORT, PhonesUnavailable
 from voicemaster.phones.certificate import certificate_for
+from voicemaster.phones.sound_socket import SoundSocket
 from voicemaster.screen import ScreenUnavailable
 from voicemaster.screen.guard import IDLE_SECONDS, PER_CLIENT, Hosts, SecurityHeaders, client_key
 from voicemaster.screen.handshake import LOOP, Gated
@@ -79,39 +77,6 @@ HEADERS = {
     "Cache-Control": "no-store",
     "Permissions-Policy": "microphone=(self)",
 }
-
-
-class SoundSocket(WebSocketsSansIOProtocol):
-    """uvicorn's WebSocket protocol, stopped safely. When the server stops, a phone whose page has said goodbye (its
-    Close answered) but whose connection has not gone yet (its TLS close under way: a loaded machine, a slow Wi-Fi)
-    is cut off, nothing more being owed to it. uvicorn would send it a Close of its own, which raises in the server's
-    thread (the end of a game would print a traceback and leave the other connections open), and a gentle close
-    would wait on the phone longer than the server waits for its connections, leaving its socket open."""
-
-    def connection_made(self, transport: BaseTransport) -> None:
-        super().connection_made(cast(Transport, _ClosedOnce(cast(Transport, transport))))
-
-    def shutdown(self) -> None:
-        if self.handshake_complete and self.initial_response is None and self.conn.state is not State.OPEN:
-            self.stop_keepalive()
-            self.transport.abort()
-            return
-        super().shutdown()
-
-
-class _ClosedOnce:
-    """A connection's transport that is closed once however often uvicorn asks: CPython's TLS transport, asked twice,
-    lets go of the connection under it, which could then never be cut off (`SoundSocket.shutdown`)."""
-
-    def __init__(self, transport: Transport) -> None:
-        self._transport = transport
-
-    def close(self) -> None:
-        if not self._transport.is_closing():
-            self._transport.close()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._transport, name)
 
 
 def new_code() -> str:

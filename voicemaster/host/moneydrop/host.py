@@ -21,8 +21,6 @@ from voicemaster.dialogue.turns import (
     Dialogue,
     Effect,
     Elapsed,
-    LookForNewcomers,
-    NewcomersWaiting,
     Observation,
     Play,
     ReadTimer,
@@ -46,7 +44,7 @@ from voicemaster.host.moneydrop.announcements import announce, by_letter
 from voicemaster.host.moneydrop.placement import Placement, Unplaceable, checked, counted
 from voicemaster.host.saved import DropSession
 from voicemaster.host.screen_address import ScreenAddress, tell
-from voicemaster.host.setup import newcomer
+from voicemaster.host.setup import newcomer_by_phone
 from voicemaster.questions.model import Entry, Format
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import errors
@@ -130,16 +128,11 @@ class MoneyDropHost:
                 yield from self.apply(md.RevealDrop())
 
     def _newcomer_by_phone(self) -> Dialogue:
-        """Before the next run: a team that arrived late joins, asked as a Millionaire game of a fixed number of
-        rounds asks a newcomer (docs/decisions/046): only when a phone waits to join ("Ich spiele neu mit"), through
-        that phone, its name read back and taken on a clear yes; it plays after the others. With no phone waiting
-        nothing is said: a game whose teams were agreed is not asked about newcomers before every run."""
+        """Before the next run: a team that arrived late joins, only when a phone waits, through it
+        (`setup.newcomer_by_phone`); it plays after the others (docs/decisions/046)."""
         if not md.may_join(self.game):
             return
-        looked = yield LookForNewcomers()
-        if not isinstance(looked, NewcomersWaiting) or looked.phones == 0:
-            return
-        team = yield from newcomer(self.language, self.settings.teams)
+        team = yield from newcomer_by_phone(self.language, self.settings.teams)
         if team is not None:
             yield from self.apply(md.AddTeam(team))
 
