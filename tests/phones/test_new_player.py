@@ -20,13 +20,15 @@ from voicemaster.dialogue.meaning import ContextName, Heard, Intent
 from voicemaster.dialogue.turns import Listen, Observation, Say, Silence
 from voicemaster.host.lines import load as load_lines
 from voicemaster.host.millionaire.quizmaster import Quizmaster
-from voicemaster.host.saved import Session
+from voicemaster.host.moneydrop.host import MoneyDropHost
+from voicemaster.host.saved import DropSession, Session
 from voicemaster.phones.server import Phones
 from voicemaster.play.ear import Answers
 from voicemaster.play.live import _resumed_or_new, _run, open_ear
 from voicemaster.play.runner import Runner, SessionClock, Transcript
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import Reveal
+from voicemaster.rules import moneydrop as md
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.files import FileSink
 from voicemaster.speech.devices.interfaces import Playback
@@ -65,8 +67,7 @@ def test_a_name_said_into_a_new_players_phone_names_the_player_and_the_game_goes
         listened: list[tuple[int | None, ContextName, PhoneMicrophone | None]] = []  # seat, context, phone
 
         def hear(listen: Listen, said: Say | None, speaking: Playback | None) -> Observation:
-            seat, asked = listen.seat if listen.player is None else None, listen.context.name is ContextName.NAME
-            phone = phones.newcomer(seat, asked) if seat is not None else phones.microphone(listen.player)
+            phone = ear.phone_for(listen)
             listened.append((listen.seat, listen.context.name, phone))
             if listen.context.name is ContextName.ANSWER:
                 raise Asked(listen, phone)
@@ -128,26 +129,27 @@ def test_a_new_players_phone_never_asked_for_a_name_is_offered_the_players(tmp_p
 
 
 @pytest.mark.slow  # real time: a round ended, then a newcomer's phone asked, named and read back
+@pytest.mark.parametrize("rounds", [None, 2], ids=["another-round", "two-rounds"])
 def test_a_phone_joined_as_a_new_player_mid_game_waits_and_is_the_newcomers_microphone_from_the_next_round(
-    tmp_path: Path, bank: Bank, whisper: Callable[[str], WhisperRecognizer]
+    tmp_path: Path, bank: Bank, whisper: Callable[[str], WhisperRecognizer], rounds: int | None
 ) -> None:
-    """Issue 47 (docs/decisions/045): Anna plays; a phone joins as a new player while the game runs and waits. Once
-    the round is over and "another round?" has its yes, "Spielt noch jemand neu mit?", the name and its read-back
-    are heard through that phone (a person's real "Lisa" and "Ja"), and the next round's first question is Lisa's,
-    heard through it, Anna's place kept."""
+    """Issue 47 (docs/decisions/045, 046): Anna plays; a phone joins as a new player while the game runs and waits.
+    Once the round is over (and "another round?" has its yes, in a game that asks it; a game of two rounds asks
+    because that phone waits), "Spielt noch jemand neu mit?", the name and its read-back are heard through that phone
+    (a person's real "Lisa" and "Ja"), and the next round's first question is Lisa's, heard through it, Anna's place
+    kept."""
     lisa, yes = (Audio.read(WORDS[word].path()) for word in ("Lisa", "Ja"))
     recording = said(tmp_path, lisa, yes, silence=3.5, evenly=True)  # whatever comes first, a yes follows "Lisa"
     config = replace(load_settings(default_paths()[:1]), heard_cue=False)
-    game, _ = play(solo(seed=3), ask(), *answer("Anna", WRONG), Reveal())  # Anna out: round one is over
+    game, _ = play(solo(seed=3, rounds=rounds), ask(), *answer("Anna", WRONG), Reveal())  # round one is over
     host = Quizmaster(Session(game), bank, "de")
     with Phones(tmp_path, port=0) as phones, Store(tmp_path / "vm.db", exclusive=True) as store:
         ear = open_ear(config, whisper("de"), phones=phones)
-        phones.set_players(("Anna",), newcomers=True)  # as `play` does for a game that asks "another round?"
+        phones.set_players(("Anna",), newcomers=True)  # as `play` does while a round is to come
         by_seat: list[tuple[ContextName, PhoneMicrophone | None]] = []  # what the newcomer's seat was heard through
 
         def hear(listen: Listen, said: Say | None, speaking: Playback | None) -> Observation:
-            seat, asked = listen.seat if listen.player is None else None, listen.context.name is ContextName.NAME
-            phone = phones.newcomer(seat, asked) if seat is not None else phones.microphone(listen.player)
+            phone, seat = ear.phone_for(listen), listen.seat
             if listen.context.name is ContextName.ANSWER:
                 raise Asked(listen, phone)
             if seat is not None:
@@ -180,4 +182,57 @@ def test_a_phone_joined_as_a_new_player_mid_game_waits_and_is_the_newcomers_micr
     newcomers_phone = by_seat[0][1]
     assert newcomers_phone is not None and {phone for _, phone in by_seat} == {newcomers_phone}
     assert first.value.phone is newcomers_phone  # her first question heard through the phone that waited
+    assert [context for context, _ in by_seat][-2:] == [ContextName.NAME, ContextName.CONFIRM]
+
+
+@pytest.mark.slow  # real time: a run ended, then a new team's phone asked, named and read back
+def test_a_phone_joined_as_a_new_team_in_a_money_drop_is_asked_before_the_next_run_and_plays_last(
+    tmp_path: Path, bank: Bank, whisper: Callable[[str], WhisperRecognizer]
+) -> None:
+    """Docs/decisions/046: Rot and Gelb play a money drop, Rot's run is over; a phone joins as a new player and
+    waits. Before Gelb's run "Spielt noch jemand neu mit?", the name and its read-back are heard through that phone
+    (a person's real "Lisa" and "Ja"), and Lisa's team plays after Gelb, that phone its microphone."""
+    lisa, yes = (Audio.read(WORDS[word].path()) for word in ("Lisa", "Ja"))
+    recording = said(tmp_path, lisa, yes, silence=3.5, evenly=True)  # whatever comes first, a yes follows "Lisa"
+    config = replace(load_settings(default_paths()[:1]), heard_cue=False)
+    rot = md.RunResult("Rot", saved=0, reached=2, money_then=1_000_000)
+    game = md.MoneyDropGame(md.MoneyDropSettings(teams=("Rot", "Gelb")), results=(rot,))
+    host = MoneyDropHost(DropSession(game), bank, "de", seed=3)
+    with Phones(tmp_path, port=0) as phones, Store(tmp_path / "vm.db", exclusive=True) as store:
+        ear = open_ear(config, whisper("de"), phones=phones)
+        by_seat: list[tuple[ContextName, PhoneMicrophone | None]] = []  # what the new team's seat was heard through
+
+        def hear(listen: Listen, said: Say | None, speaking: Playback | None) -> Observation:
+            phone, seat = ear.phone_for(listen), listen.seat
+            if listen.player is not None:
+                raise Asked(listen, phone)  # Gelb's run: the test has seen what it came for
+            if seat is not None:
+                by_seat.append((listen.context.name, phone))
+            return Silence() if phone is None else ear.listen(listen, said, speaking).observation
+
+        sink = FileSink()
+        lines, voice = load_lines("de"), Speakers(config.speech)
+        runner = Runner(
+            lines, voice, sink, SessionClock(sink), Answers(hear), Transcript(io.StringIO()), store=store,
+            render_ahead=False,
+        )  # fmt: skip
+        runner.start_game("g")
+        playwright, browser, page = phone_page(recording)
+        try:
+            phones.set_players(("Rot", "Gelb"), newcomers=True)  # as `play` does while a run is to start
+            page.goto(phones.url)
+            page.get_by_role("button", name="Ich spiele neu mit: Mikrofon an").click()
+            page.get_by_role("status").filter(has_text="Wenn die nächste Runde beginnt").wait_for()
+            joined_new(phones)
+            with pytest.raises(Asked) as gelb:
+                _run(host, store, runner, phones)
+            page.get_by_role("status").filter(has_text="Dein Telefon ist jetzt Lisas Mikrofon").wait_for()
+            lisas = phones.microphone("Lisa")
+        finally:
+            browser.close()
+            playwright.stop()
+    assert host.settings.teams == ("Rot", "Gelb", "Lisa") and gelb.value.listen.player == "Gelb"
+    newcomers_phone = by_seat[0][1]
+    assert newcomers_phone is not None and {phone for _, phone in by_seat} == {newcomers_phone}
+    assert lisas is newcomers_phone  # her team's microphone from now on
     assert [context for context, _ in by_seat][-2:] == [ContextName.NAME, ContextName.CONFIRM]

@@ -137,6 +137,26 @@ def test_between_rounds_with_no_newcomer_waiting_a_players_phone_answers_and_the
     assert phones.microphone("Anna") is anna and phones.microphone("Cem") is None
 
 
+def test_a_question_to_all_is_heard_through_the_first_named_players_phone_and_anyone_new_through_the_same(
+    tmp_path: Path,
+) -> None:
+    """Between rounds "Wollt ihr noch eine Runde spielen?" and then "Spielt noch jemand neu mit?" are put to all the
+    players (docs/decisions/046): both are heard through one phone, the first named player's that is joined (the
+    same every round), not the room's microphone, where a party's talk would start a round or seat a stranger."""
+    phones = Phones(tmp_path)
+    assert phones.for_all() is None  # no players known yet: the room
+    phones.set_players(("Anna", "Ben", "Cem"), newcomers=True)
+    assert phones.for_all() is None  # nobody holds a phone: the room, as without phones
+    cem = phones.join("Cem")
+    ben = phones.join("Ben")
+    assert phones.for_all() is ben  # Anna has none: Ben, named before Cem, whoever joined first
+    assert phones.newcomer(4) is ben  # "anyone new?" right after: the phone that answered "another round?"
+    phones.leave(ben)
+    assert phones.for_all() is cem and phones.newcomer(4) is cem  # Ben's phone gone: the next one's
+    phones.leave(cem)
+    assert phones.for_all() is None and phones.newcomer(4) is None  # none left: the room, as today
+
+
 def test_a_new_players_phone_not_asked_waits_for_the_next_round_in_a_game_that_takes_newcomers(
     tmp_path: Path,
 ) -> None:
@@ -146,3 +166,21 @@ def test_a_new_players_phone_not_asked_waits_for_the_next_round_in_a_game_that_t
     assert page == [] and phones.waiting() == 3
     phones.set_players(("Anna",))  # a game that takes none (a money drop, a fixed number of rounds)
     assert page == [PhoneNotice(named="")] and phones.waiting() == 0 and phones.join_new() is None
+
+
+def test_a_newcomers_phone_asked_and_not_named_still_waits_and_is_let_go_when_no_round_is_left(
+    tmp_path: Path,
+) -> None:
+    """A game of a fixed number of rounds asks only when a phone waits (docs/decisions/046): one asked "Spielt noch
+    jemand neu mit?" that said no, or nothing, waits on and is asked again next round; when the last round starts
+    (`set_players` without newcomers) it is let go, its page offering the players."""
+    phones = Phones(tmp_path)
+    phones.set_players(("Anna",), newcomers=True)
+    page: list[PhoneNotice] = []
+    lisa = phones.join_new()
+    assert lisa is not None
+    lisa.reaches(page.append)
+    assert phones.newcomer(2) is lisa and phones.waiting() == 1  # asked, and a no: still waiting
+    assert phones.newcomer(2) is lisa  # the next round: asked again, through the same phone
+    phones.set_players(("Anna",))  # the last round has started
+    assert phones.waiting() == 0 and page == [PhoneNotice(named="")] and not lisa.connected

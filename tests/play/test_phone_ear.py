@@ -8,10 +8,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from voicemaster.config.settings import default_paths, load_settings
 from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.dialogue.turns import Listen, Silence
+from voicemaster.phones.server import Phones
 from voicemaster.play.live import MicrophoneEar, open_ear
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.phone import PhoneMicrophone
@@ -21,6 +23,7 @@ from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 from voicemaster.speech.signal import RECOGNITION_RATE, resample
 from voicemaster_lab.corpora import real_speech
 
+YES = next(clip for clip in real_speech.load() if clip.language == "de" and clip.kind == "yes" and clip.text == "Ja")
 ANSWER = Context(ContextName.ANSWER, "de", ("Berlin", "Paris", "Rom", "Wien"))
 B = next(clip for clip in real_speech.load() if clip.language == "de" and clip.kind == "letter" and clip.text == "B")
 
@@ -38,9 +41,15 @@ class Joined:
         found = self.phones.get(player or "")
         return found if found is not None and found.connected else None
 
+    def for_all(self) -> PhoneMicrophone | None:
+        return next((phone for phone in self.phones.values() if phone.connected), None)
+
     def newcomer(self, seat: int, name_asked: bool = False) -> PhoneMicrophone | None:
         del seat, name_asked  # nobody joined as a new player
         return None
+
+    def waiting(self) -> int:
+        return 0  # nobody joined as a new player
 
     def set_players(self, players: tuple[str, ...], newcomers: bool = False) -> None:
         del newcomers
@@ -98,3 +107,23 @@ def test_a_phone_that_hangs_up_mid_answer_decides_nothing(whisper: Callable[[str
     sender.join()
     assert listened.phone_lost and isinstance(listened.observation, Silence)
     assert joined.microphone("Ben") is None  # the next listening is the room microphone's
+
+
+def test_another_round_put_to_all_is_heard_through_a_players_phone_not_the_room(
+    whisper: Callable[[str], WhisperRecognizer], tmp_path: Path
+) -> None:
+    """At a party the room's microphone hears the others' talk: "Wollt ihr noch eine Runde spielen?" is heard
+    through the phone of the first named player who holds one (the real phones' server picks it, Ben's here: Anna
+    has none), a person's real "Ja" said into it (docs/decisions/046)."""
+    phones = Phones(tmp_path)
+    config = replace(load_settings(default_paths()[:1]), heard_cue=False)
+    ear = open_ear(config, whisper("de"), phones=phones)
+    phones.set_players(("Anna", "Ben", "Cem"), newcomers=True)
+    ben, _ = phones.join("Ben"), phones.join("Cem")
+    another_round = Listen(Context(ContextName.CONFIRM, "de"), None, 8.0, to_all=True)
+    assert ear.phone_for(another_round) is ben
+    sender = _sends(ben, Audio.read(YES.path()))
+    listened = ear.listen(another_round, None, None)
+    sender.join()
+    heard = listened.observation
+    assert isinstance(heard, Heard) and heard.intent == Intent.YES and not listened.phone_lost

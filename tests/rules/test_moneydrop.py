@@ -7,6 +7,7 @@ import pytest
 
 from voicemaster.rules import Letter, errors
 from voicemaster.rules.moneydrop import (
+    AddTeam,
     Card,
     CategoryChosen,
     ChooseCategory,
@@ -23,9 +24,12 @@ from voicemaster.rules.moneydrop import (
     RevealDrop,
     RunEnded,
     RunResult,
+    RunStarted,
     StartRun,
     SwitchCategory,
+    TeamJoined,
     apply_money_drop,
+    may_join,
 )
 
 COUNTS = (4, 4, 4, 4, 3, 3, 3, 2)
@@ -174,3 +178,39 @@ def test_ranking_across_teams() -> None:
         (3, "Rot"),
         (3, "Gelb"),
     ]
+
+
+def _lose_everything(game: MoneyDropGame) -> MoneyDropGame:
+    """The run under way puts all on a wrong option at its question and is over."""
+    assert game.run is not None
+    question = game.run.question
+    all_on_b = (0, 40) + (0,) * (COUNTS[question - 1] - 2)
+    return drop(game, offer(question), ChooseCategory(0), LockPlacement(all_on_b), RevealDrop())[0]
+
+
+def test_a_team_joins_between_runs_and_plays_after_the_others() -> None:
+    """Teams play their runs one after another (docs/decisions/046): a team that arrived late joins before the next
+    run, never during one, with a name not taken, and the game is over only once its run is played."""
+    game = _lose_everything(drop(MoneyDropGame(MoneyDropSettings(teams=("Rot", "Gelb"))), StartRun())[0])
+    assert may_join(game)
+    game, happened = drop(game, AddTeam("Blau"))
+    assert happened == [TeamJoined("Blau")] and game.settings.teams == ("Rot", "Gelb", "Blau")
+    for team in ("Gelb", "Blau"):
+        game, started = drop(game, StartRun())
+        assert started[0] == RunStarted(team, 40) and not may_join(game)
+        with pytest.raises(errors.JoinBetweenRounds):
+            drop(game, AddTeam("Grün"))  # during a run: nothing changed
+        game = _lose_everything(game)
+    assert game.over and [result.team for result in game.results] == ["Rot", "Gelb", "Blau"]
+    assert not may_join(game)
+
+
+def test_a_team_name_taken_or_a_seventh_team_is_refused() -> None:
+    teams = ("A", "B", "C", "D", "E")
+    game = _lose_everything(drop(MoneyDropGame(MoneyDropSettings(teams=teams)), StartRun())[0])
+    with pytest.raises(errors.InvalidSetup):
+        drop(game, AddTeam("b"))
+    game, _ = drop(game, AddTeam("F"))
+    assert not may_join(game)
+    with pytest.raises(errors.InvalidSetup):
+        drop(game, AddTeam("G"))

@@ -40,6 +40,9 @@ class Listen:
     seat: int | None = None
     """While the players are named: which player is being asked for (1 for the first), whose name is not known
     yet; a phone that joined as a new player is listened to for the seat it is given."""
+    to_all: bool = False
+    """A question put to all the players at once ("another round?"): heard through one player's phone when the
+    players hold phones (`Phones.for_all`), as the room's microphone at a party hears the others' talk too."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,12 @@ class StartTimer:
 @dataclass(frozen=True)
 class ReadTimer:
     """How long the timer has run (the quizmaster's own speech counts): the runner answers with `Elapsed`."""
+
+
+@dataclass(frozen=True)
+class LookForNewcomers:
+    """Whether a phone waits to join as a new player ("Ich spiele neu mit"): the runner answers `NewcomersWaiting`
+    (none, without phones). A game of a fixed number of rounds asks nobody aloud, and so asks only when one waits."""
 
 
 @dataclass(frozen=True)
@@ -96,7 +105,7 @@ class Foresee:
     lines: tuple[Say, ...]
 
 
-Effect = Say | Listen | StartTimer | ReadTimer | WaitUntil | Play | ChangeVoice | Record | Foresee
+Effect = Say | Listen | StartTimer | ReadTimer | LookForNewcomers | WaitUntil | Play | ChangeVoice | Record | Foresee
 
 
 @dataclass(frozen=True)
@@ -109,7 +118,12 @@ class Elapsed:
     seconds: float
 
 
-Observation = Heard | Silence | Elapsed
+@dataclass(frozen=True)
+class NewcomersWaiting:
+    phones: int
+
+
+Observation = Heard | Silence | Elapsed | NewcomersWaiting
 Dialogue = Generator[Effect, Observation | None, None]
 """A flow of the quizmaster: yields effects; each `Listen` is sent back `Heard` or `Silence`, each `ReadTimer`
-`Elapsed`, every other effect None."""
+`Elapsed`, each `LookForNewcomers` `NewcomersWaiting` (or None: nobody waits), every other effect None."""

@@ -50,6 +50,19 @@ def listen(
     return observation if isinstance(observation, Heard) else Silence()
 
 
+def marked(asking: Generator[Effect, Observation | None, T], **fields: Any) -> Generator[Effect, Observation | None, T]:
+    """`asking`, each of its listenings with `fields` set (`Listen.seat`, `Listen.to_all`): who is asked, which
+    decides the microphone that hears it, is the caller's to say, not the question's."""
+    observation: Observation | None = None
+    while True:
+        try:
+            effect = asking.send(observation)
+        except StopIteration as done:
+            result: T = done.value
+            return result
+        observation = yield replace(effect, **fields) if isinstance(effect, Listen) else effect
+
+
 def ask_yes_no(
     key: str,
     params: dict[str, Any],

@@ -7,13 +7,12 @@ time, each taken with a yes: easier to hear in a car than a name the player has 
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
-from dataclasses import replace
 from typing import TypeVar
 
 from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
-from voicemaster.dialogue.turns import Effect, Listen, Observation, Say
+from voicemaster.dialogue.turns import Effect, LookForNewcomers, NewcomersWaiting, Observation, Say
 from voicemaster.host.lines import Line
-from voicemaster.host.listening import ask_yes_no, listen
+from voicemaster.host.listening import ask_yes_no, listen, marked
 
 MAX_PLAYERS = 6
 T = TypeVar("T")
@@ -69,6 +68,16 @@ def newcomer(language: str, players: tuple[str, ...]) -> Generator[Effect, Obser
     return None
 
 
+def newcomer_by_phone(language: str, players: tuple[str, ...]) -> Generator[Effect, Observation | None, str | None]:
+    """`newcomer`, only when a phone waits to join as a new player ("Ich spiele neu mit", `LookForNewcomers`): before
+    the next round of a game that asks no "another round?" (a fixed number of rounds, the money drop's runs). With
+    none waiting nothing is said: asking the room before every round would nag (docs/decisions/046)."""
+    looked = yield LookForNewcomers()
+    if not isinstance(looked, NewcomersWaiting) or looked.phones == 0:
+        return None
+    return (yield from newcomer(language, players))
+
+
 def _taken(name: str, names: Sequence[str]) -> bool:
     """Whether a player of `names` has `name` already, whatever its case ("anna" is Anna)."""
     return name.casefold() in (taken.casefold() for taken in names)
@@ -109,14 +118,7 @@ def _name(language: str, number: int, tries: int | None) -> Generator[Effect, Ob
 
 def _seated(seat: int, asking: Generator[Effect, Observation | None, T]) -> Generator[Effect, Observation | None, T]:
     """`asking`, its listenings marked as `seat`'s (`Listen.seat`)."""
-    observation: Observation | None = None
-    while True:
-        try:
-            effect = asking.send(observation)
-        except StopIteration as done:
-            result: T = done.value
-            return result
-        observation = yield replace(effect, seat=seat) if isinstance(effect, Listen) else effect
+    return (yield from marked(asking, seat=seat))
 
 
 def which_variant(language: str, variants: tuple[str, ...]) -> Generator[Effect, Observation | None, str]:

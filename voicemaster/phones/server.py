@@ -19,12 +19,11 @@ import asyncio
 import hmac
 import secrets
 import threading
-from asyncio import BaseTransport, Transport
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
@@ -34,11 +33,10 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 from starlette.websockets import WebSocket, WebSocketDisconnect
-from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
-from websockets.protocol import State
 
 from voicemaster.phones import DEFAULT_PORT, PhonesUnavailable
 from voicemaster.phones.certificate import certificate_for
+from voicemaster.phones.sound_socket import SoundSocket
 from voicemaster.screen import ScreenUnavailable
 from voicemaster.screen.guard import IDLE_SECONDS, PER_CLIENT, Hosts, SecurityHeaders, client_key
 from voicemaster.screen.handshake import LOOP, Gated
@@ -79,39 +77,6 @@ HEADERS = {
     "Cache-Control": "no-store",
     "Permissions-Policy": "microphone=(self)",
 }
-
-
-class SoundSocket(WebSocketsSansIOProtocol):
-    """uvicorn's WebSocket protocol, stopped safely. When the server stops, a phone whose page has said goodbye (its
-    Close answered) but whose connection has not gone yet (its TLS close under way: a loaded machine, a slow Wi-Fi)
-    is cut off, nothing more being owed to it. uvicorn would send it a Close of its own, which raises in the server's
-    thread (the end of a game would print a traceback and leave the other connections open), and a gentle close
-    would wait on the phone longer than the server waits for its connections, leaving its socket open."""
-
-    def connection_made(self, transport: BaseTransport) -> None:
-        super().connection_made(cast(Transport, _ClosedOnce(cast(Transport, transport))))
-
-    def shutdown(self) -> None:
-        if self.handshake_complete and self.initial_response is None and self.conn.state is not State.OPEN:
-            self.stop_keepalive()
-            self.transport.abort()
-            return
-        super().shutdown()
-
-
-class _ClosedOnce:
-    """A connection's transport that is closed once however often uvicorn asks: CPython's TLS transport, asked twice,
-    lets go of the connection under it, which could then never be cut off (`SoundSocket.shutdown`)."""
-
-    def __init__(self, transport: Transport) -> None:
-        self._transport = transport
-
-    def close(self) -> None:
-        if not self._transport.is_closing():
-            self._transport.close()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._transport, name)
 
 
 def new_code() -> str:
@@ -176,6 +141,17 @@ class Phones:
         self._wire(found)
         return found
 
+    def for_all(self) -> PhoneMicrophone | None:
+        """The phone that hears a question put to all the players ("another round?", `Listen.to_all`): the first
+        named player's that is joined, else None (the room's microphone). The first named, not whoever answered
+        last: the same phone every round, so the players know whose phone decides (docs/decisions/046)."""
+        with self._lock:
+            named = [self._microphones.get(player) for player in self.players]
+        found = next((phone for phone in named if phone is not None and phone.connected), None)
+        if found is not None:
+            self._wire(found)
+        return found
+
     def newcomer(self, seat: int, name_asked: bool = False) -> PhoneMicrophone | None:
         """The phone heard for the player being named at `seat` (`Listen.seat`), or None: the room's microphone. A
         seat keeps the phone it was given while that phone is joined; it is given one (the first phone waiting as a
@@ -185,7 +161,8 @@ class Phones:
 
         "Anyone else?" (the seat's first listening, not its name) with no new player's phone waiting is answered by
         the phone of the last player named who has one, not by the room: at a party the room's microphone takes the
-        others' "Ja" for a newcomer, and the players holding phones know who else plays (between rounds too)."""
+        others' "Ja" for a newcomer, and the players holding phones know who else plays. Between rounds (the players
+        known) it is the phone that answered "another round?" just before (`for_all`)."""
         with self._lock:
             seated = self._seats.get(seat)
             if seated is not None and seated.connected:
@@ -195,7 +172,7 @@ class Phones:
             waiting = [phone for phone in self._newcomers if phone.connected]
             held = [phone for at, phone in sorted(self._seats.items()) if at < seat and phone and phone.connected]
             named = (self._microphones.get(player) for player in self.players[: seat - 1])
-            held = held or [phone for phone in named if phone is not None and phone.connected]  # between rounds
+            held = held or [phone for phone in named if phone is not None and phone.connected][:1]  # between rounds
             found: PhoneMicrophone | None
             if not waiting and not name_asked and seat not in self._seats and held:
                 found = held[-1]  # for this listening only: the seat is given one when its name is asked
@@ -260,9 +237,11 @@ class Phones:
             phone.hang_up()
 
     def waiting(self) -> int:
-        """How many phones joined as new players wait for a seat."""
+        """How many phones joined as new players wait for a seat: and between rounds, a newcomer's phone asked and
+        not named (a no, silence), which is asked again when the next round starts."""
         with self._lock:
-            return sum(phone.connected for phone in self._newcomers)
+            asked = [phone for seat, phone in self._seats.items() if self.players and seat > len(self.players)]
+            return sum(phone.connected for phone in (*self._newcomers, *asked) if phone is not None)
 
     def joined(self) -> tuple[str, ...]:
         with self._lock:

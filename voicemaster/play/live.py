@@ -118,9 +118,17 @@ class PhoneSources(Protocol):
         """The phone that is `player`'s microphone now, if one is joined."""
         ...
 
+    def for_all(self) -> PhoneMicrophone | None:
+        """The phone that hears a question put to all the players (`Listen.to_all`), if one is joined."""
+        ...
+
     def newcomer(self, seat: int, name_asked: bool = False) -> PhoneMicrophone | None:
         """The phone of a new player heard for the player being named at `seat` (`Listen.seat`); `name_asked`: the
         listening is for that player's name."""
+        ...
+
+    def waiting(self) -> int:
+        """How many phones joined as new players wait for a seat (or were asked and not named: asked again)."""
         ...
 
     def set_players(self, players: tuple[str, ...], newcomers: bool = False) -> None:
@@ -142,12 +150,20 @@ class MicrophoneEar:
     phones: PhoneSources | None = None
     _by_phone: dict[str, tuple[PhoneMicrophone, ListeningPipeline]] = field(default_factory=dict)
 
+    def phone_for(self, listen: Listen) -> PhoneMicrophone | None:
+        """The phone `listen` is heard through, or None for the room's microphone: the player's own; for a seat
+        being named, the phone it is given (`PhoneSources.newcomer`); for a question put to all, one player's."""
+        if self.phones is None:
+            return None
+        if listen.player is None and listen.seat is not None:
+            return self.phones.newcomer(listen.seat, listen.context.name is ContextName.NAME)
+        if listen.player is None and listen.to_all:
+            return self.phones.for_all()
+        return self.phones.microphone(listen.player)
+
     def listen(self, listen: Listen, said: Say | None, speaking: Playback | None) -> Listened:
         del said
-        phone = None
-        if self.phones is not None:
-            seat, asked = listen.seat if listen.player is None else None, listen.context.name is ContextName.NAME
-            phone = self.phones.newcomer(seat, asked) if seat is not None else self.phones.microphone(listen.player)
+        phone = self.phone_for(listen)
         if phone is not None:
             try:
                 hearing = self._through(phone).listen(listen.context, listen.timeout_seconds, speaking)
@@ -315,10 +331,14 @@ def _heard_as_asked(host: Quizmaster | MoneyDropHost) -> Callable[[], list[tuple
 
 
 def _players_to(phones: PhoneSources | None, host: Quizmaster | MoneyDropHost) -> Callable[[], None]:
-    """Tells the phones who plays, at once and whenever a newcomer joins (each stored step is looked at): who may
-    join, and the newcomer's phone their microphone. A Millionaire game that asks "another round?" takes newcomers
-    while there is room (docs/decisions/045); a money drop's teams stay as they are."""
-    told: tuple[str, ...] | None = None
+    """Tells the phones who plays, at once, whenever a newcomer joins and whenever a round (a run) starts (each
+    stored step is looked at): who may join, and the newcomer's phone their microphone. Told at each round's start,
+    the phones forget the seat asked for before it, so a newcomer asked in the room and never named leaves the next
+    round's "anyone new?" to a player's phone, not the room. A Millionaire game takes newcomers while there is room
+    and a round still to start: every round of one that asks "another round?" (docs/decisions/045), until the last
+    one starts of one of a fixed number (046), when a phone still waiting is let go; a money drop a new team, while
+    a run is still to start (046)."""
+    told: tuple[tuple[str, ...], bool, int] | None = None
 
     def tell() -> None:
         nonlocal told
@@ -326,12 +346,16 @@ def _players_to(phones: PhoneSources | None, host: Quizmaster | MoneyDropHost) -
             return
         if isinstance(host, Quizmaster):
             game = host.game
-            players = game.settings.players
-            newcomers = game.settings.rounds is None and millionaire.may_join(replace(game, round=None))
+            players, rounds = game.settings.players, game.settings.rounds
+            started = len(game.sheet) + (game.round is not None)
+            to_come = rounds is None or started < rounds
+            newcomers = to_come and millionaire.may_join(replace(game, round=None))
         else:
-            players, newcomers = host.settings.teams, False
-        if players != told:
-            told = players
+            drop = host.game
+            players, started = drop.settings.teams, len(drop.results) + (drop.run is not None)
+            newcomers = started < len(players) and len(players) < md.MAX_TEAMS  # a run still to start
+        if (players, newcomers, started) != told:
+            told = players, newcomers, started
             phones.set_players(players, newcomers)
 
     return tell
@@ -342,6 +366,8 @@ def _run(host: Quizmaster | MoneyDropHost, store: Store, runner: Runner, phones:
     runner.start_game(runner.game_id, _heard_as_asked(host))
     tell = _players_to(phones, host)
     tell()
+    if phones is not None:
+        runner.newcomers_waiting = phones.waiting  # a game of a fixed number of rounds asks only when one waits
 
     def perform(effect: Effect) -> Observation | None:
         observed = runner.perform(effect)

@@ -29,6 +29,8 @@ from voicemaster.dialogue.turns import (
     Elapsed,
     Foresee,
     Listen,
+    LookForNewcomers,
+    NewcomersWaiting,
     Observation,
     Play,
     ReadTimer,
@@ -147,6 +149,8 @@ class Runner:
     asked_since_save: Callable[[], list[tuple[str, str]]] | None = None
     """The (player, question id) pairs asked since the last save, stored with the next one in one transaction: a
     question asked is heard, even if the game is killed before it ends."""
+    newcomers_waiting: Callable[[], int] | None = None
+    """How many phones wait to join as new players (`Phones.waiting`); None: the game has no phones."""
     last_said: Say | None = None
     _timer_start: float = 0.0
     _speaking: Playback | None = None
@@ -198,6 +202,8 @@ class Runner:
                 self.transcript.write(self.now, "timer", {"seconds": seconds})
             case ReadTimer():
                 return Elapsed(self.now - self._timer_start)
+            case LookForNewcomers():
+                return NewcomersWaiting(self.newcomers_waiting() if self.newcomers_waiting is not None else 0)
             case WaitUntil(elapsed):
                 self.clock.wait(max(0.0, self._timer_start + elapsed - self.now))
             case Play(earcon):

@@ -121,6 +121,8 @@ def describe_drop(event: md.MoneyDropEvent, settings: md.MoneyDropSettings) -> s
             return f"    {letter} drops, {m(bundles)} lost." if bundles else f"    {letter} drops, empty."
         case md.QuestionSurvived(correct, bundles):
             return f"    {correct} was right: {m(bundles)} saved."
+        case md.TeamJoined(team):
+            return f"\n{team} joins, and plays last."
         case md.RunEnded(result):
             return f"  {result.team} saves {m(result.saved // settings.bundle_value)} (question {result.reached})."
         case md.MoneyDropOver(ranking):

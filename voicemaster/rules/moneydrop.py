@@ -155,7 +155,15 @@ class RevealDrop:
     pass
 
 
-MoneyDropAction = StartRun | OfferCategories | ChooseCategory | SwitchCategory | LockPlacement | RevealDrop
+@dataclass(frozen=True)
+class AddTeam:
+    """A team that arrived late, before the next run (docs/decisions/046): it plays its run after every team named
+    before it. Teams play one after another, so no run is shared and nobody's money changes."""
+
+    team: str
+
+
+MoneyDropAction = StartRun | OfferCategories | ChooseCategory | SwitchCategory | LockPlacement | RevealDrop | AddTeam
 
 
 # Events
@@ -213,6 +221,11 @@ class RunEnded:
 
 
 @dataclass(frozen=True)
+class TeamJoined:
+    team: str
+
+
+@dataclass(frozen=True)
 class MoneyDropOver:
     ranking: tuple[tuple[int, RunResult], ...]
 
@@ -227,6 +240,7 @@ MoneyDropEvent = (
     | OptionDropped
     | QuestionSurvived
     | RunEnded
+    | TeamJoined
     | MoneyDropOver
 )
 MoneyDropStep = tuple[MoneyDropGame, tuple[MoneyDropEvent, ...]]
@@ -245,6 +259,10 @@ def apply_money_drop(game: MoneyDropGame, action: MoneyDropAction) -> MoneyDropS
         team = game.settings.teams[len(game.results)]
         fresh = Run(team, bundles=game.settings.bundles)
         return replace(game, run=fresh), (RunStarted(team, fresh.bundles),)
+    if isinstance(action, AddTeam):
+        if game.run is not None:
+            raise errors.JoinBetweenRounds(action.team)
+        return replace(game, settings=_joined(game, action.team)), (TeamJoined(action.team),)
     run = game.run
     if run is None:
         raise errors.RunOver()
@@ -282,6 +300,23 @@ def apply_money_drop(game: MoneyDropGame, action: MoneyDropAction) -> MoneyDropS
             _expect(run, Phase.LOCKED, "The money has not been locked yet.")
             return _reveal(game, run)
     raise AssertionError(f"unhandled action {action!r}")  # pragma: no cover - the match above is exhaustive
+
+
+MAX_TEAMS = 6
+"""As many teams as a Millionaire game has players: the names asked at the start stop there too."""
+
+
+def may_join(game: MoneyDropGame) -> bool:
+    """Whether a new team could join now: between runs of a game not over, with fewer than `MAX_TEAMS`."""
+    return not game.over and game.run is None and len(game.settings.teams) < MAX_TEAMS
+
+
+def _joined(game: MoneyDropGame, team: str) -> MoneyDropSettings:
+    """The settings with `team` last, checked as the teams named at the start are (a name not taken); at most
+    `MAX_TEAMS`."""
+    if len(game.settings.teams) >= MAX_TEAMS:
+        raise errors.InvalidSetup(f"At most {MAX_TEAMS} teams play.")
+    return replace(game.settings, teams=(*game.settings.teams, team))
 
 
 def check_placement(settings: MoneyDropSettings, run: Run, bundles: tuple[int, ...], *, complete: bool) -> None:

@@ -38,6 +38,7 @@ from voicemaster.host.listening import (
     change_voice,
     leading_to_listening,
     listen,
+    marked,
     one_by_one,
     pause,
     take_back_window,
@@ -46,7 +47,7 @@ from voicemaster.host.millionaire.announcements import announce, score
 from voicemaster.host.millionaire.jokers import use_joker
 from voicemaster.host.saved import Session
 from voicemaster.host.screen_address import ScreenAddress, tell
-from voicemaster.host.setup import newcomer
+from voicemaster.host.setup import newcomer, newcomer_by_phone
 from voicemaster.questions.selection import Bank, Presented
 from voicemaster.rules import events, millionaire
 from voicemaster.rules.actions import (
@@ -176,11 +177,14 @@ class Quizmaster:
             current = self.game.round
             if current is None:
                 if self.game.sheet and self.game.settings.rounds is None:
-                    another = yield from self._ask_yes_no("another_round", {}, None, form=self.everyone())
+                    asked = self._ask_yes_no("another_round", {}, None, form=self.everyone())
+                    another = yield from marked(asked, to_all=True)  # a player's phone hears it (046)
                     if not another:
                         yield from self.apply(StopGame())
                         continue
                     yield from self._newcomer()
+                elif self.game.sheet:  # a fixed number of rounds: a newcomer only by phone (046)
+                    yield from self._newcomer(by_phone=True)
                 yield from self.apply(StartRound())
             elif current.question is None:
                 yield from self._offer_walk_away()
@@ -211,13 +215,14 @@ class Quizmaster:
             yield from leading_to_listening(announce(self, event)) if heard_over else announce(self, event)
         return happened
 
-    def _newcomer(self) -> Dialogue:
-        """Before the next round: someone new may join (`setup.newcomer`), when the rules have room for them. Only
-        here: everyone in a round plays its one level, so a newcomer seated mid-round would hold money for
-        questions they never answered (docs/decisions/045)."""
+    def _newcomer(self, *, by_phone: bool = False) -> Dialogue:
+        """Before the next round: someone new may join (`setup.newcomer`; `by_phone`, only if a phone waits), when
+        the rules have room for them. Only here: everyone in a round plays its one level, so a newcomer seated
+        mid-round would hold money for questions they never answered (docs/decisions/045, 046)."""
         if not millionaire.may_join(self.game):
             return
-        name = yield from newcomer(self.language, self.game.settings.players)
+        asking = newcomer_by_phone if by_phone else newcomer
+        name = yield from asking(self.language, self.game.settings.players)
         if name is not None:
             yield from self.apply(AddPlayer(name))
 

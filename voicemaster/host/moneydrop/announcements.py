@@ -72,6 +72,8 @@ def announce(
             money_left = bundles * host.settings.bundle_value
             yield Record("result", {"team": host.team, "correct": bundles > 0, "money_left": money_left})
             yield host.line("md_left" if bundles else "md_all_lost", {"money": host.money(bundles)})
+        case md.TeamJoined(team):
+            yield host.line("md_team_joined", {"team": team})
         case md.RunEnded(result):
             yield host.line("md_run_over", {"team": result.team, "money": Money(result.saved, host.settings.currency)})
         case md.MoneyDropOver(ranking):

@@ -44,6 +44,7 @@ from voicemaster.host.moneydrop.announcements import announce, by_letter
 from voicemaster.host.moneydrop.placement import Placement, Unplaceable, checked, counted
 from voicemaster.host.saved import DropSession
 from voicemaster.host.screen_address import ScreenAddress, tell
+from voicemaster.host.setup import newcomer_by_phone
 from voicemaster.questions.model import Entry, Format
 from voicemaster.questions.selection import Bank
 from voicemaster.rules import errors
@@ -112,6 +113,8 @@ class MoneyDropHost:
         while not self.game.over and not self._quit:
             current = self.game.run
             if current is None:
+                if self.game.results:
+                    yield from self._newcomer_by_phone()
                 yield from self.apply(md.StartRun())
             elif current.phase is md.Phase.CATEGORIES:
                 yield from self._offer_categories(current)
@@ -123,6 +126,15 @@ class MoneyDropHost:
                 yield self.line("md_drop_suspense")
                 yield Play("suspense")
                 yield from self.apply(md.RevealDrop())
+
+    def _newcomer_by_phone(self) -> Dialogue:
+        """Before the next run: a team that arrived late joins, only when a phone waits, through it
+        (`setup.newcomer_by_phone`); it plays after the others (docs/decisions/046)."""
+        if not md.may_join(self.game):
+            return
+        team = yield from newcomer_by_phone(self.language, self.settings.teams)
+        if team is not None:
+            yield from self.apply(md.AddTeam(team))
 
     def apply(self, action: md.MoneyDropAction) -> Dialogue:
         """Carry out an action, store the game, then announce what happened."""
