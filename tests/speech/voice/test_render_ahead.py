@@ -1,5 +1,6 @@
-"""Rendering ahead beside a decision: Kokoro rendering a line for later stops when the player's words are being
-decided, and renders the line whole afterwards; a line someone waits for renders on (docs/decisions/047)."""
+"""Rendering ahead beside what the player waits for: Kokoro rendering a line for later stops when the player's words
+are being decided or a line is wanted now, and renders the line whole afterwards; a line someone waits for renders on
+(docs/decisions/047)."""
 
 from __future__ import annotations
 
@@ -36,14 +37,19 @@ def engine() -> kokoro.Kokoro:
 
 
 def _logged(engine: kokoro.Kokoro, events: list[str]) -> Callable[[str, Voice], Audio]:
+    """Renders with `engine`, noting each start, stop and end (of a line other than `LATER`, with its text)."""
+
     def render(text: str, voice: Voice) -> Audio:
-        events.append("started")
+        def note(what: str) -> None:
+            events.append(what if text == LATER else f"{what}: {text}")
+
+        note("started")
         try:
             audio = engine.speak(text, voice)
         except Stopped:
-            events.append("stopped")
+            note("stopped")
             raise
-        events.append("rendered")
+        note("rendered")
         return audio
 
     return render
@@ -90,3 +96,15 @@ def test_a_line_someone_waits_for_renders_on_through_a_decision(engine: kokoro.K
     assert ear.recognize(player, Context(ContextName.CONFIRM, "en")).intent is Intent.YES
     waiting.join()
     assert events == ["started", "rendered"] and said[0].seconds > 3
+
+
+def test_a_line_wanted_now_does_not_wait_for_a_line_rendering_ahead(engine: kokoro.Kokoro) -> None:
+    voice = resolved(Voice(), "en")
+    events: list[str] = []
+    lines = RenderQueue(_logged(engine, events), _never_on_disk, engine.stop)
+    lines.ahead([(LATER, voice)], Priority.FORESEEN)
+    _until(lambda: "started" in events)
+    now = lines.get("Well done.", voice)
+    assert events[:4] == ["started", "stopped", "started: Well done.", "rendered: Well done."], events
+    later = lines.get(LATER, voice)
+    assert events[4:] == ["started", "rendered"] and now.seconds > 0.3 and later.seconds > 3

@@ -8,9 +8,9 @@ behind the time a game spends speaking and listening anyway.
 One thread owns the slow engine, so two renders never halve each other's speed: a line needed now goes to the front of
 the queue, a line the runner already holds next, then the lines the quizmaster foresees, then the fixed lines of the
 language. Foreseen lines of a moment that has passed are dropped when the quizmaster foresees again. A line nobody
-waits for yet is not begun while a decision is being made: the player is waiting for that; and one already rendering
-when a decision starts is stopped (once) and rendered again after it: Kokoro on both cores tripled a decision's wall
-time (docs/decisions/047-a-render-ahead-gives-way-to-a-decision.md).
+waits for yet is not begun while a decision is being made: the player is waiting for that; one already rendering is
+stopped when a decision starts (once) or a line is wanted now, and rendered again after: Kokoro on both cores tripled a
+decision's wall time (docs/decisions/047-a-render-ahead-gives-way-to-a-decision.md).
 """
 
 from __future__ import annotations
@@ -101,12 +101,18 @@ class RenderQueue:
 
     def give_way(self) -> None:
         """A decision starts: the line rendering ahead, if nobody waits for it yet, stops, and is rendered again
-        after the decision (`cores.wait_while_deciding`). A line someone waits for renders on."""
+        after the decision (`cores.wait_while_deciding`); a line stops so once. A line someone waits for renders on."""
         with self._lock:
-            line = self._lines.get(self._running) if self._running is not None else None
-            if line is not None and line.priority != Priority.NOW and not line.gave_way:
-                line.gave_way = True
-                self.stop()
+            self._stop_ahead(for_decision=True)
+
+    def _stop_ahead(self, *, for_decision: bool) -> None:
+        """Stops the line rendering, unless someone waits for it (or it gave way to a decision once and this is
+        another); it goes back to the front of its rank. The lock is held."""
+        line = self._lines.get(self._running) if self._running is not None else None
+        if line is None or line.priority == Priority.NOW or (for_decision and line.gave_way):
+            return
+        line.gave_way = line.gave_way or for_decision
+        self.stop()
 
     def close(self) -> None:
         """Drop what is still to render and wait for the line being rendered: an engine stopped in the middle of a
@@ -159,12 +165,13 @@ class RenderQueue:
         if line is None:
             line = self._lines[key] = _Line(Future(), priority, self._foresight)
             self._put(priority, key)
-            return line
-        if priority == Priority.FORESEEN:
+        elif priority == Priority.FORESEEN:
             line.foresight = self._foresight
         if priority < line.priority:
             line.priority = priority
             self._put(priority, key)  # the copy queued before is skipped when its turn comes
+        if priority == Priority.NOW and self._running != key:  # someone waits: what renders ahead stops for it
+            self._stop_ahead(for_decision=False)
         return line
 
     def _put(self, priority: Priority, key: Key) -> None:
@@ -180,10 +187,14 @@ class RenderQueue:
             if line.priority != Priority.NOW:  # nobody waits for it yet: a decision being made goes first
                 cores.wait_while_deciding(YIELD_SECONDS)
             with self._lock:
+                if self._queue.queue and self._queue.queue[0][0] < line.priority:  # wanted more urgently meanwhile
+                    line.rendering = False
+                    self._queue.put((line.priority, -next(self._order), key))
+                    continue
                 self._running = key
             try:
                 audio = self.render(*key)
-            except Stopped:  # it gave way to a decision: back to the front of its rank
+            except Stopped:  # it gave way to a decision or a line wanted now: back to the front of its rank
                 with self._lock:
                     self._running, line.rendering = None, False
                     self._queue.put((line.priority, -next(self._order), key))
