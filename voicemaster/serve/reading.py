@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from voicemaster.speech.hearing.normal_form import Reading
     from voicemaster.speech.hearing.phrases import Phrase
     from voicemaster.speech.hearing.whisper.asking import Asking
-    from voicemaster.speech.hearing.whisper.decision import Evidence
+    from voicemaster.speech.hearing.whisper.decision import Evidence, Margins
     from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
     from voicemaster.speech.hearing.whisper.strategies import Encoded
 
@@ -49,7 +49,8 @@ WAITING_FREE = 8.5
 """How much less likely (natural log) than the decoder's free reading a start phrase may be when the reading's words
 name nothing, wider than a game's (`decision.MARGINS`): a start is said back and needs a yes. Set between the
 furthest start it gains and the nearest of people's recordings read while waiting that it would take
-(docs/decisions/042-a-wider-free-margin-for-starts.md)."""
+(docs/decisions/042-a-wider-free-margin-for-starts.md). Full-band audio only: what came through a telephone's band
+is held to stricter margins (`telephone_margins`)."""
 
 
 LANGUAGE_CLEAR = 2.0
@@ -204,14 +205,37 @@ def past_the_start(evidence: Evidence, reading: Reading, choices: Sequence[Phras
 
 
 def waiting_search(heard: Encoded) -> Encoded:
-    """`heard` to be read with the waiting reader's search (`WAITING_PRUNE`, `WAITING_BEAM`) and free margin
-    (`WAITING_FREE`)."""
+    """`heard` to be read with the waiting reader's search (`WAITING_PRUNE`, `WAITING_BEAM`) and margins: on full-band
+    audio the wider free margin for starts (`WAITING_FREE`), on telephone-band audio (`speech.hearing.band`: a TV's
+    or a phone's loudspeaker, people's recordings) the strictest telephone margins of any language
+    (`telephone_margins`), whatever language it is read in."""
     tuning = heard.tuning
-    margins = replace(tuning.margins, free=WAITING_FREE)
+    margins = telephone_margins(tuning.margins) if heard.narrowband else replace(tuning.margins, free=WAITING_FREE)
     return replace(
         heard,
         tuning=replace(tuning, prune=WAITING_PRUNE, window=WAITING_PRUNE, beam=WAITING_BEAM, margins=margins),
     )
+
+
+def telephone_margins(margins: Margins) -> Margins:
+    """`margins` made as strict as every language's on telephone-band audio (`decision.NARROWBAND`). Which language
+    an utterance is in is not known while waiting, and a decision takes the margins of the language it is read in:
+    an hour of `bench serve`'s talk took French telephone recordings across the room ("dix-huit", "dix-sept",
+    "décembre"), read in German ("Lies du ihn.", "Dicert", "Dessert."), for "Quiz start" at German's full-band
+    margins ("Lies du ihn.": meaning margin 2.8, 5.5 below the free reading), and a yes after one started a game
+    nobody asked for. Whisper base hears French worst on that band; the rule holds for the room's talk in any language
+    (docs/decisions/048-telephone-band-sound-while-waiting.md)."""
+    from voicemaster.speech.hearing.whisper.decision import NARROWBAND
+
+    for phone in NARROWBAND.values():
+        margins = replace(
+            margins,
+            meaning=max(margins.meaning, phone.meaning),
+            free=min(margins.free, phone.free),
+            doubted=max(margins.doubted, phone.doubted),
+            undecided=max(margins.undecided, phone.undecided),
+        )
+    return margins
 
 
 def plausible(heard: Encoded, whisper: WhisperRecognizer, languages: tuple[str, ...]) -> dict[str, float]:
