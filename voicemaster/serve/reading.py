@@ -220,10 +220,9 @@ def waiting_search(heard: Encoded) -> Encoded:
 def telephone_margins(margins: Margins) -> Margins:
     """`margins` made as strict as every language's on telephone-band audio (`decision.NARROWBAND`). Which language
     an utterance is in is not known while waiting, and a decision takes the margins of the language it is read in:
-    an hour of `bench serve`'s talk took French telephone recordings across the room ("dix-huit", "dix-sept",
-    "décembre"), read in German ("Lies du ihn.", "Dicert", "Dessert."), for "Quiz start" at German's full-band
-    margins ("Lies du ihn.": meaning margin 2.8, 5.5 below the free reading), and a yes after one started a game
-    nobody asked for. Whisper base hears French worst on that band; the rule holds for the room's talk in any language
+    an hour of `bench serve`'s talk took French telephone recordings across the room, read in German ("Lies du
+    ihn.", "Dessert."), for "Quiz start" at German's full-band margins, and a yes after one started a game nobody
+    asked for. The rule holds for the room's talk in any language
     (docs/decisions/048-telephone-band-sound-while-waiting.md)."""
     from voicemaster.speech.hearing.whisper.decision import NARROWBAND
 
