@@ -15,7 +15,7 @@ import pytest
 from tests.phones.pages import joined, joined_new, phone_page, said
 from tests.rules.helpers import WRONG, answer, ask, play, solo
 from tests.screen.browser import axe_violations
-from voicemaster.config.settings import default_paths, load_settings
+from voicemaster.config.settings import Settings, default_paths, load_settings
 from voicemaster.dialogue.meaning import ContextName, Heard, Intent
 from voicemaster.dialogue.turns import Listen, Observation, Say, Silence
 from voicemaster.host.lines import load as load_lines
@@ -158,13 +158,7 @@ def test_a_phone_joined_as_a_new_player_mid_game_waits_and_is_the_newcomers_micr
                 return Heard(Intent.YES, None, "ja", 0.9) if said and said.key == "another_round" else Silence()
             return ear.listen(listen, said, speaking).observation
 
-        sink = FileSink()
-        lines, voice = load_lines("de"), Speakers(config.speech)
-        runner = Runner(
-            lines, voice, sink, SessionClock(sink), Answers(hear), Transcript(io.StringIO()), store=store,
-            render_ahead=False,
-        )  # fmt: skip
-        runner.start_game("g")
+        runner = _german_game(config, hear, store)
         playwright, browser, page = phone_page(recording)
         try:
             page.goto(phones.url)
@@ -210,13 +204,7 @@ def test_a_phone_joined_as_a_new_team_in_a_money_drop_is_asked_before_the_next_r
                 by_seat.append((listen.context.name, phone))
             return Silence() if phone is None else ear.listen(listen, said, speaking).observation
 
-        sink = FileSink()
-        lines, voice = load_lines("de"), Speakers(config.speech)
-        runner = Runner(
-            lines, voice, sink, SessionClock(sink), Answers(hear), Transcript(io.StringIO()), store=store,
-            render_ahead=False,
-        )  # fmt: skip
-        runner.start_game("g")
+        runner = _german_game(config, hear, store)
         playwright, browser, page = phone_page(recording)
         try:
             phones.set_players(("Rot", "Gelb"), newcomers=True)  # as `play` does while a run is to start
@@ -236,3 +224,16 @@ def test_a_phone_joined_as_a_new_team_in_a_money_drop_is_asked_before_the_next_r
     assert newcomers_phone is not None and {phone for _, phone in by_seat} == {newcomers_phone}
     assert lisas is newcomers_phone  # her team's microphone from now on
     assert [context for context, _ in by_seat][-2:] == [ContextName.NAME, ContextName.CONFIRM]
+
+
+def _german_game(
+    config: Settings, hear: Callable[[Listen, Say | None, Playback | None], Observation], store: Store
+) -> Runner:
+    """A runner of a German game begun in `store`, its players heard by `hear`, its sound written to no device."""
+    sink = FileSink()
+    runner = Runner(
+        load_lines("de"), Speakers(config.speech), sink, SessionClock(sink), Answers(hear), Transcript(io.StringIO()),
+        store=store, render_ahead=False,
+    )  # fmt: skip
+    runner.start_game("g")
+    return runner
