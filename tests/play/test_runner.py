@@ -153,6 +153,20 @@ def test_a_phone_lost_before_its_player_was_named_is_said_without_a_name() -> No
     assert lost["text"].startswith("Ein Telefon") and "Mikrofon" in lost["text"]
 
 
+def test_a_phone_lost_while_everyone_is_asked_never_says_the_room_now_listens() -> None:
+    """"Another round?" is heard through the first named player's phone; when it leaves, the next listening takes the
+    next player's phone or the room (docs/decisions/046): the line says what is true either way, and asks again."""
+
+    def another_round() -> Generator[Effect, Observation | None, None]:
+        yield Say("another_round", {}, leads_to_listening=True, form="many")
+        yield Listen(Context(ContextName.CONFIRM, "de"), None, 8.0, to_all=True)
+        yield Say("not_understood")
+
+    said = _said_while(another_round(), Stalls(Listened(Silence(), phone_lost=True)))
+    lost = next(line for line in said if line["line"] == "phone_lost_to_all")
+    assert "Mikrofon" not in lost["text"] and "noch einmal" in lost["text"]
+
+
 def test_lines_the_player_cut_off_before_they_began_are_taken_back_for_every_watcher() -> None:
     """The lines up to listening are written down as they are started, ahead of the sound; a player who answers over
     the question stops them, and the lines after that moment were never heard: not on the screen, not in the

@@ -233,8 +233,15 @@ class Runner:
                 # Nothing was decided from the cut sound: the player hears why, and is listened to again.
                 # A phone that left before its player was named has no name to call.
                 # A phone this machine fell behind is still joined: its player says it again into it.
+                # A question put to everyone goes on to the next player's phone, or the room: "my own microphone"
+                # would not be true.
                 key = "phone_behind" if listened.phone_behind else "phone_lost"
-                lost = (key, {"player": listen.player}) if listen.player else (f"{key}_unnamed", {})
+                if listen.player:
+                    lost: tuple[str, dict[str, object]] = (key, {"player": listen.player})
+                elif listen.to_all and not listened.phone_behind:
+                    lost = ("phone_lost_to_all", {})
+                else:
+                    lost = (f"{key}_unnamed", {})
                 self.say_now(*lost)
                 speaking = None
                 continue
