@@ -154,7 +154,7 @@ def test_a_phone_lost_before_its_player_was_named_is_said_without_a_name() -> No
 
 
 def test_a_phone_lost_while_everyone_is_asked_never_says_the_room_now_listens() -> None:
-    """"Another round?" is heard through the first named player's phone; when it leaves, the next listening takes the
+    """ "Another round?" is heard through the first named player's phone; when it leaves, the next listening takes the
     next player's phone or the room (docs/decisions/046): the line says what is true either way, and asks again."""
 
     def another_round() -> Generator[Effect, Observation | None, None]:
