@@ -51,7 +51,8 @@ GAP_SECONDS = 0.4
 """The player answers this long after the line ends, as `bench room`'s player does (within the echo's tail)."""
 WAITED_SECONDS = 30.0
 """How long the phone's front end may take to clean a message on a loaded machine: a guard, not a measure."""
-TURNS = 10
+TURNS = 7
+"""Each of the test's seven lines once, each answered by a person's yes at the phone."""
 
 
 def _pcm(signal: Signal) -> bytes:

@@ -84,7 +84,7 @@ def allowed_payouts(game: Game) -> set[int]:
     return {0, *ladder.amounts, *(s.payout for s in ladder.safety_levels)}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(game_settings(), policies, st.integers(0, 2**32))
 def test_random_legal_games_keep_the_invariants(settings_: GameSettings, policy: Policy, seed: int) -> None:
     rng = random.Random(seed)

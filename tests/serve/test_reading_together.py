@@ -36,8 +36,8 @@ from voicemaster_lab.corpora import real_speech
 pytestmark = pytest.mark.model
 
 LANGUAGES = ("de", "en", "fr")
-PEOPLE = tuple(clip for clip in real_speech.load() if clip.kind in ("talk", "yes", "no", "word"))[::15]
-"""An even sample of people's recordings, every language and kind (ten)."""
+PEOPLE = tuple(clip for clip in real_speech.load() if clip.kind in ("talk", "yes", "no", "word"))[::20]
+"""An even sample of people's recordings, every language and kind (eight)."""
 SAID = (
     ("Quiz starten", "de"),
     ("Wer wird Millionär", "de"),

@@ -28,8 +28,8 @@ PEOPLE = tuple(
     clip
     for clip in real_speech.load()
     if (clip.kind == "letter" and clip.text in LETTERS) or clip.kind in ("yes", "no", "word", "talk")
-)[::8]
-"""Every voice's letters A-D, yes and no, option words, and talk that names nothing: every eighth."""
+)[::12]
+"""Every voice's letters A-D, yes and no, option words, and talk that names nothing: every twelfth."""
 
 
 @dataclass(frozen=True)

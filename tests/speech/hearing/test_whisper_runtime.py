@@ -25,8 +25,8 @@ from voicemaster_lab.corpora.real_speech_sources import RealClip
 
 pytestmark = pytest.mark.model
 
-CLIPS = real_speech.load()[::32]
-"""An even sample of every source and kind (about 20 clips)."""
+CLIPS = real_speech.load()[::64]
+"""An even sample of the sources and kinds (about 10 clips); `bench asr` compares them all."""
 
 
 def _recognizer(runtime: str) -> WhisperRecognizer:
@@ -157,8 +157,9 @@ def test_the_graphs_set_up_makes_are_checked_and_made_again_when_damaged(
     assert "\n" not in said and "decode.onnx" in said and "have not been made" in said
     assert said.endswith("run `voicemaster models setup`")
 
-    assert main(["models", "download", "whisper-base"]) == 0
-    assert "made listen.onnx, decode.onnx" in capsys.readouterr().out
+    # The graphs as set-up made them for this checkout, copied (they are damaged below): made once is enough.
+    for name in ("listen.onnx", "decode.onnx", ".voicemaster-derived.json"):
+        (model / name).write_bytes((installed / name).read_bytes())
     assert main(["models", "verify"]) == 0
     assert main(["models", "download", "whisper-base"]) == 0  # intact: nothing is made again
     assert "made, intact" in capsys.readouterr().out
@@ -176,5 +177,6 @@ def test_the_graphs_set_up_makes_are_checked_and_made_again_when_damaged(
         Whisper(model, runtime="onnx")
 
     assert main(["models", "download", "whisper-base"]) == 0
+    assert "made listen.onnx, decode.onnx" in capsys.readouterr().out
     assert main(["models", "verify"]) == 0
     assert Whisper(model, runtime="onnx").runtime_name == "onnx"
