@@ -22,7 +22,7 @@ from voicemaster.host.lines import load as load_lines
 from voicemaster.host.millionaire.quizmaster import Quizmaster
 from voicemaster.host.moneydrop.host import MoneyDropHost
 from voicemaster.host.saved import DropSession, Session
-from voicemaster.phones.server import Phones
+from voicemaster.phones.server import NEWCOMER_ASKINGS, Phones
 from voicemaster.play.ear import Answers
 from voicemaster.play.live import _resumed_or_new, _run, open_ear
 from voicemaster.play.runner import Runner, SessionClock, Transcript
@@ -123,6 +123,30 @@ def test_a_new_players_phone_never_asked_for_a_name_is_offered_the_players(tmp_p
             page.get_by_role("button", name="Ich bin Anna: Mikrofon an").click()
             page.get_by_role("status").filter(has_text="Annas Mikrofon").wait_for()
             assert joined(phones, "Anna") is not None
+        finally:
+            browser.close()
+            playwright.stop()
+
+
+def test_a_new_players_phone_asked_round_after_round_and_never_named_says_so_and_offers_the_players(
+    tmp_path: Path,
+) -> None:
+    silence = Audio(bytes(2 * 16_000), 16_000)
+    with Phones(tmp_path, port=0) as phones:
+        phones.set_players(("Anna",), newcomers=True)  # the game is under way and takes newcomers
+        playwright, browser, page = phone_page(said(tmp_path, silence))
+        try:
+            page.goto(phones.url)
+            page.get_by_role("button", name="Ich spiele neu mit: Mikrofon an").click()
+            page.get_by_role("status").filter(has_text="Wenn die nächste Runde beginnt").wait_for()
+            joined_new(phones)
+            for _ in range(NEWCOMER_ASKINGS):  # "Spielt noch jemand neu mit?" through it, and no name
+                assert phones.newcomer(2) is not None
+                phones.set_players(("Anna",), newcomers=True)  # the next round starts
+            page.get_by_role("status").filter(has_text="über dieses Telefon keinen Namen gehört").wait_for()
+            assert phones.waiting() == 0
+            page.get_by_role("button", name="Ich spiele neu mit: Mikrofon an").wait_for()  # to be asked again
+            assert axe_violations(page) == []
         finally:
             browser.close()
             playwright.stop()

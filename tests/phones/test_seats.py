@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from voicemaster.phones.server import Phones
+from voicemaster.phones.server import NEWCOMER_ASKINGS, Phones
 from voicemaster.speech.devices.phone import PhoneNotice
 
 
@@ -184,3 +184,24 @@ def test_a_newcomers_phone_asked_and_not_named_still_waits_and_is_let_go_when_no
     assert phones.newcomer(2) is lisa  # the next round: asked again, through the same phone
     phones.set_players(("Anna",))  # the last round has started
     assert phones.waiting() == 0 and page == [PhoneNotice(named="")] and not lisa.connected
+
+
+def test_a_newcomers_phone_asked_round_after_round_and_never_named_is_let_go(tmp_path: Path) -> None:
+    """A page left open on a phone nobody holds (or whose holder said no): asked "Spielt noch jemand neu mit?" at the
+    start of `NEWCOMER_ASKINGS` rounds and never named, it is let go, its page saying why; the quizmaster stops asking
+    before every round."""
+    phones = Phones(tmp_path)
+    phones.set_players(("Anna",), newcomers=True)
+    page: list[PhoneNotice] = []
+    lisa = phones.join_new()
+    assert lisa is not None
+    lisa.reaches(page.append)
+    for _ in range(NEWCOMER_ASKINGS - 1):
+        assert phones.newcomer(2) is lisa  # asked: a no, or silence
+        phones.set_players(("Anna",), newcomers=True)  # the next round starts
+        assert phones.waiting() == 1 and page == [] and lisa.connected
+    assert phones.newcomer(2) is lisa
+    phones.set_players(("Anna",), newcomers=True)
+    assert phones.waiting() == 0 and page == [PhoneNotice(named="", unanswered=True)] and not lisa.connected
+    again = phones.join_new()  # the player who did want to play joins again, and is asked again
+    assert again is not None and phones.waiting() == 1 and phones.newcomer(2) is again

@@ -9,8 +9,9 @@ a page of another site is refused (its `Origin`), and a phone that joins as a pl
 quizmaster asks the next player's name through it (`newcomer`, by the seat being named), and once the players are
 known (`set_players`) it is the microphone of the name it said; a new player's phone never asked is let go, its page
 offering the players, unless the game takes `newcomers` (then one joins as a new player while the game runs, and
-waits for the next round). Only GET routes and the sound's socket; nothing reads a file but the page's own. The
-game's notices to a phone (`PhoneNotice`: heard you, what was heard) go back on the same socket.
+waits for the next round; asked `NEWCOMER_ASKINGS` rounds and never named, it is let go too). Only GET routes and
+the sound's socket; nothing reads a file but the page's own. The game's notices to a phone (`PhoneNotice`: heard you,
+what was heard) go back on the same socket.
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ LOOPBACK = "127.0.0.1"
 CODE_DIGITS = 6
 WRONG_CODES = 10
 """Wrong codes one network address may try before it is refused for the rest of the game."""
+NEWCOMER_ASKINGS = 2
+"""How many rounds a phone waiting as a new player is asked through ("Spielt noch jemand neu mit?") and says no name
+before it is let go: a page left open on a phone nobody holds would have the quizmaster ask before every round."""
 BEHIND_SECONDS = 0.3
 """Silence a phone's echo reference begins with (`PlayedSound.branch`). Each phone takes its reference from a queue
 of its own as its sound arrives, so a phone held up on the Wi-Fi holds back only its own (and its reference leads its
@@ -117,6 +121,8 @@ class Phones:
     """Phones joined as a new player and not yet given a seat, first joined first."""
     _seats: dict[int, PhoneMicrophone | None] = field(default_factory=dict)
     """Each seat asked for so far and the phone it listens to (None: the room's microphone)."""
+    _unnamed: dict[PhoneMicrophone, int] = field(default_factory=dict)
+    """How many rounds each phone waiting as a new player was asked through and said no name (`NEWCOMER_ASKINGS`)."""
     _wired: dict[PhoneMicrophone, tuple[PlayedSound | None, Callable[[], FrontEnd] | None]] = field(
         default_factory=dict
     )
@@ -204,7 +210,7 @@ class Phones:
         players' phones stay joined: a player who plays again keeps their phone, and one who does not is let go when
         the new players are known (`set_players`)."""
         with self._lock:
-            self.players, self._seats, self.newcomers = (), {}, False
+            self.players, self._seats, self.newcomers, self._unnamed = (), {}, False, {}
 
     def set_players(self, players: tuple[str, ...], newcomers: bool = False) -> None:
         """The game's players (or teams) are known, the n-th named at seat n (again, longer, when a newcomer joins):
@@ -218,10 +224,15 @@ class Phones:
             for player in [player for player in self._microphones if player not in players]:  # the game before's
                 unseated.append(self._microphones.pop(player))
             named: list[tuple[PhoneMicrophone, PhoneMicrophone | None]] = []
+            unanswered: list[PhoneMicrophone] = []
             for seat, phone in sorted(seats.items()):
                 if phone is None or not phone.connected or not 0 < seat <= len(players):
                     if phone is not None and phone.connected and newcomers and not phone.player:
-                        self._newcomers.insert(0, phone)  # asked, never named: asked first next round
+                        self._unnamed[phone] = self._unnamed.get(phone, 0) + 1
+                        if self._unnamed[phone] < NEWCOMER_ASKINGS:
+                            self._newcomers.insert(0, phone)  # asked, never named: asked first next round
+                        else:
+                            unanswered.append(phone)
                     elif phone is not None:
                         unseated.append(phone)
                     continue
@@ -234,6 +245,9 @@ class Phones:
             phone.tell(PhoneNotice(named=phone.player))
         for phone in unseated:
             phone.tell(PhoneNotice(named=""))
+            phone.hang_up()
+        for phone in unanswered:
+            phone.tell(PhoneNotice(named="", unanswered=True))
             phone.hang_up()
 
     def waiting(self) -> int:

@@ -128,10 +128,10 @@ async function join(player) {
     for (const track of stream.getTracks()) track.stop();
     context.close();
     joined = false;
-    say(letGo ? "not_named" : "closed");
+    say(letGo || "closed");
     loadPlayers(); // the players as they are now
   };
-  let letGo = false;
+  let letGo = null; // why the game let this phone go: the status it shows
   const open = () => {
     const who = player === null ? "new=1" : `player=${encodeURIComponent(player)}`;
     socket = new WebSocket(`wss://${location.host}/sound?code=${encodeURIComponent(code)}&${who}`);
@@ -149,7 +149,8 @@ async function join(player) {
         say("listening", { player });
         follow(player, socket);
       } else {
-        letGo = true; // never asked for a name: the players are offered
+        // Never asked for a name, or asked round after round and none said: the players are offered.
+        letGo = notice.unanswered ? "not_joined" : "not_named";
         socket.close();
       }
     });

@@ -72,10 +72,13 @@ class PhoneNotice:
     named: str | None = None
     """The players are known: the player this phone, joined as a new player, now is ("" if it was never asked for
     a name: it is let go, and its page offers the players)."""
+    unanswered: bool = False
+    """With `named` "": let go because it was asked through, round after round, and no name was said into it."""
 
     def to_json(self) -> str:
         if self.named is not None:
-            return json.dumps({"event": "named", "player": self.named}, ensure_ascii=False)
+            named = {"event": "named", "player": self.named} | ({"unanswered": True} if self.unanswered else {})
+            return json.dumps(named, ensure_ascii=False)
         if self.heard_you:
             return json.dumps({"event": "heard_you"})
         return json.dumps({"event": "heard", "text": self.text, "asked_again": self.asked_again}, ensure_ascii=False)
