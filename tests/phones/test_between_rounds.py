@@ -5,6 +5,8 @@ the room's microphone, where the others' talk would start a round nobody wanted 
 from __future__ import annotations
 
 import io
+import json
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -15,7 +17,7 @@ from tests.phones.pages import joined_page, phone_page, said
 from tests.phones.test_new_player import WORDS, Asked
 from tests.rules.helpers import WRONG, ask, everyone_answers, play
 from voicemaster.config.settings import default_paths, load_settings
-from voicemaster.dialogue.meaning import ContextName
+from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.dialogue.turns import Listen, Observation, Say, Silence
 from voicemaster.host.lines import load as load_lines
 from voicemaster.host.millionaire.quizmaster import Quizmaster
@@ -84,3 +86,32 @@ def test_another_round_is_heard_through_the_first_named_players_phone_not_the_ro
     asked = dict(heard_through)  # the last listening after each line
     assert asked["another_round"] is ben and asked["newcomer_asked"] is ben, heard_through
     assert {phone for key, phone in heard_through if key in ("ask_name", "name_read_back")} <= {None}
+
+
+def test_the_phone_that_hears_a_question_put_to_everyone_says_so_on_its_page(
+    tmp_path: Path, whisper: Callable[[str], WhisperRecognizer]
+) -> None:
+    """Ben holds the only phone: "Wollt ihr noch eine Runde spielen?" is heard through it, and his page says that
+    everyone is asked and answers into it (the board names no player whose turn it is); once the table's "Ja" is
+    heard, the page no longer says so."""
+    recording = said(tmp_path, Audio.read(WORDS["Ja"].path()), silence=3.5, evenly=True)
+    config = replace(load_settings(default_paths()[:1]), heard_cue=False)
+    board = json.dumps({"listening": None, "players": [], "question": None})
+    with Phones(tmp_path, port=0, board=lambda: board) as phones:
+        ear = open_ear(config, whisper("de"), phones=phones)
+        phones.set_players(("Anna", "Ben"), newcomers=True)
+        playwright, browser, page = phone_page(recording)
+        try:
+            ben = joined_page(phones, page, "Ben")
+            everyone = Listen(Context(ContextName.CONFIRM, "de"), None, 30.0, to_all=True)
+            assert ear.phone_for(everyone) is ben
+            heard: list[Observation] = []
+            listening = threading.Thread(target=lambda: heard.append(ear.listen(everyone, None, None).observation))
+            listening.start()
+            page.locator("#turn", has_text="Alle sind gefragt").wait_for()
+            listening.join()
+            assert isinstance(heard[0], Heard) and heard[0].intent is Intent.YES, heard
+            page.locator("#turn", has_text="Alle sind gefragt").wait_for(state="hidden")
+        finally:
+            browser.close()
+            playwright.stop()

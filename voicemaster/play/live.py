@@ -165,6 +165,8 @@ class MicrophoneEar:
         del said
         phone = self.phone_for(listen)
         if phone is not None:
+            if listen.to_all and listen.player is None:
+                phone.tell(PhoneNotice(for_everyone=True))  # the table answers through it: its holder should know
             try:
                 hearing = self._through(phone).listen(listen.context, listen.timeout_seconds, speaking)
             except PhoneBehind:

@@ -193,14 +193,18 @@ function follow(player, socket) {
   look();
 }
 
-// What the game tells this phone while it listens to its player.
+// What the game tells this phone while it listens to its player (or, "for_everyone", to all the players through it).
 function told(notice) {
   const heard = byId("heard");
-  if (notice.event === "heard_you") {
+  if (notice.event === "for_everyone") {
+    forEveryone = true;
+    showTurn(null, null);
+  } else if (notice.event === "heard_you") {
     heard.textContent = text("heard_you");
     heard.classList.add("now");
     if (navigator.vibrate) navigator.vibrate(60);
   } else if (notice.event === "heard") {
+    forEveryone = false;
     heard.classList.remove("now");
     shownHeard = notice.text;
     heard.textContent = notice.text ? text(notice.asked_again ? "unclear" : "heard", { text: notice.text }) : "";
@@ -208,6 +212,17 @@ function told(notice) {
 }
 
 let shownHeard = null;
+let forEveryone = false; // a question to all the players is heard through this phone until something is heard
+
+// Whose turn it is, as the board says (`listening`); a question put to everyone through this phone says so.
+function showTurn(player, listening) {
+  const turn = byId("turn");
+  if (listening) forEveryone = false; // a player's turn since: the question to everyone went unanswered
+  const mine = forEveryone || (Boolean(listening) && listening === player);
+  if (forEveryone) turn.textContent = text("for_everyone");
+  else turn.textContent = listening ? (mine ? text("your_turn") : text("turn", { player: listening })) : "";
+  turn.classList.toggle("mine", mine);
+}
 
 function money(amount, board) {
   try {
@@ -258,10 +273,7 @@ function labelHoldToTalk() {
 function show(player, board) {
   if (!board) return;
   byId("game").hidden = false;
-  const turn = byId("turn");
-  const mine = board.listening === player;
-  turn.textContent = board.listening ? (mine ? text("your_turn") : text("turn", { player: board.listening })) : "";
-  turn.classList.toggle("mine", mine);
+  showTurn(player, board.listening);
   labelHoldToTalk();
   const own = (board.players || []).find((someone) => someone.name === player);
   // A Millionaire player's rounds so far and what they hold in this one; a money-drop team's money in play.

@@ -74,8 +74,13 @@ class PhoneNotice:
     a name: it is let go, and its page offers the players)."""
     unanswered: bool = False
     """With `named` "": let go because it was asked through, round after round, and no name was said into it."""
+    for_everyone: bool = False
+    """A question put to all the players ("another round?") is listened to through this phone: its page says so,
+    as the board names no player whose turn it is."""
 
     def to_json(self) -> str:
+        if self.for_everyone:
+            return json.dumps({"event": "for_everyone"})
         if self.named is not None:
             named = {"event": "named", "player": self.named} | ({"unanswered": True} if self.unanswered else {})
             return json.dumps(named, ensure_ascii=False)
