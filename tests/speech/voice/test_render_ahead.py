@@ -84,6 +84,7 @@ def test_a_line_rendered_ahead_gives_way_to_a_decision_and_is_said_whole_after(
     assert "million pounds" in ear.recognize(later, Context(ContextName.CONFIRM, "en")).text.lower()
 
 
+@pytest.mark.slow  # a whole Kokoro line and a decision at once: the default suite's ten minutes
 def test_a_line_someone_waits_for_renders_on_through_a_decision(engine: kokoro.Kokoro, ear: WhisperRecognizer) -> None:
     voice = resolved(Voice(), "en")
     player = engine.speak("Yes, that is my final answer.", voice)
