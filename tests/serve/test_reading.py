@@ -4,6 +4,7 @@ that language's start of the game it names; a German "weiter" is not read as Fre
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import pytest
@@ -162,3 +163,36 @@ def test_a_start_read_on_past_its_phrase_is_the_longer_phrases_game(reader: Room
     asked for."""
     heard = _as_the_bench_says(reader, "on joue au Money Drop", "fr", 3)
     assert (heard.intent, heard.value, heard.language) == (Intent.START, "moneydrop", "fr"), heard.text
+
+
+def test_talk_is_read_without_scoring_phrases_far_below_its_own_reading_and_a_start_still_starts(
+    reader: RoomReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """People's talk (their own recordings, every language) read while waiting: once the decoder's own reading is
+    read, a phrase prefix further below it than the free margin and every meaning margin is scored no further
+    (`below_the_reading`). The talk costs far fewer decoder rows than with every prefix scored on, none of it is a
+    start either way, and Pico's "Quiz starten" said right after it still starts the quiz in German."""
+    whisper = reader.recognizer
+    assert isinstance(whisper, WhisperRecognizer)
+    rows = [0]
+    stepping = whisper.model.step_groups
+
+    def counted(audio: AudioKeys, groups: Sequence[tuple[Prefixes, Tokens]]) -> list[tuple[Prefixes, Array]]:
+        rows[0] += sum(len(tokens) for _, tokens in groups)
+        return stepping(audio, groups)
+
+    monkeypatch.setattr(whisper.model, "step_groups", counted)
+    talk = [Audio.read(clip.path()) for clip in TALK[::20]]
+
+    def rows_read() -> int:
+        rows[0] = 0
+        for audio in talk:
+            assert reader.recognize(audio, start_context("de")).intent is not Intent.START
+        heard = reader.recognize(_said("Quiz starten", "de"), start_context("en"))
+        assert (heard.intent, heard.value, heard.language) == (Intent.START, "millionaire", "de"), heard.text
+        return rows[0]
+
+    bounded = rows_read()
+    monkeypatch.setattr(reading, "below_the_reading", lambda *_: lambda *_: -math.inf)  # every prefix scored on
+    every_prefix = rows_read()
+    assert bounded < 0.85 * every_prefix, (bounded, every_prefix)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from voicemaster.speech.hearing.whisper.asking import Asking
     from voicemaster.speech.hearing.whisper.decision import Evidence, Margins
     from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
+    from voicemaster.speech.hearing.whisper.search import BelowTheReading
     from voicemaster.speech.hearing.whisper.strategies import Encoded
 
 LANGUAGE_MARGIN = 6.0
@@ -146,14 +147,16 @@ def said_in_words(heard: Heard, context: Context) -> Heard:
 
 def start_hearing(listened: Encoded, context: Context) -> Asking[Heard]:
     """One language's reading of the start context, as a game's grammar hears a context (`strategies.ByGrammar`),
-    except that a reading gone on past a start phrase that begins another game's longer one is weighed without it
-    (`past_the_start`)."""
+    except that no phrase is scored on once it lies too far below the decoder's own reading to be decided
+    (`below_the_reading`), and that a reading gone on past a start phrase that begins another game's longer one is
+    weighed without it (`past_the_start`)."""
     from voicemaster.speech.hearing.grammar import grammar
     from voicemaster.speech.hearing.whisper.strategies import ByGrammar, decided
 
     by_grammar = ByGrammar()
     choices = grammar(context, listened.phrases)
-    scores = yield from listened.scoring(choices, by_grammar.prompt(context, listened.phrases))
+    prompt = by_grammar.prompt(context, listened.phrases)
+    scores = yield from listened.scoring(choices, prompt, below_the_reading(listened, context))
     evidence, read = by_grammar.evidence_of(listened, choices, scores)
     heard = by_grammar.concluded(evidence, read, listened, context)
     past = past_the_start(evidence, read, choices)
@@ -161,6 +164,37 @@ def start_hearing(listened: Encoded, context: Context) -> Asking[Heard]:
         return heard
     longer = decided(past, read, listened, context)
     return longer if longer.intent is Intent.START else heard
+
+
+def below_the_reading(listened: Encoded, context: Context) -> BelowTheReading:
+    """Once the decoder's own reading of the utterance is read: the score below which no phrase of `context` can be
+    decided, nor be the rival that keeps another from being decided, so that the search drops it unscored.
+
+    The room's talk is what the waiting quizmaster reads most, and its words are plainly something else: every start
+    phrase lies far below the decoder's own reading of it. When the reading's words name nothing, the decision takes
+    a phrase only within the free margin of the reading (`Margins.free`, the waiting reader's), and a rival counts
+    only within the widest meaning margin (`Margins.meaning`, `doubted`, `undecided`, `decision.ACTING_AT_ONCE`) of
+    the pick; a prefix's score only falls as it grows. So a phrase prefix below the reading by more than both is
+    neither a start nor a start's rival, and scoring it on (most of the search on talk) changes nothing. When the
+    words name a meaning the scores are weighed without the free margin, and every phrase may count. A start said
+    right after the room's talk is read as the utterance it is in: this drops no audio, only phrases that could not
+    be decided on it."""
+    from voicemaster.speech.hearing import normal_form
+    from voicemaster.speech.hearing.whisper.decision import ACTING_AT_ONCE, margins_for
+    from voicemaster.speech.hearing.whisper.strategies import meaning_of
+
+    margins = margins_for(context.language, listened.narrowband, listened.tuning.margins)
+    rival = max(
+        margins.meaning, margins.doubted, margins.undecided, *(meaning for meaning, _ in ACTING_AT_ONCE.values())
+    )
+
+    def below(tokens: tuple[int, ...], free: float) -> float:
+        reading = normal_form.Reading.of(listened.tokens.decode(tokens), listened.phrases.language)
+        if meaning_of(reading, context, listened.phrases).intent is not Intent.UNKNOWN:
+            return -math.inf
+        return free - margins.free - rival
+
+    return below
 
 
 MORE_THAN_THE_START = 2

@@ -41,6 +41,10 @@ class Scores:
 Spell = Callable[[Sequence[int]], str] | None
 """Tokens as text, to tell a repetition that differs only in case; without one, tokens are compared as they are."""
 
+BelowTheReading = Callable[[tuple[int, ...], float], float]
+"""Given the free reading's tokens and score, the score below which no phrase can change the decision
+(`serve.reading.below_the_reading`); -math.inf where every phrase may."""
+
 
 class FreeReading:
     """The decoder's own greedy reading of the audio, one token per step, in the same batches as the phrases.
@@ -155,6 +159,7 @@ def searching(
     finds: Finds = Finds.TWO_MEANINGS,
     prompt: tuple[int, ...] = (),
     spell: Spell = None,
+    below_the_reading: BelowTheReading | None = None,
 ) -> Asking[Scores]:
     """The phrase scores the decision weighs (`finds`), and the free reading (after no prompt: a prompt would put
     its own words into the free reading, which must say what the audio holds whatever the grammar expects).
@@ -171,7 +176,10 @@ def searching(
 
     The decoder is asked, not called: each `Starts` or `Steps` yielded is answered by what `Whisper.start` or
     `Whisper.step_groups` makes of it, so that one driver runs a search alone (`search`) and another several at
-    once, their steps in one batch (`together`)."""
+    once, their steps in one batch (`together`).
+
+    `below_the_reading`: once the free reading is read, the score below which no phrase can matter to the decision
+    (`BelowTheReading`); a prefix under it is dropped as one under the prune is."""
     # The free reading's start also tells how likely it is that nothing was said: the no-speech token's
     # probability right after the start of transcript, as Whisper itself reads it.
     firsts: list[First] = [(special.start, (0, -1))]
@@ -189,6 +197,8 @@ def searching(
     waiting: list[_Waiting] = []
     taken = [0] * (MAX_DEPTH + 1)
     rows = steps = 0
+    bound = -math.inf
+    """What `below_the_reading` said once the free reading was read; nothing before."""
     while True:
         # Whole phrases first: they set the bounds below which a prefix no longer matters.
         for batch, members in decoded:
@@ -203,7 +213,11 @@ def searching(
                     waiting.append(_Waiting(_mean(extended), extended, batch, index, token, child))
         floor = found.best() - prune
         waiting.sort(key=_likelihood)
+        read = free.done
         next_free = None if free.done else free.advance(free_logprobs[0])
+        if free.done and not read and below_the_reading is not None:
+            bound = below_the_reading(tuple(free.tokens), free.score)
+        floor = max(floor, bound)
         # While the free reading is read, a step costs the decoder's weights whatever its rows: the likeliest prefixes
         # are decoded at its pace; once it is read, every prefix that still matters.
         reach = floor if next_free is None or not waiting else max(floor, waiting[0].score - window)

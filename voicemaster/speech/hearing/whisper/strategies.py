@@ -38,7 +38,7 @@ from voicemaster.speech.hearing.whisper.decision import (
     weigh,
 )
 from voicemaster.speech.hearing.whisper.model import AudioKeys, Whisper
-from voicemaster.speech.hearing.whisper.search import Finds, Scores, searching, transcribe
+from voicemaster.speech.hearing.whisper.search import BelowTheReading, Finds, Scores, searching, transcribe
 from voicemaster.speech.hearing.whisper.tokens import Tokens
 from voicemaster.speech.hearing.whisper.trie import TokenTrie, build, extend
 
@@ -102,8 +102,10 @@ class Encoded:
         """Every phrase's score (the mean of after no text and after `prompt`, if given), and the free reading."""
         return alone(self.model, self.keys, self.scoring(choices, prompt))
 
-    def scoring(self, choices: Sequence[Phrase], prompt: str | None) -> Asking[Scores]:
-        """`score`, asking the decoder in turns (`search.searching`)."""
+    def scoring(
+        self, choices: Sequence[Phrase], prompt: str | None, below_the_reading: BelowTheReading | None = None
+    ) -> Asking[Scores]:
+        """`score`, asking the decoder in turns (`search.searching`, which says what `below_the_reading` is)."""
         tokens, tuning = self.tokens, self.tuning
         return searching(
             trie(tokens, choices),
@@ -115,6 +117,7 @@ class Encoded:
             finds=tuning.finds,
             prompt=self.prompt_tokens(prompt),
             spell=tokens.decode,
+            below_the_reading=below_the_reading,
         )
 
     def prompt_tokens(self, prompt: str | None) -> tuple[int, ...]:
