@@ -73,3 +73,11 @@ def test_a_run_from_before_decision_cpu_was_reported_compares_with_a_new_one() -
     (compared,) = compare(older, _run("/work/main", mistakes))
     assert (compared.same, compared.new_wrong) == (6, 0)
     assert any("400 → 400 ms" in line for line in table([compared]))
+
+
+def test_two_engines_of_one_run_compare_decision_by_decision() -> None:
+    one = _run("/tmp/wt-a", [("a.wav", "answer A", "unknown")])
+    one["engines"]["whisper-int8-first"] = _run("/tmp/wt-a", [("a.wav", "answer A", "answer B")])["engines"]["whisper"]
+    (real,) = compare(one, one, engines=("whisper", "whisper-int8-first"))
+    assert (real.same, real.new_wrong) == (5, 1)
+    assert any("a.wav: said answer A; unknown → answer B" in line for line in table([real]))

@@ -61,9 +61,12 @@ def _mistakes(result: Mapping[str, Any]) -> Counter[tuple[str, str, str]]:
     return Counter((clip_key(m["file"]), m["expected"], m["understood"]) for m in result["mistakes"])
 
 
-def compare(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[Comparison]:
-    """Each corpus both runs measured, in the first run's order."""
-    first, second = before["engines"][ENGINE], after["engines"][ENGINE]
+def compare(
+    before: Mapping[str, Any], after: Mapping[str, Any], engines: tuple[str, str] = (ENGINE, ENGINE)
+) -> list[Comparison]:
+    """Each corpus both runs measured, in the first run's order: the first run's `engines[0]` against the second's
+    `engines[1]` (one run may hold both: `bench asr --engines whisper,whisper-int8-first`)."""
+    first, second = before["engines"][engines[0]], after["engines"][engines[1]]
     found = []
     for corpus, result in first.items():
         if not isinstance(result, dict) or "mistakes" not in result or corpus not in second:
@@ -126,9 +129,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("before", type=Path)
     parser.add_argument("after", type=Path)
+    parser.add_argument("--engines", default=f"{ENGINE},{ENGINE}", help="the engine of each run compared: BEFORE,AFTER")
     args = parser.parse_args(argv)
     runs = [json.loads(path.read_text(encoding="utf-8")) for path in (args.before, args.after)]
-    print("\n".join(table(compare(*runs))))
+    before_engine, after_engine = args.engines.split(",")
+    print("\n".join(table(compare(runs[0], runs[1], engines=(before_engine, after_engine)))))
 
 
 if __name__ == "__main__":

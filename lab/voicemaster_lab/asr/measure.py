@@ -31,7 +31,7 @@ from voicemaster.speech.hearing.recognition import Recognizer, RecognizerUnavail
 from voicemaster.speech.hearing.whisper.decision import MARGINS, NEAR, Evidence
 from voicemaster.speech.hearing.whisper.search import Finds, Scores
 from voicemaster.speech.hearing.whisper.strategies import Tuning
-from voicemaster_lab.asr import crowd_figures, narrowband, options, whisper_variants
+from voicemaster_lab.asr import crowd_figures, int8_first, narrowband, options, whisper_variants
 from voicemaster_lab.asr.frontends import cleaned_samples
 from voicemaster_lab.asr.options import decided_again
 from voicemaster_lab.asr.samples import (
@@ -97,6 +97,12 @@ ENGINE_SETUPS = {
             "whisper-narrow",
             "the same with half the search: at most 12 prefixes a token (not 24)",
             whisper_variants.whisper(Tuning(beam=12)),
+        ),
+        EngineSetup(
+            "whisper-int8-first",
+            "the same decided in int8 first (encoder and decoder), and again in float32 where the int8 decision is "
+            "not far from every margin (decision 050)",
+            int8_first.int8_first(Tuning()),
         ),
         EngineSetup(
             "whisper-words",
@@ -240,6 +246,7 @@ def _measure(setup: EngineSetup, corpora: dict[str, list[Sample]]) -> dict[str, 
         weighed: list[Weighed] = []
         searched: list[Scores] = []
         missing: dict[str, str] = {}
+        int8_only = 0
         for _, recognizer, own in per_language(setup, samples, missing):
             for sample in own:
                 context = Context(sample.context, sample.language, sample.options, sample.names)
@@ -253,10 +260,13 @@ def _measure(setup: EngineSetup, corpora: dict[str, list[Sample]]) -> dict[str, 
                 searched += recognizer.searched if isinstance(recognizer, whisper_variants.WhisperVariant) else ()
                 if evidence is not None:
                     weighed.append(Weighed(sample, context, evidence, heard))
+            if isinstance(recognizer, int8_first.Int8First):
+                int8_only += recognizer.int8_only
         found[name] = {
             **summarize(outcomes),
             "decision_cpu_ms": percentiles(cpu_ms),
             "decision_cores": decision_cores(),
+            "int8_only": int8_only if setup.name == "whisper-int8-first" else None,
             "decoder": work(searched),
             "not_installed": missing,
             "margins": margin_curve(outcomes, weighed),

@@ -37,9 +37,14 @@ class OnnxRuntime:
     """The encoder on CTranslate2, the decoder on onnxruntime; a session per number of cores a decision takes
     (`speech.cores.split_here`): a session's threads are fixed when it is opened."""
 
-    def __init__(self, model_dir: Path) -> None:
-        _check_graphs(model_dir)
+    def __init__(self, model_dir: Path, *, graphs: Path | None = None, encoder: str = ENCODER_COMPUTE) -> None:
+        """`graphs`: a folder of decoder graphs of one's own (the lab's int8 ones, `runtime_graphs.Precision`), used
+        unchecked; None: set-up's, beside the model, checked against their record. `encoder`: CTranslate2's compute
+        type for the encoder ("int8" is the lab's)."""
+        if graphs is None:
+            _check_graphs(model_dir)
         self.model_dir = model_dir
+        self.graphs_dir = graphs or model_dir
         try:
             import ctranslate2
         except ImportError:
@@ -55,9 +60,7 @@ class OnnxRuntime:
         self._session(DECODE_FILE, 1)
         # The encoder in float32: CTranslate2's int8 encoder changed people's decisions and took one wrong meaning,
         # its float32 keeps them (decision 020). One thread: a second float32 copy of the model would cost 290 MB.
-        self._encoder = ctranslate2.models.Whisper(
-            str(model_dir), device="cpu", compute_type=ENCODER_COMPUTE, intra_threads=1
-        )
+        self._encoder = ctranslate2.models.Whisper(str(model_dir), device="cpu", compute_type=encoder, intra_threads=1)
         outputs = self._session(DECODE_FILE, 1).get_outputs()
         self.layers = sum(1 for output in outputs if output.name.startswith("keys_"))
 
@@ -189,7 +192,7 @@ class OnnxRuntime:
         options.inter_op_num_threads = 1
         # A spinning worker would take a core the voice or another program needs (decision 004).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        path = self.model_dir / file
+        path = self.graphs_dir / file
         try:
             return runtime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         except Exception as error:  # onnxruntime raises its own exception types for a file it cannot read
