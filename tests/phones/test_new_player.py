@@ -128,6 +128,29 @@ def test_a_new_players_phone_never_asked_for_a_name_is_offered_the_players(tmp_p
             playwright.stop()
 
 
+@pytest.mark.parametrize(
+    ("teams", "told"),
+    [(False, "Wenn die nächste Runde beginnt"), (True, "Bevor das nächste Team an die Reihe kommt")],
+    ids=["millionaire", "money-drop"],
+)
+def test_a_new_players_phone_joined_mid_game_is_told_when_it_will_be_asked(
+    tmp_path: Path, teams: bool, told: str
+) -> None:
+    """A Millionaire game asks newcomers when the next round starts; a money drop before the next team's run."""
+    silence = Audio(bytes(2 * 16_000), 16_000)
+    with Phones(tmp_path, port=0) as phones:
+        phones.set_players(("Adler", "Falken") if teams else ("Anna",), newcomers=True, teams=teams)
+        playwright, browser, page = phone_page(said(tmp_path, silence))
+        try:
+            page.goto(phones.url)
+            page.get_by_role("button", name="Ich spiele neu mit: Mikrofon an").click()
+            page.get_by_role("status").filter(has_text=told).wait_for()
+            joined_new(phones)
+        finally:
+            browser.close()
+            playwright.stop()
+
+
 def test_a_new_players_phone_asked_round_after_round_and_never_named_says_so_and_offers_the_players(
     tmp_path: Path,
 ) -> None:

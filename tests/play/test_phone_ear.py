@@ -51,8 +51,8 @@ class Joined:
     def waiting(self) -> int:
         return 0  # nobody joined as a new player
 
-    def set_players(self, players: tuple[str, ...], newcomers: bool = False) -> None:
-        del newcomers
+    def set_players(self, players: tuple[str, ...], newcomers: bool = False, teams: bool = False) -> None:
+        del newcomers, teams
         self.players = players
 
 

@@ -106,6 +106,8 @@ class Phones:
     """Who may join: the game's players, once they are known."""
     newcomers: bool = False
     """Whether a phone may still join as a new player once the players are known: asked at a round's start (045)."""
+    teams: bool = False
+    """The players are a money drop's teams: a newcomer waits for the next team's run, not the next round."""
     language: str = "de"
     """The game's language, which the join page speaks."""
     board: Callable[[], str] | None = None
@@ -212,12 +214,12 @@ class Phones:
         with self._lock:
             self.players, self._seats, self.newcomers, self._unnamed = (), {}, False, {}
 
-    def set_players(self, players: tuple[str, ...], newcomers: bool = False) -> None:
-        """The game's players (or teams) are known, the n-th named at seat n (again, longer, when a newcomer joins):
+    def set_players(self, players: tuple[str, ...], newcomers: bool = False, teams: bool = False) -> None:
+        """The game's players (or `teams`) are known, the n-th named at seat n (again, longer, when a newcomer joins):
         who may join from now on. Each phone listened to at a seat is that player's microphone and its page told so;
         a new player's phone never given a seat hangs up (its page offers the players), or with `newcomers` waits."""
         with self._lock:
-            self.players, self.newcomers = players, newcomers
+            self.players, self.newcomers, self.teams = players, newcomers, teams
             seats, self._seats = self._seats, {}
             waiting = [phone for phone in self._newcomers if phone.connected] if newcomers else []
             unseated, self._newcomers = ([] if newcomers else self._newcomers), waiting
@@ -369,6 +371,7 @@ def app(phones: Phones) -> ASGIApp:
         if not phones.code_is_right(request.query_params.get("code", ""), _client(request.client)):
             return JSONResponse({"error": "code"}, status_code=403)
         known = {"players": list(phones.players), "joined": list(phones.joined()), "newcomers": phones.newcomers}
+        known["teams"] = phones.teams
         return JSONResponse(known | {"language": phones.language})
 
     async def board(request: Request) -> Response:

@@ -131,9 +131,10 @@ class PhoneSources(Protocol):
         """How many phones joined as new players wait for a seat (or were asked and not named: asked again)."""
         ...
 
-    def set_players(self, players: tuple[str, ...], newcomers: bool = False) -> None:
+    def set_players(self, players: tuple[str, ...], newcomers: bool = False, teams: bool = False) -> None:
         """Who may join, once known: a phone that said its name at a seat is that player's from now on; with
-        `newcomers`, a phone may still join as a new player, asked for its name when the next round starts."""
+        `newcomers`, a phone may still join as a new player, asked for its name when the next round (or, `teams`, the
+        next team's run) starts."""
         ...
 
 
@@ -358,7 +359,7 @@ def _players_to(phones: PhoneSources | None, host: Quizmaster | MoneyDropHost) -
             newcomers = started < len(players) and len(players) < md.MAX_TEAMS  # a run still to start
         if (players, newcomers, started) != told:
             told = players, newcomers, started
-            phones.set_players(players, newcomers)
+            phones.set_players(players, newcomers, teams=not isinstance(host, Quizmaster))
 
     return tell
 

@@ -24,6 +24,7 @@ let holdToTalk = false;
 let holding = false;
 let joined = false;
 let running = false; // the players are known: a new player waits for the next round
+let teams = false; // a money drop's teams: a new team waits for the next team's run
 
 const byId = (id) => document.getElementById(id);
 
@@ -72,6 +73,7 @@ async function loadPlayers() {
   clearInterval(poll);
   poll = null;
   running = true;
+  teams = Boolean(found.teams);
   showPlayers(found.newcomers ? [...found.players, null] : found.players);
   if (byId("status").textContent === text("waiting")) byId("status").textContent = "";
 }
@@ -159,7 +161,7 @@ async function join(player) {
       byId("players").hidden = true;
       byId("mine").hidden = false;
       if (player === null) {
-        say(running ? "new_waiting" : "new_listening");
+        say(running ? (teams ? "new_team_waiting" : "new_waiting") : "new_listening");
         return;
       }
       say("listening", { player });
