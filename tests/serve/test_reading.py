@@ -86,6 +86,16 @@ def test_the_waiting_search_decodes_fewer_rows_than_a_games_and_still_starts(
     """While waiting, the trie search is narrower than a game's (`WAITING_PRUNE`, `WAITING_BEAM`): people's talk read
     in every plausible language costs fewer decoder rows (most of the waiting quizmaster's CPU with talk in the room),
     none of it is a start, and a start phrase said by Pico still starts its game in its language."""
+    read = _talk_then_a_start(reader, monkeypatch)
+    waiting = read()
+    monkeypatch.setattr(reading, "waiting_search", lambda heard: heard)  # a game's search
+    as_in_a_game = read()
+    assert waiting < 0.85 * as_in_a_game, (waiting, as_in_a_game)
+
+
+def _talk_then_a_start(reader: RoomReader, monkeypatch: pytest.MonkeyPatch) -> Callable[[], int]:
+    """Reads every twentieth of people's talk while waiting (none of it a start), then Pico's "Quiz starten" (the
+    quiz, in German), and returns the decoder rows it took."""
     whisper = reader.recognizer
     assert isinstance(whisper, WhisperRecognizer)
     rows = [0]
@@ -98,18 +108,15 @@ def test_the_waiting_search_decodes_fewer_rows_than_a_games_and_still_starts(
     monkeypatch.setattr(whisper.model, "step_groups", counted)
     talk = [Audio.read(clip.path()) for clip in TALK[::20]]
 
-    def rows_read() -> int:
+    def read() -> int:
         rows[0] = 0
         for audio in talk:
             assert reader.recognize(audio, start_context("de")).intent is not Intent.START
+        heard = reader.recognize(_said("Quiz starten", "de"), start_context("en"))
+        assert (heard.intent, heard.value, heard.language) == (Intent.START, "millionaire", "de"), heard.text
         return rows[0]
 
-    waiting = rows_read()
-    heard = reader.recognize(_said("Quiz starten", "de"), start_context("en"))
-    assert (heard.intent, heard.value, heard.language) == (Intent.START, "millionaire", "de"), heard.text
-    monkeypatch.setattr(reading, "waiting_search", lambda heard: heard)  # a game's search
-    as_in_a_game = rows_read()
-    assert waiting < 0.85 * as_in_a_game, (waiting, as_in_a_game)
+    return read
 
 
 def _as_the_bench_says(reader: RoomReader, text: str, language: str, speaker: int) -> Heard:
@@ -172,27 +179,8 @@ def test_talk_is_read_without_scoring_phrases_far_below_its_own_reading_and_a_st
     read, a phrase prefix further below it than the free margin and every meaning margin is scored no further
     (`below_the_reading`). The talk costs far fewer decoder rows than with every prefix scored on, none of it is a
     start either way, and Pico's "Quiz starten" said right after it still starts the quiz in German."""
-    whisper = reader.recognizer
-    assert isinstance(whisper, WhisperRecognizer)
-    rows = [0]
-    stepping = whisper.model.step_groups
-
-    def counted(audio: AudioKeys, groups: Sequence[tuple[Prefixes, Tokens]]) -> list[tuple[Prefixes, Array]]:
-        rows[0] += sum(len(tokens) for _, tokens in groups)
-        return stepping(audio, groups)
-
-    monkeypatch.setattr(whisper.model, "step_groups", counted)
-    talk = [Audio.read(clip.path()) for clip in TALK[::20]]
-
-    def rows_read() -> int:
-        rows[0] = 0
-        for audio in talk:
-            assert reader.recognize(audio, start_context("de")).intent is not Intent.START
-        heard = reader.recognize(_said("Quiz starten", "de"), start_context("en"))
-        assert (heard.intent, heard.value, heard.language) == (Intent.START, "millionaire", "de"), heard.text
-        return rows[0]
-
-    bounded = rows_read()
+    read = _talk_then_a_start(reader, monkeypatch)
+    bounded = read()
     monkeypatch.setattr(reading, "below_the_reading", lambda *_: lambda *_: -math.inf)  # every prefix scored on
-    every_prefix = rows_read()
+    every_prefix = read()
     assert bounded < 0.85 * every_prefix, (bounded, every_prefix)
