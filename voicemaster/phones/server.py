@@ -371,8 +371,7 @@ def app(phones: Phones) -> ASGIApp:
         if not phones.code_is_right(request.query_params.get("code", ""), _client(request.client)):
             return JSONResponse({"error": "code"}, status_code=403)
         known = {"players": list(phones.players), "joined": list(phones.joined()), "newcomers": phones.newcomers}
-        known["teams"] = phones.teams
-        return JSONResponse(known | {"language": phones.language})
+        return JSONResponse(known | {"teams": phones.teams, "language": phones.language})
 
     async def board(request: Request) -> Response:
         if not phones.code_is_right(request.query_params.get("code", ""), _client(request.client)):

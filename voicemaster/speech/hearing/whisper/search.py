@@ -197,8 +197,7 @@ def searching(
     waiting: list[_Waiting] = []
     taken = [0] * (MAX_DEPTH + 1)
     rows = steps = 0
-    bound = -math.inf
-    """What `below_the_reading` said once the free reading was read; nothing before."""
+    bound = -math.inf  # what `below_the_reading` said once the free reading was read; nothing before
     while True:
         # Whole phrases first: they set the bounds below which a prefix no longer matters.
         for batch, members in decoded:
@@ -213,9 +212,9 @@ def searching(
                     waiting.append(_Waiting(_mean(extended), extended, batch, index, token, child))
         floor = found.best() - prune
         waiting.sort(key=_likelihood)
-        read = free.done
+        read_before = free.done
         next_free = None if free.done else free.advance(free_logprobs[0])
-        if free.done and not read and below_the_reading is not None:
+        if free.done and not read_before and below_the_reading is not None:
             bound = below_the_reading(tuple(free.tokens), free.score)
         floor = max(floor, bound)
         # While the free reading is read, a step costs the decoder's weights whatever its rows: the likeliest prefixes
