@@ -41,6 +41,10 @@ from voicemaster_lab.corpora import real_speech
 pytestmark = pytest.mark.browser
 
 WORDS = {clip.text: clip for clip in real_speech.load(("de",)) if clip.kind in ("word", "yes")}
+SILENCE = Audio(bytes(2 * 16_000), 16_000)
+"""Two seconds said into a phone whose player says nothing."""
+JOIN_NEW = "Ich spiele neu mit: Mikrofon an"
+"""The join page's button for a new player, in German."""
 
 
 class Asked(Exception):
@@ -86,7 +90,7 @@ def test_a_name_said_into_a_new_players_phone_names_the_player_and_the_game_goes
         playwright, browser, page = phone_page(recording)
         try:
             page.goto(phones.url)
-            page.get_by_role("button", name="Ich spiele neu mit: Mikrofon an").click()
+            page.get_by_role("button", name=JOIN_NEW).click()
             page.get_by_role("status").filter(has_text="sag deinen Namen ins Telefon").wait_for()
             assert axe_violations(page) == []  # what a blind player's screen reader finds on it
             joined_new(phones)
@@ -109,12 +113,11 @@ def test_a_name_said_into_a_new_players_phone_names_the_player_and_the_game_goes
 
 
 def test_a_new_players_phone_never_asked_for_a_name_is_offered_the_players(tmp_path: Path) -> None:
-    silence = Audio(bytes(2 * 16_000), 16_000)
     with Phones(tmp_path, port=0) as phones:
-        playwright, browser, page = phone_page(said(tmp_path, silence))
+        playwright, browser, page = phone_page(said(tmp_path, SILENCE))
         try:
             page.goto(phones.url)
-            page.get_by_role("button", name="Ich spiele neu mit: Mikrofon an").click()
+            page.get_by_role("button", name=JOIN_NEW).click()
             page.get_by_role("status").filter(has_text="sag deinen Namen ins Telefon").wait_for()
             joined_new(phones)
             phones.set_players(("Anna",))  # Anna was named in the room; the phone was never asked
@@ -137,13 +140,12 @@ def test_a_new_players_phone_joined_mid_game_is_told_when_it_will_be_asked(
     tmp_path: Path, teams: bool, told: str
 ) -> None:
     """A Millionaire game asks newcomers when the next round starts; a money drop before the next team's run."""
-    silence = Audio(bytes(2 * 16_000), 16_000)
     with Phones(tmp_path, port=0) as phones:
         phones.set_players(("Adler", "Falken") if teams else ("Anna",), newcomers=True, teams=teams)
-        playwright, browser, page = phone_page(said(tmp_path, silence))
+        playwright, browser, page = phone_page(said(tmp_path, SILENCE))
         try:
             page.goto(phones.url)
-            page.get_by_role("button", name="Ich spiele neu mit: Mikrofon an").click()
+            page.get_by_role("button", name=JOIN_NEW).click()
             page.get_by_role("status").filter(has_text=told).wait_for()
             joined_new(phones)
         finally:
@@ -154,13 +156,12 @@ def test_a_new_players_phone_joined_mid_game_is_told_when_it_will_be_asked(
 def test_a_new_players_phone_asked_round_after_round_and_never_named_says_so_and_offers_the_players(
     tmp_path: Path,
 ) -> None:
-    silence = Audio(bytes(2 * 16_000), 16_000)
     with Phones(tmp_path, port=0) as phones:
         phones.set_players(("Anna",), newcomers=True)  # the game is under way and takes newcomers
-        playwright, browser, page = phone_page(said(tmp_path, silence))
+        playwright, browser, page = phone_page(said(tmp_path, SILENCE))
         try:
             page.goto(phones.url)
-            page.get_by_role("button", name="Ich spiele neu mit: Mikrofon an").click()
+            page.get_by_role("button", name=JOIN_NEW).click()
             page.get_by_role("status").filter(has_text="Wenn die nächste Runde beginnt").wait_for()
             joined_new(phones)
             for _ in range(NEWCOMER_ASKINGS):  # "Spielt noch jemand neu mit?" through it, and no name
@@ -168,7 +169,7 @@ def test_a_new_players_phone_asked_round_after_round_and_never_named_says_so_and
                 phones.set_players(("Anna",), newcomers=True)  # the next round starts
             page.get_by_role("status").filter(has_text="über dieses Telefon keinen Namen gehört").wait_for()
             assert phones.waiting() == 0
-            page.get_by_role("button", name="Ich spiele neu mit: Mikrofon an").wait_for()  # to be asked again
+            page.get_by_role("button", name=JOIN_NEW).wait_for()  # to be asked again
             assert axe_violations(page) == []
         finally:
             browser.close()
@@ -209,7 +210,7 @@ def test_a_phone_joined_as_a_new_player_mid_game_waits_and_is_the_newcomers_micr
         playwright, browser, page = phone_page(recording)
         try:
             page.goto(phones.url)
-            page.get_by_role("button", name="Ich spiele neu mit: Mikrofon an").click()
+            page.get_by_role("button", name=JOIN_NEW).click()
             page.get_by_role("status").filter(has_text="Wenn die nächste Runde beginnt").wait_for()
             assert axe_violations(page) == []  # the waiting page, as a blind player's screen reader finds it
             joined_new(phones)
@@ -256,7 +257,7 @@ def test_a_phone_joined_as_a_new_team_in_a_money_drop_is_asked_before_the_next_r
         try:
             phones.set_players(("Rot", "Gelb"), newcomers=True)  # as `play` does while a run is to start
             page.goto(phones.url)
-            page.get_by_role("button", name="Ich spiele neu mit: Mikrofon an").click()
+            page.get_by_role("button", name=JOIN_NEW).click()
             page.get_by_role("status").filter(has_text="Wenn die nächste Runde beginnt").wait_for()
             joined_new(phones)
             with pytest.raises(Asked) as gelb:
