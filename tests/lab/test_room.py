@@ -13,7 +13,7 @@ import tempfile
 import time
 import tomllib
 from collections.abc import Generator, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -165,16 +165,19 @@ def test_a_lock_counts_only_right_after_the_players_own_yes() -> None:
 def test_the_figures_count_per_listening_and_print_as_a_table() -> None:
     heard = listening(("answer", "B"), spoken_over=True, barged_in=True, latency=0.4)
     echo = listening(("yes", None), spoke=False, barged_in=True)
-    game = Game("car", "de", 10.0, (heard, echo, listening(("unknown", None), latency=0.9)), True, 0, 60.0,
-                (0.08, 0.081), cut=1)  # fmt: skip
+    heard, asked = replace(heard, source="real"), listening(("unknown", None), latency=0.9, source="pico")
+    game = Game("car", "de", 10.0, (heard, echo, asked), True, 0, 60.0, (0.08, 0.081), cut=1)
     figures = summary([game])
     assert figures["utterances"] == 2 and figures["understood"] == 1 and figures["asked_again"] == 1
     assert figures["without_player_taken"] == 1 and figures["false_barge_ins"] == 1
     assert figures["barge_ins_tried"] == 1 and figures["barge_ins_heard"] == 1 and figures["never_ended"] == 1
     assert figures["felt_latency"]["p50_ms"] == 650 and figures["echo_delay_ms"] == 80
+    # People's recordings apart from the voices standing in for them: the echo heard alone is nobody's utterance.
+    assert figures["understood_by_voice"] == {"pico": {"utterances": 1, "understood": 0},
+                                              "real": {"utterances": 1, "understood": 1}}  # fmt: skip
     shown = {"load_before": "1", "load_after": "1", "not_measured": {}, "rooms": [{"room": "car", "language": "de",
              "echo_db": 10.0, **figures}], **figures}  # fmt: skip
-    assert "car" in report(shown) and json.dumps(shown)
+    assert "car" in report(shown) and "people 1 of 1, Pico 0 of 1" in report(shown) and json.dumps(shown)
 
 
 def test_the_help_names_every_room(capsys: pytest.CaptureFixture[str]) -> None:

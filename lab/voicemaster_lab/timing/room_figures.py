@@ -26,6 +26,8 @@ from voicemaster_lab.timing.live_figures import percentiles_ms
 
 ANSWERS = frozenset({"answer", "yes", "no", "name", "placement"})
 """Meanings that answer what was asked; everything else heard is a command, which acts."""
+VOICES = {"real": "people", "pico": "Pico", "kokoro": "Kokoro"}
+"""How the report names each source of the player's utterances."""
 OUTCOMES = (
     "understood",
     "asked_again",
@@ -155,6 +157,7 @@ def summary(games: Sequence[Game]) -> dict[str, Any]:
         **outcomes,
         "understood_share": round(outcomes["understood"] / spoken, 3) if spoken else None,
         "through_phone": _through_phone(listenings),
+        "understood_by_voice": _by_voice(listenings),
         "asked_again_share": round(outcomes["asked_again"] / spoken, 3) if spoken else None,
         "wrong": outcomes["wrong_answer"] + outcomes["wrong_command"],
         "without_player": outcomes["without_player_asked_again"] + outcomes["without_player_taken"],
@@ -204,6 +207,14 @@ def report(figures: dict[str, Any]) -> str:
             f"{_ms(latency['p50_ms']):>6}/{_ms(latency['p95_ms']):<5}"
             f"{row['games_ended']:>3}/{row['games']:<3}"
         )
+    for row in figures["rooms"]:
+        voices = ", ".join(
+            f"{VOICES.get(source, source)} {counts['understood']} of {counts['utterances']}"
+            for source, counts in row.get("understood_by_voice", {}).items()
+        )
+        if voices:
+            where = f"{row['room']} {row.get('microphone', 'room')} {row['language']}"
+            out.append(f"  {where}, understood by voice: {voices}")
     locked = sum(row["locked_without_yes"] for row in figures["rooms"])
     out.append(f"  answers locked without the player's yes: {locked}")
     delays = [row["echo_delay_ms"] for row in figures["rooms"] if row["echo_delay_ms"] is not None]
@@ -220,6 +231,20 @@ def _through_phone(listenings: Sequence[Listening]) -> dict[str, int]:
     """The player's utterances the game heard through their phone, and what came of them."""
     own = [item for item in listenings if item.spoke and item.microphone == "phone"]
     return {"utterances": len(own), **{name: sum(item.outcome == name for item in own) for name in OUTCOMES[:5]}}
+
+
+def _by_voice(listenings: Sequence[Listening]) -> dict[str, dict[str, int]]:
+    """The player's utterances and those understood, by whose voice said them (`Spoken.source`): people's recordings
+    ("real") apart from the synthetic voices that stand in where no person's recording says it."""
+    spoken = [item for item in listenings if item.spoke]
+    sources = sorted({item.source for item in spoken}, key=lambda source: (source != "real", source))
+    return {
+        source: {
+            "utterances": sum(item.source == source for item in spoken),
+            "understood": sum(item.source == source and item.outcome == "understood" for item in spoken),
+        }
+        for source in sources
+    }
 
 
 def _ms(value: float | None) -> str:
