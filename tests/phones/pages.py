@@ -8,14 +8,21 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from tests.screen.browser import CHROMIUM, FLAGS
 from voicemaster.phones.server import Phones
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.phone import PhoneMicrophone
+from voicemaster.speech.frame import FRAME_SECONDS
 from voicemaster.speech.signal import RECOGNITION_RATE, resample
 
 JOINED_SECONDS = 30.0
 """How long a page may take to join on a loaded machine: a guard, not a measurement."""
+PAUSE_SECONDS = 0.5
+"""Quiet this long in a looped recording is a pause between its words."""
+QUIET_RMS = 100
+"""A 16-bit frame this quiet is the recording's digital silence after the browser's processing, not a word."""
 
 
 def said(folder: Path, *words: Audio, silence: float = 1.0, evenly: bool = False) -> Path:
@@ -45,6 +52,20 @@ def phone_page(recording: Path) -> tuple[Any, Any, Any]:
     # Bypassing the page's own policy lets the test's accessibility checker (axe-core) be added to it.
     context = browser.new_context(ignore_https_errors=True, bypass_csp=True, viewport={"width": 390, "height": 844})
     return playwright, browser, context.new_page()
+
+
+def in_a_pause(phone: PhoneMicrophone) -> None:
+    """Returns once the phone's looped recording is between two words, its sound up to there read and dropped.
+
+    Chromium plays the recording round and round whatever the game does, and a listening begun in the middle of
+    "Lisa" hears "Da" (then its read-back has the loop's "Ja"); a person speaks when asked, so a test's listening
+    begins in a pause."""
+    quiet = 0.0
+    for frame in phone.frames():
+        loud = np.sqrt(np.mean(np.frombuffer(frame.samples, "<i2").astype(np.float64) ** 2)) > QUIET_RMS
+        quiet = 0.0 if loud else quiet + FRAME_SECONDS
+        if quiet >= PAUSE_SECONDS:
+            return
 
 
 def joined(phones: Phones, player: str) -> PhoneMicrophone:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.phones.pages import joined_page, phone_page, said
+from tests.phones.pages import in_a_pause, joined_page, phone_page, said
 from tests.phones.test_new_player import WORDS, Asked
 from tests.rules.helpers import WRONG, ask, everyone_answers, play
 from voicemaster.config.settings import default_paths, load_settings
@@ -64,6 +64,7 @@ def test_another_round_is_heard_through_the_first_named_players_phone_not_the_ro
             heard_through.append((said.key if said else "", phone))
             if phone is None:
                 return Silence()  # nobody speaks into the room's microphone
+            in_a_pause(phone)
             return ear.listen(listen, said, speaking).observation
 
         sink = FileSink()

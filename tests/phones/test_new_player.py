@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.phones.pages import joined, joined_new, phone_page, said
+from tests.phones.pages import in_a_pause, joined, joined_new, phone_page, said
 from tests.rules.helpers import WRONG, answer, ask, play, solo
 from tests.screen.browser import axe_violations
 from voicemaster.config.settings import Settings, default_paths, load_settings
@@ -79,6 +79,7 @@ def test_a_name_said_into_a_new_players_phone_names_the_player_and_the_game_goes
                 return Silence()  # nobody speaks into the room's microphone
             if listen.context.name is ContextName.NAME:
                 named_by.append(phone)
+            in_a_pause(phone)
             return ear.listen(listen, said, speaking).observation
 
         sink = FileSink()
@@ -204,6 +205,7 @@ def test_a_phone_joined_as_a_new_player_mid_game_waits_and_is_the_newcomers_micr
                 by_seat.append((listen.context.name, phone))
             if phone is None:  # the room: Anna wants another round
                 return Heard(Intent.YES, None, "ja", 0.9) if said and said.key == "another_round" else Silence()
+            in_a_pause(phone)
             return ear.listen(listen, said, speaking).observation
 
         runner = _german_game(config, hear, store)
@@ -250,7 +252,10 @@ def test_a_phone_joined_as_a_new_team_in_a_money_drop_is_asked_before_the_next_r
                 raise Asked(listen, phone)  # Gelb's run: the test has seen what it came for
             if seat is not None:
                 by_seat.append((listen.context.name, phone))
-            return Silence() if phone is None else ear.listen(listen, said, speaking).observation
+            if phone is None:
+                return Silence()
+            in_a_pause(phone)
+            return ear.listen(listen, said, speaking).observation
 
         runner = _german_game(config, hear, store)
         playwright, browser, page = phone_page(recording)
