@@ -4,7 +4,6 @@ that language's start of the game it names; a German "weiter" is not read as Fre
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 
 import pytest
@@ -17,6 +16,7 @@ from voicemaster.serve.waiting import start_context
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.whisper.model import Array, AudioKeys, Prefixes, Tokens
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
+from voicemaster.speech.hearing.whisper.search import EVERY_PHRASE_COUNTS
 from voicemaster.speech.voice import pico
 from voicemaster_lab.corpora import real_speech
 
@@ -176,11 +176,12 @@ def test_talk_is_read_without_scoring_phrases_far_below_its_own_reading_and_a_st
     reader: RoomReader, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """People's talk (their own recordings, every language) read while waiting: once the decoder's own reading is
-    read, a phrase prefix further below it than the free margin and every meaning margin is scored no further
-    (`below_the_reading`). The talk costs far fewer decoder rows than with every prefix scored on, none of it is a
-    start either way, and Pico's "Quiz starten" said right after it still starts the quiz in German."""
+    read, a phrase prefix further below it than the free margin and every meaning margin is scored no further, and
+    the search ends once nothing it could still find comes within the free margin (`below_the_reading`). The talk
+    costs far fewer decoder rows than with every prefix scored on, none of it is a start either way, and Pico's "Quiz
+    starten" said right after it still starts the quiz in German."""
     read = _talk_then_a_start(reader, monkeypatch)
     bounded = read()
-    monkeypatch.setattr(reading, "below_the_reading", lambda *_: lambda *_: -math.inf)  # every prefix scored on
+    monkeypatch.setattr(reading, "below_the_reading", lambda *_: lambda *_: EVERY_PHRASE_COUNTS)  # every prefix
     every_prefix = read()
     assert bounded < 0.85 * every_prefix, (bounded, every_prefix)

@@ -168,19 +168,24 @@ def start_hearing(listened: Encoded, context: Context) -> Asking[Heard]:
 
 def below_the_reading(listened: Encoded, context: Context) -> BelowTheReading:
     """Once the decoder's own reading of the utterance is read: the score below which no phrase of `context` can be
-    decided, nor be the rival that keeps another from being decided, so that the search drops it unscored.
+    decided (the search ends once nothing it could still find reaches it, and scores the prefixes that may reach it
+    before the others), and the one below which none can be the rival that keeps another from being decided either,
+    so that the search drops it unscored (`search.Undecidable`).
 
     The room's talk is what the waiting quizmaster reads most, and its words are plainly something else: every start
     phrase lies far below the decoder's own reading of it. When the reading's words name nothing, the decision takes
     a phrase only within the free margin of the reading (`Margins.free`, the waiting reader's), and a rival counts
     only within the widest meaning margin (`Margins.meaning`, `doubted`, `undecided`, `decision.ACTING_AT_ONCE`) of
     the pick; a prefix's score only falls as it grows. So a phrase prefix below the reading by more than both is
-    neither a start nor a start's rival, and scoring it on (most of the search on talk) changes nothing. When the
-    words name a meaning the scores are weighed without the free margin, and every phrase may count. A start said
+    neither a start nor a start's rival, and scoring it on (most of the search on talk) changes nothing; a rival
+    counts only against a pick, so when no phrase comes within the free margin, no other phrase changes the decision
+    (nothing is decided). When the words name a meaning the scores are weighed without the free margin, and every
+    phrase may count. A start said
     right after the room's talk is read as the utterance it is in: this drops no audio, only phrases that could not
     be decided on it."""
     from voicemaster.speech.hearing import normal_form
     from voicemaster.speech.hearing.whisper.decision import ACTING_AT_ONCE, margins_for
+    from voicemaster.speech.hearing.whisper.search import EVERY_PHRASE_COUNTS, Undecidable
     from voicemaster.speech.hearing.whisper.strategies import meaning_of
 
     margins = margins_for(context.language, listened.narrowband, listened.tuning.margins)
@@ -188,11 +193,11 @@ def below_the_reading(listened: Encoded, context: Context) -> BelowTheReading:
         margins.meaning, margins.doubted, margins.undecided, *(meaning for meaning, _ in ACTING_AT_ONCE.values())
     )
 
-    def below(tokens: tuple[int, ...], free: float) -> float:
+    def below(tokens: tuple[int, ...], free: float) -> Undecidable:
         reading = normal_form.Reading.of(listened.tokens.decode(tokens), listened.phrases.language)
         if meaning_of(reading, context, listened.phrases).intent is not Intent.UNKNOWN:
-            return -math.inf
-        return free - margins.free - rival
+            return EVERY_PHRASE_COUNTS
+        return Undecidable(pick=free - margins.free, rival=free - margins.free - rival)
 
     return below
 

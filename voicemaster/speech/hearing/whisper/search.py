@@ -41,9 +41,25 @@ class Scores:
 Spell = Callable[[Sequence[int]], str] | None
 """Tokens as text, to tell a repetition that differs only in case; without one, tokens are compared as they are."""
 
-BelowTheReading = Callable[[tuple[int, ...], float], float]
-"""Given the free reading's tokens and score, the score below which no phrase can change the decision
-(`serve.reading.below_the_reading`); -math.inf where every phrase may."""
+
+@dataclass(frozen=True)
+class Undecidable:
+    """Where, below the decoder's free reading, the phrases stop mattering to the decision
+    (`serve.reading.below_the_reading`)."""
+
+    pick: float
+    """No phrase below this score can be the decision's pick: once no phrase scored and no prefix waiting reaches it,
+    nothing the search could still find changes the decision, and it stops."""
+    rival: float
+    """No prefix below this score can lead to the pick nor to the rival that keeps one from being taken: it is dropped
+    as one under the prune is."""
+
+
+EVERY_PHRASE_COUNTS = Undecidable(pick=-math.inf, rival=-math.inf)
+
+BelowTheReading = Callable[[tuple[int, ...], float], Undecidable]
+"""Given the free reading's tokens and score, where the phrases stop mattering to the decision
+(`EVERY_PHRASE_COUNTS` where every phrase may matter)."""
 
 
 class FreeReading:
@@ -178,8 +194,9 @@ def searching(
     `Whisper.step_groups` makes of it, so that one driver runs a search alone (`search`) and another several at
     once, their steps in one batch (`together`).
 
-    `below_the_reading`: once the free reading is read, the score below which no phrase can matter to the decision
-    (`BelowTheReading`); a prefix under it is dropped as one under the prune is."""
+    `below_the_reading`: once the free reading is read, where the phrases stop mattering to the decision
+    (`Undecidable`): a prefix under its `rival` is dropped as one under the prune is, and the search ends once no
+    phrase scored and no prefix waiting reaches its `pick`."""
     # The free reading's start also tells how likely it is that nothing was said: the no-speech token's
     # probability right after the start of transcript, as Whisper itself reads it.
     firsts: list[First] = [(special.start, (0, -1))]
@@ -197,7 +214,7 @@ def searching(
     waiting: list[_Waiting] = []
     taken = [0] * (MAX_DEPTH + 1)
     rows = steps = 0
-    bound = -math.inf  # what `below_the_reading` said once the free reading was read; nothing before
+    cut = EVERY_PHRASE_COUNTS  # what `below_the_reading` said once the free reading was read; nothing before
     while True:
         # Whole phrases first: they set the bounds below which a prefix no longer matters.
         for batch, members in decoded:
@@ -215,11 +232,17 @@ def searching(
         read_before = free.done
         next_free = None if free.done else free.advance(free_logprobs[0])
         if free.done and not read_before and below_the_reading is not None:
-            bound = below_the_reading(tuple(free.tokens), free.score)
-        floor = max(floor, bound)
+            cut = below_the_reading(tuple(free.tokens), free.score)
+        if max(found.best(), waiting[0].score if waiting else -math.inf) < cut.pick:
+            break  # no pick can be found any more: the decision is made, whatever the rivals' scores
+        floor = max(floor, cut.rival)
         # While the free reading is read, a step costs the decoder's weights whatever its rows: the likeliest prefixes
         # are decoded at its pace; once it is read, every prefix that still matters.
         reach = floor if next_free is None or not waiting else max(floor, waiting[0].score - window)
+        if found.best() < cut.pick:
+            # No pick yet: the prefixes that may still lead to one first. A rival counts only against a pick, so the
+            # rest wait for one, and are never decoded when none comes.
+            reach = max(reach, cut.pick)
         chosen: list[_Waiting] = []
         kept: list[_Waiting] = []
         bounds = Bounds.standing(finds, found.phrases, found.meanings)
