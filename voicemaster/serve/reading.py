@@ -180,9 +180,8 @@ def below_the_reading(listened: Encoded, context: Context) -> BelowTheReading:
     neither a start nor a start's rival, and scoring it on (most of the search on talk) changes nothing; a rival
     counts only against a pick, so when no phrase comes within the free margin, no other phrase changes the decision
     (nothing is decided). When the words name a meaning the scores are weighed without the free margin, and every
-    phrase may count. A start said
-    right after the room's talk is read as the utterance it is in: this drops no audio, only phrases that could not
-    be decided on it."""
+    phrase may count. A start said right after the room's talk is read as the utterance it is in: this drops no
+    audio, only phrases that could not be decided on it."""
     from voicemaster.speech.hearing import normal_form
     from voicemaster.speech.hearing.whisper.decision import ACTING_AT_ONCE, margins_for
     from voicemaster.speech.hearing.whisper.search import EVERY_PHRASE_COUNTS, Undecidable
