@@ -29,7 +29,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +38,10 @@ from voicemaster.speech.audio import Audio
 RATE = 16_000
 TOOLS = ("pulseaudio", "pactl", "paplay", "parecord")
 INSTALL_HINT = "sudo apt-get install pulseaudio pulseaudio-utils libasound2-plugins"
+TAIL_SECONDS = 0.3
+"""Recorded after a recording's block ends: the sound played last is still on its way to the recorder."""
+LATE_SECONDS = 10.0
+"""How long a recorder may take to catch up with the block's end: a guard for a stalled one, not a measurement."""
 
 
 @dataclass
@@ -101,7 +105,11 @@ class Pulse:
         try:
             yield recording
         finally:
-            time.sleep(0.3)  # what the speaker played last is still on its way to the recorder
+            # What the speaker played last is still on its way to the recorder, which a loaded machine runs late:
+            # it stops once it has written as long as the block lasted and TAIL_SECONDS more.
+            covered = (time.monotonic() - recording.started + TAIL_SECONDS) * RATE * 2 * channels
+            with suppress(TimeoutError):  # a recorder this late has stalled: what it wrote is the recording
+                wait_for(lambda: target.stat().st_size >= covered, "the recorder to catch up", LATE_SECONDS)
             recorder.send_signal(signal.SIGINT)
             recorder.wait(timeout=5)
             samples = target.read_bytes()
