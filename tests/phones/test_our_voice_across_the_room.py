@@ -13,12 +13,12 @@ room heard alone while the game decides. The quizmaster's lines are the game's o
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 
 import numpy as np
 import pytest
 
+from tests.phones.sending import PhoneSending, pcm
 from voicemaster.config.settings import FrontEndConfig
 from voicemaster.config.voice import Voice
 from voicemaster.dialogue.meaning import Context, ContextName
@@ -28,9 +28,8 @@ from voicemaster.play.live import through_phone
 from voicemaster.play.stage import StagePlayback
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.barge_in.settings import BargeInSettings
-from voicemaster.speech.devices.interfaces import Playback
 from voicemaster.speech.devices.phone import PhoneMicrophone
-from voicemaster.speech.frame import FRAME_BYTES, FRAME_SECONDS, Frame
+from voicemaster.speech.frame import FRAME_SECONDS
 from voicemaster.speech.frontend import FrontEndUnavailable, PlayedSound, usable_front_end
 from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, Hearing, ListeningPipeline, PipelineStage
 from voicemaster.speech.hearing.voice_activity import SileroVad
@@ -49,51 +48,8 @@ ECHO_DELAY_SECONDS = 0.1
 """From the phone's reference to the echo in its sound: the devices' buffers and the Wi-Fi."""
 GAP_SECONDS = 0.4
 """The player answers this long after the line ends, as `bench room`'s player does (within the echo's tail)."""
-WAITED_SECONDS = 30.0
-"""How long the phone's front end may take to clean a message on a loaded machine: a guard, not a measure."""
 TURNS = 7
 """Each of the test's seven lines once, each answered by a person's yes at the phone."""
-
-
-def _pcm(signal: Signal) -> bytes:
-    pcm = from_float(np.clip(signal, -1.0, 1.0), RECOGNITION_RATE).samples
-    return pcm[: len(pcm) - len(pcm) % FRAME_BYTES]
-
-
-@dataclass
-class _Phone:
-    """`AudioIn` over the phone: its page sends one message for each frame the game reads, of `heard` (the room and
-    the player) and the echo of what the loudspeaker played meanwhile, as the line moves on one frame each."""
-
-    phone: PhoneMicrophone
-    played: PlayedSound
-    echo: Signal
-    heard: bytes = b""
-    line: StagePlayback | None = None
-
-    def frames(self, during: Playback | None = None, *, before: float = 0.0) -> Iterator[Frame]:
-        inner = self.phone.frames(during, before=before)
-        for _ in range(round(before / FRAME_SECONDS)):  # the room's pre-roll: the scene begins where listening does
-            next(inner)
-        history = np.zeros(len(self.echo) - 1)
-        for sent in range(len(self.heard) // FRAME_BYTES):
-            line, played = self.line, bytes(FRAME_BYTES)
-            if line is not None and not line.done():
-                line.elapsed = sent * FRAME_SECONDS
-                played = line.played(FRAME_BYTES)
-            self.played.add(played)
-            history = np.concatenate([history, np.frombuffer(played, dtype="<i2").astype(np.float64)])
-            echoed = np.convolve(history[-(len(self.echo) + FRAME_BYTES // 2 - 1) :], self.echo, mode="valid")
-            block = np.frombuffer(self.heard[sent * FRAME_BYTES : (sent + 1) * FRAME_BYTES], dtype="<i2")
-            self.phone.receive(np.clip(np.round(block + echoed), -32768, 32767).astype("<i2").tobytes())
-            assert self.phone.settle(WAITED_SECONDS)
-            yield next(inner)
-
-    def room_alone(self, room: bytes) -> None:
-        """What the phone sends while the game decides: the room, nothing played."""
-        for at in range(0, len(room), FRAME_BYTES):
-            self.phone.receive(room[at : at + FRAME_BYTES])
-        assert self.phone.settle(WAITED_SECONDS)
 
 
 def _in_the_game_voice(texts: list[str]) -> list[Signal]:
@@ -120,14 +76,14 @@ def _turns(lines: list[Signal], said: list[Signal], starts: list[float]) -> list
     played = PlayedSound()
     phone = PhoneMicrophone("Markus", front_end, played.branch(BEHIND_SECONDS))
     echo = np.concatenate([np.zeros(round(ECHO_DELAY_SECONDS * RECOGNITION_RATE)), scene.echo])
-    source = _Phone(phone, played, echo)
+    source = PhoneSending(phone, played, echo)
     game = ListeningPipeline(phone, None, SileroVad(), DEFAULT_SETTINGS, end_stage=PipelineStage.ENDPOINTER)
     pipeline = replace(through_phone(game, phone), source=source)
-    room = _pcm(scene.noise[: 2 * RECOGNITION_RATE])
+    room = pcm(scene.noise[: 2 * RECOGNITION_RATE])
     lines_of = load_lines("de")
     (greeting,) = _in_the_game_voice([" ".join(lines_of.render(key, {"n": 1}) for key in ("greeting", "ask_name"))])
     source.room_alone(room)
-    source.heard = _pcm(np.resize(scene.noise, len(greeting) + RECOGNITION_RATE))
+    source.heard = pcm(np.resize(scene.noise, len(greeting) + RECOGNITION_RATE))
     source.line = StagePlayback(from_float(greeting, RECOGNITION_RATE))
     pipeline.listen(Context(ContextName.NAME, "de"), 0.5, source.line)  # its echo learnt, whatever it heard
     out = []
@@ -136,7 +92,7 @@ def _turns(lines: list[Signal], said: list[Signal], starts: list[float]) -> list
         at = round(start * RECOGNITION_RATE)
         heard = np.resize(np.roll(scene.noise, turn * 4000), max(len(line), at + len(utterance)) + 3 * RECOGNITION_RATE)
         heard[at : at + len(utterance)] += utterance
-        source.heard, source.line = _pcm(heard), StagePlayback(from_float(line, RECOGNITION_RATE))
+        source.heard, source.line = pcm(heard), StagePlayback(from_float(line, RECOGNITION_RATE))
         out.append((pipeline.listen(Context(ContextName.CONFIRM, "de"), 8.0, source.line), start))
     return out
 

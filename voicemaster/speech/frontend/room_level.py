@@ -100,10 +100,19 @@ class RoomLevel:
         """One frame of the room alone."""
         self._alone.hear(frame)
 
-    def floor(self) -> float | None:
+    def floor(self, *, or_what_our_voice_leaves: bool = False) -> float | None:
         """The median speech-band level of the last `FLOOR_SECONDS` of the room heard alone; None until it has been
-        heard for `LEAST_SECONDS`."""
-        return self._alone.percentile(50.0)
+        heard for `LEAST_SECONDS`. With `or_what_our_voice_leaves` (a microphone at the player's mouth,
+        `EndpointSettings.at_the_mouth`), until then what the filter left under our voice stands in for it
+        (`floor_under_our_voice`): the room and what the filter leaves of our voice, never under the room's own,
+        and far under a player at the mouth. At a party, where the quizmaster talks through the greeting and the
+        player answers each line as it ends, the room is never heard alone before the first listenings, and the
+        others' talk held them open until they were cut
+        (docs/decisions/052-at-the-mouth-the-room-is-known-from-our-voice.md)."""
+        alone = self._alone.percentile(50.0)
+        if alone is None and or_what_our_voice_leaves:
+            return self._under.percentile(UNDER_OUR_VOICE_PERCENTILE)
+        return alone
 
     def hear_under_our_voice(self, left: bytes) -> None:
         """What the barge-in filter left of one frame while our voice played and nobody had begun."""

@@ -7,8 +7,9 @@ both in the speech band and smoothed over six 32 ms frames. A player alone rises
 room, a far corner or a car's road (which has little in the speech band), whatever the word's length; over other
 people talking, a few dB. The utterance's own loudness range, the rule before, judged one short word said alone
 crowded (docs/decisions/022-crowd-by-the-room.md). Where the room has not been heard (the first moments of a game, a
-recording read alone), nothing is judged crowded. A crowded utterance's meaning is taken only where the decoder's own
-words name it (`decision.decide`): the scores alone decide nothing there.
+recording read alone), nothing is judged crowded; at a phone at the player's mouth, what the barge-in filter left
+under our voice stands in for it until then (`RoomLevel.floor`). A crowded utterance's meaning is taken only where
+the decoder's own words name it (`decision.decide`): the scores alone decide nothing there.
 """
 
 from __future__ import annotations

@@ -47,7 +47,8 @@ class EndpointSettings:
     (`RoomLevel.floor_under_our_voice`), not only over the room heard alone: set for a microphone at the player's
     mouth (`at_the_mouth`), where our voice is the room's reverberation and the player far louder than it. The room's
     microphone, a hand's breadth from the loudspeaker, keeps the room's floor alone, which heard more of people's
-    barge-ins (docs/decisions/031-the-room-under-our-voice.md)."""
+    barge-ins (docs/decisions/031-the-room-under-our-voice.md). Until the room has been heard alone, what the filter
+    leaves of our voice is also the room's floor there (`RoomLevel.floor`), for the utterance's end and the crowd."""
     barge_in: BargeInSettings = field(default_factory=BargeInSettings)
     """When what is heard over our own voice is a player cutting in (`speech.barge_in`)."""
 

@@ -135,8 +135,8 @@ class Endpointer:
     @property
     def room_floor(self) -> float | None:
         """The room's speech-band floor (`RoomLevel.floor`) as it stood when the player began, or as it stands while
-        nobody has; None without a room or before it has been heard long enough. The crowd is judged against it
-        (`speech.hearing.crowd`)."""
+        nobody has; None without a room or before it has been heard long enough (at the mouth, before what the filter
+        left under our voice has been either). The crowd is judged against it (`speech.hearing.crowd`)."""
         return self._floor
 
     def push(self, frame: Frame, program_at: float | None = None) -> Event | None:
@@ -188,7 +188,7 @@ class Endpointer:
                 self._room.hear(heard)  # the room's, forgotten if it begins an utterance (`_learn_room`)
             elif over_our_voice:
                 self._unsure.append(heard)  # the room's under our voice, unless it begins an utterance
-            self._floor = self._room.floor()
+            self._floor = self._room.floor(or_what_our_voice_leaves=self._settings.over_what_our_voice_leaves)
             self._floor_over_our_voice = self._room.floor_under_our_voice(
                 what_our_voice_leaves=self._settings.over_what_our_voice_leaves
             )
