@@ -14,39 +14,24 @@ voice."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, replace
-
 import numpy as np
 import pytest
 
-from tests.phones.sending import PhoneSending, pcm
-from voicemaster.config.settings import FrontEndConfig
-from voicemaster.config.voice import Voice
+from tests.phones.sending import ECHO_DELAY_SECONDS, GAP_SECONDS, in_the_game_voice, pcm, phone_listening
 from voicemaster.dialogue.meaning import Context, ContextName
 from voicemaster.host.lines import load as load_lines
-from voicemaster.phones.server import BEHIND_SECONDS
-from voicemaster.play.live import through_phone
 from voicemaster.play.stage import StagePlayback
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.barge_in.settings import BargeInSettings
-from voicemaster.speech.devices.phone import PhoneMicrophone
 from voicemaster.speech.frame import FRAME_SECONDS
-from voicemaster.speech.frontend import FrontEndUnavailable, PlayedSound, usable_front_end
-from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, ListeningPipeline, PipelineStage
+from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS
 from voicemaster.speech.hearing.segmenter import Endpoint
-from voicemaster.speech.hearing.voice_activity import SileroVad
 from voicemaster.speech.signal import RECOGNITION_RATE, from_float, resample, to_float
-from voicemaster.speech.voice.speakers import Speakers
 from voicemaster_lab.corpora import real_speech, rooms
 from voicemaster_lab.harness import room as acoustics
 from voicemaster_lab.harness.scene import onset
 
 pytestmark = pytest.mark.model  # Silero, Pico
 
-ECHO_DELAY_SECONDS = 0.1
-"""From the phone's reference to the echo in its sound: the devices' buffers and the Wi-Fi."""
-GAP_SECONDS = 0.4
-"""The player answers this long after the line ends, as `bench room`'s player does (within the echo's tail)."""
 ENDED_WITHIN_SECONDS = 1.5
 """An utterance that ends this long after the player's last sound ended with the player: the endpointer's pause
 (0.7 s) and the smoothing's lag, not the others' talk."""
@@ -59,16 +44,11 @@ def _lines() -> list[np.ndarray]:
         lines.render("name_read_back", {"name": "Markus"}),
         lines.render("another_player", {}),
     ]
-    speakers = Speakers({"de": Voice()})
-    return [to_float(resample(speakers.render(text, "de"), RECOGNITION_RATE)).astype(np.float64) for text in texts]
+    return in_the_game_voice(texts)
 
 
 @pytest.mark.parametrize("room_name", ["party", "party-loud"])
 def test_the_first_answers_at_a_party_end_with_the_player(room_name: str) -> None:
-    try:
-        front_end = usable_front_end(**asdict(FrontEndConfig()), settings=BargeInSettings())[0]
-    except FrontEndUnavailable as missing:
-        pytest.skip(str(missing))
     room = acoustics.ROOMS[room_name]
     clips = real_speech.load(("de",))
     (yes,) = [clip for clip in clips if clip.kind == "yes"]
@@ -82,12 +62,7 @@ def test_the_first_answers_at_a_party_end_with_the_player(room_name: str) -> Non
         acoustics.player_at_phone(room, dry[turn], f"real|{clip.text}")
         for turn, clip in ((0, name), (1, yes), (1, yes))
     ]
-    played = PlayedSound()
-    phone = PhoneMicrophone("", front_end, played.branch(BEHIND_SECONDS))
-    echo = np.concatenate([np.zeros(round(ECHO_DELAY_SECONDS * RECOGNITION_RATE)), scene.echo])
-    source = PhoneSending(phone, played, echo)
-    game = ListeningPipeline(phone, None, SileroVad(), DEFAULT_SETTINGS, end_stage=PipelineStage.ENDPOINTER)
-    pipeline = replace(through_phone(game, phone), source=source)
+    source, pipeline = phone_listening(scene.echo)
     pre_roll = round(DEFAULT_SETTINGS.pre_roll_seconds / FRAME_SECONDS) * round(FRAME_SECONDS * RECOGNITION_RATE)
     missed = {}
     for turn, (line, utterance, context) in enumerate(

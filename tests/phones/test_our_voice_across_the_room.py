@@ -13,28 +13,17 @@ room heard alone while the game decides. The quizmaster's lines are the game's o
 
 from __future__ import annotations
 
-from dataclasses import asdict, replace
-
 import numpy as np
 import pytest
 
-from tests.phones.sending import PhoneSending, pcm
-from voicemaster.config.settings import FrontEndConfig
-from voicemaster.config.voice import Voice
+from tests.phones.sending import ECHO_DELAY_SECONDS, GAP_SECONDS, in_the_game_voice, pcm, phone_listening
 from voicemaster.dialogue.meaning import Context, ContextName
 from voicemaster.host.lines import load as load_lines
-from voicemaster.phones.server import BEHIND_SECONDS
-from voicemaster.play.live import through_phone
 from voicemaster.play.stage import StagePlayback
 from voicemaster.speech.audio import Audio
-from voicemaster.speech.barge_in.settings import BargeInSettings
-from voicemaster.speech.devices.phone import PhoneMicrophone
 from voicemaster.speech.frame import FRAME_SECONDS
-from voicemaster.speech.frontend import FrontEndUnavailable, PlayedSound, usable_front_end
-from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, Hearing, ListeningPipeline, PipelineStage
-from voicemaster.speech.hearing.voice_activity import SileroVad
+from voicemaster.speech.hearing.pipeline import Hearing
 from voicemaster.speech.signal import RECOGNITION_RATE, from_float, resample, to_float
-from voicemaster.speech.voice.speakers import Speakers
 from voicemaster_lab.corpora import real_speech
 from voicemaster_lab.corpora.real_speech_sources import RealClip
 from voicemaster_lab.harness import room as acoustics
@@ -44,17 +33,8 @@ pytestmark = pytest.mark.model  # Silero, Pico
 
 Signal = np.ndarray
 ROOM = acoustics.ROOMS["living-room"]
-ECHO_DELAY_SECONDS = 0.1
-"""From the phone's reference to the echo in its sound: the devices' buffers and the Wi-Fi."""
-GAP_SECONDS = 0.4
-"""The player answers this long after the line ends, as `bench room`'s player does (within the echo's tail)."""
 TURNS = 7
 """Each of the test's seven lines once, each answered by a person's yes at the phone."""
-
-
-def _in_the_game_voice(texts: list[str]) -> list[Signal]:
-    speakers = Speakers({"de": Voice()})
-    return [to_float(resample(speakers.render(text, "de"), RECOGNITION_RATE)).astype(np.float64) for text in texts]
 
 
 def _at_the_phone(clip: RealClip) -> Signal:
@@ -66,22 +46,13 @@ def _turns(lines: list[Signal], said: list[Signal], starts: list[float]) -> list
     """Each line played while the phone listens, `said[n]` beginning `starts[n]` seconds into the listening: what
     the phone's pipeline heard up to its endpointer, and where the player began (seconds). Before them the game's
     greeting and its question for the player's name, heard with nobody speaking, as a game begins."""
-    try:
-        front_end = usable_front_end(**asdict(FrontEndConfig()), settings=BargeInSettings())[0]
-    except FrontEndUnavailable as missing:
-        pytest.skip(str(missing))
     noise = acoustics.noise(ROOM, [])
     scene = acoustics.phone_scene(ROOM, 0.0, lines, noise)
     assert scene.echo is not None
-    played = PlayedSound()
-    phone = PhoneMicrophone("Markus", front_end, played.branch(BEHIND_SECONDS))
-    echo = np.concatenate([np.zeros(round(ECHO_DELAY_SECONDS * RECOGNITION_RATE)), scene.echo])
-    source = PhoneSending(phone, played, echo)
-    game = ListeningPipeline(phone, None, SileroVad(), DEFAULT_SETTINGS, end_stage=PipelineStage.ENDPOINTER)
-    pipeline = replace(through_phone(game, phone), source=source)
+    source, pipeline = phone_listening(scene.echo, "Markus")
     room = pcm(scene.noise[: 2 * RECOGNITION_RATE])
     lines_of = load_lines("de")
-    (greeting,) = _in_the_game_voice([" ".join(lines_of.render(key, {"n": 1}) for key in ("greeting", "ask_name"))])
+    (greeting,) = in_the_game_voice([" ".join(lines_of.render(key, {"n": 1}) for key in ("greeting", "ask_name"))])
     source.room_alone(room)
     source.heard = pcm(np.resize(scene.noise, len(greeting) + RECOGNITION_RATE))
     source.line = StagePlayback(from_float(greeting, RECOGNITION_RATE))
@@ -108,7 +79,7 @@ def test_the_phone_hears_a_yes_after_each_line_and_never_its_echo_across_the_roo
         lines.render("scan_option", {"letter": "B", "text": "Paris"}),
         lines.render("another_player", {}),
     ]
-    made = _in_the_game_voice(texts)
+    made = in_the_game_voice(texts)
     played = [made[turn % len(made)] for turn in range(TURNS)]
     yes = [clip for clip in real_speech.load(("de",)) if clip.kind == "yes"]
     assert yes
@@ -131,7 +102,7 @@ def test_the_player_at_the_phone_still_stops_a_question_by_speaking_over_it() ->
         lines.render("option", {"letter": letter, "text": option})
         for letter, option in zip("ABCD", ("Eine Wette", "Eine Verlosung", "Eine Wahl", "Eine Prüfung"), strict=True)
     )
-    (line,) = _in_the_game_voice([f"{question} {options}"])
+    (line,) = in_the_game_voice([f"{question} {options}"])
     letters = [clip for clip in real_speech.load(("de",)) if clip.kind == "letter" and clip.text in "ABCD"]
     assert len(letters) == 4
     said = [_at_the_phone(clip) for clip in letters]
