@@ -196,7 +196,8 @@ def below_the_reading(listened: Encoded, context: Context) -> BelowTheReading:
         reading = normal_form.Reading.of(listened.tokens.decode(tokens), listened.phrases.language)
         if meaning_of(reading, context, listened.phrases).intent is not Intent.UNKNOWN:
             return EVERY_PHRASE_COUNTS
-        return Undecidable(pick=free - margins.free, rival=free - margins.free - rival)
+        pick = free - margins.free
+        return Undecidable(pick=pick, rival=pick - rival)
 
     return below
 
