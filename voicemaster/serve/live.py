@@ -29,7 +29,7 @@ from voicemaster.play.live import play as play_game
 from voicemaster.play.runner import Runner, Transcript, WallClock, Watcher, drive
 from voicemaster.questions.model import Entry
 from voicemaster.questions.spoken import lexicon
-from voicemaster.serve.reading import RoomReader
+from voicemaster.serve.reading import waiting_reader
 from voicemaster.serve.waiting import Asked, start_confirmed, start_context, wait_for_asking
 from voicemaster.speech.devices.interfaces import Playback
 from voicemaster.speech.hearing.pipeline import DEFAULT_SETTINGS, ListeningPipeline
@@ -86,7 +86,7 @@ def serve(
     ear = open_ear(config, recognizer, notify)
     waiting = replace(
         ear.pipeline,
-        recognizer=RoomReader(recognizer, languages),
+        recognizer=waiting_reader(recognizer, languages),
         settings=replace(WAITING, barge_in=config.barge_in),
         cue=None,
         ahead=False,

@@ -60,17 +60,22 @@ reading to stand; between closer languages nothing is decided (`bench serve`).""
 
 
 class RoomReader:
-    """A `Recognizer` that hears the start context in several languages; every other context as `recognizer` does,
-    in the context's language. What it hears in the start context carries its language (`Heard.language`)."""
+    """A `Recognizer` that hears the start context in several languages, by `waiting` (None: `recognizer`); every
+    other context as `recognizer` does, in the context's language. What it hears in the start context carries its
+    language (`Heard.language`)."""
 
-    def __init__(self, recognizer: Recognizer, languages: tuple[str, ...]) -> None:
+    def __init__(self, recognizer: Recognizer, languages: tuple[str, ...], waiting: Recognizer | None = None) -> None:
         if not languages:
             raise ValueError("a reader listens in one language at least")
         self.recognizer, self.languages = recognizer, languages
+        self.waiting = waiting or recognizer
 
     def prepare(self, context: Context) -> None:
-        for language in self.languages if context.name is ContextName.START else (context.language,):
-            self.recognizer.prepare(replace(context, language=language))
+        if context.name is not ContextName.START:
+            self.recognizer.prepare(context)
+            return
+        for language in self.languages:
+            self.waiting.prepare(replace(context, language=language))
 
     def recognize(
         self,
@@ -86,11 +91,11 @@ class RoomReader:
             return self.recognizer.recognize(audio, context, **how, line_stopped_at=line_stopped_at)
         from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
 
-        if isinstance(self.recognizer, WhisperRecognizer):
-            return self._by_whisper(self.recognizer, audio, context, how)
+        if isinstance(self.waiting, WhisperRecognizer):
+            return self._by_whisper(self.waiting, audio, context, how)
         readings = []
         for language in self.languages:
-            heard = self.recognizer.recognize(audio, replace(context, language=language), **how)
+            heard = self.waiting.recognize(audio, replace(context, language=language), **how)
             readings.append(said_in_words(replace(heard, language=language), context))
         return understood(readings, {})
 
@@ -120,6 +125,19 @@ class RoomReader:
             ]
         decided = understood(readings, likeliness)
         return replace(decided, decode_ms=round((time.perf_counter() - started) * 1000, 1))
+
+
+def waiting_reader(recognizer: Recognizer, languages: tuple[str, ...]) -> RoomReader:
+    """The waiting quizmaster's reader, as `voicemaster serve` and `bench serve` open it: over Whisper, the start
+    context read by the same model in int8 (`model.Whisper`), a game's contexts in float32 by `recognizer`. Waiting
+    reads the room's every utterance, and int8 reads it for less CPU; a start it hears is said back and needs a yes,
+    which `recognizer` hears, so int8's few readings apart from float32's act on nothing. Any other recognizer (or
+    the numpy reference) reads both (docs/decisions/053-the-waiting-ear-in-int8.md)."""
+    from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
+
+    if not isinstance(recognizer, WhisperRecognizer) or recognizer.model.runtime_name != "onnx":
+        return RoomReader(recognizer, languages)
+    return RoomReader(recognizer, languages, WhisperRecognizer(recognizer.model_dir, recognizer.tuning, int8=True))
 
 
 ANSWERED_ALOUD = (Intent.RESUME, Intent.HELP)

@@ -2,30 +2,24 @@
 measured as a `bench asr` engine (`whisper-int8-first`) beside the game's float32 one.
 
 The int8 decision is CTranslate2's int8 encoder and the decoder graphs with every matrix int8, one scale per row
-(`runtime_graphs.Precision(layers=True, projection=True)`), built here from the installed weights into the cache
-folder the first time (the lab's files, not set-up's). It is taken alone only where `Sure` says it is far from
-every margin the float32 decision weighs; else the clip is decided again from the start in float32, as the game
-decides it. The rule, the probe it was set from and the figures: docs/decisions/050-int8-first.md.
+(`runtime_graphs.WAITING`, which set-up makes for the waiting quizmaster). It is taken alone only where `Sure` says
+it is far from every margin the float32 decision weighs; else the clip is decided again from the start in float32,
+as the game decides it. The rule, the probe it was set from and the figures: docs/decisions/050-int8-first.md.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
-from voicemaster import paths
 from voicemaster.dialogue.meaning import Context, Heard, Intent
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.recognition import Recognizer
 from voicemaster.speech.hearing.whisper.decision import Evidence
 from voicemaster.speech.hearing.whisper.runtime import OnnxRuntime
-from voicemaster.speech.hearing.whisper.runtime_graphs import GRAPH_FILES, MADE_BY, Precision
+from voicemaster.speech.hearing.whisper.runtime_graphs import WAITING
 from voicemaster.speech.hearing.whisper.strategies import Tuning
 from voicemaster_lab.asr.whisper_variants import WhisperVariant, as_played
-
-INT8 = Precision(layers=True, projection=True)
-MARK = "made-by.txt"
 
 
 @dataclass(frozen=True)
@@ -51,21 +45,6 @@ class Sure:
         return evidence.free_gap >= self.unknown_free or evidence.meaning_margin <= self.unknown_meaning
 
 
-def int8_graphs(model_dir: Path) -> Path:
-    """The all-int8 decoder graphs of the model in `model_dir`, built into the cache folder if missing or made by
-    another version of the builder."""
-    from voicemaster.speech.hearing.whisper.runtime_graphs import build
-
-    folder = paths.cache_dir() / "whisper-int8"
-    mark = f"{MADE_BY}, {INT8}, model.bin {(model_dir / 'model.bin').stat().st_size}"
-    made = (folder / MARK).is_file() and (folder / MARK).read_text(encoding="utf-8") == mark
-    if made and all((folder / file).is_file() for file in GRAPH_FILES):
-        return folder
-    build(model_dir, folder, INT8)
-    (folder / MARK).write_text(mark, encoding="utf-8")
-    return folder
-
-
 class Int8First(WhisperVariant):
     """The game's grammar decision in int8 first, in float32 again where `sure` does not take the int8 one; `last`
     and `searched` are the decision's that stood. `int8_only` counts the decisions int8 made alone."""
@@ -78,7 +57,7 @@ class Int8First(WhisperVariant):
         )
         if model_dir is None:
             raise ValueError("int8 first needs the onnx runtime (VOICEMASTER_WHISPER_RUNTIME unset or onnx)")
-        self.int8.whisper.model.runtime = OnnxRuntime(model_dir, graphs=int8_graphs(model_dir), encoder="int8")
+        self.int8.whisper.model.runtime = OnnxRuntime(model_dir, precision=WAITING)
         self.sure = sure
         self.int8_only = 0
 

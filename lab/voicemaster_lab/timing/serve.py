@@ -35,7 +35,7 @@ from voicemaster.config.voice import Voice
 from voicemaster.dialogue.meaning import Context, ContextName, Intent
 from voicemaster.paths import DEFAULT_CONFIG, PHRASES_DIR, QUESTIONS_DIR
 from voicemaster.serve.live import WAITING
-from voicemaster.serve.reading import RoomReader
+from voicemaster.serve.reading import waiting_reader
 from voicemaster.serve.waiting import ASKED_FOR, WAIT_SECONDS, start_context
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.devices.interfaces import Playback
@@ -132,7 +132,7 @@ def run(minutes: float, languages: Sequence[str], recognizer: Recognizer, seed: 
     """The figures of `minutes` of quiet, `minutes` of talk and every start phrase, listening in `languages`."""
     draw = np.random.default_rng(seed)
     settings = load_settings([DEFAULT_CONFIG])
-    reader = RoomReader(recognizer, tuple(languages))
+    reader = waiting_reader(recognizer, tuple(languages))
     quiet = _through_waiting(_hush(round(minutes * 60 * RATE), draw), reader, recognizer, languages, settings)
     talk = _through_waiting(_talk(minutes, languages, draw), reader, recognizer, languages, settings)
     starts = _starts(languages, reader, settings, draw)

@@ -43,14 +43,16 @@ DEFAULT_RUNTIME = "onnx"
 class Whisper:
     """The model, loaded once (about a second) for a game; every method is pure given its inputs."""
 
-    def __init__(self, model_dir: Path, runtime: str | None = None) -> None:
+    def __init__(self, model_dir: Path, runtime: str | None = None, *, int8: bool = False) -> None:
         """`runtime`: "onnx" (CTranslate2 and onnxruntime) or "numpy" (the reference); None:
         $VOICEMASTER_WHISPER_RUNTIME, else `DEFAULT_RUNTIME`. For onnx, a model whose derived graphs are missing,
-        damaged or stale is a `RecognizerUnavailable` saying what to run."""
+        damaged or stale is a `RecognizerUnavailable` saying what to run. `int8`: onnx's all-int8 encoder and graphs,
+        the waiting quizmaster's (`runtime_graphs.WAITING`); the numpy reference has only float32."""
         chosen = runtime or os.environ.get(RUNTIME_ENVIRONMENT) or DEFAULT_RUNTIME
         if chosen not in RUNTIMES:
             raise ValueError(f"{RUNTIME_ENVIRONMENT}={chosen!r}: expected one of {', '.join(RUNTIMES)}")
         self.runtime_name = chosen
+        self.int8 = int8 and chosen == "onnx"
         self.runtime: Runtime
         if chosen == "numpy":
             from voicemaster.speech.hearing.whisper.runtime_numpy import NumpyRuntime
@@ -58,8 +60,9 @@ class Whisper:
             self.runtime = NumpyRuntime(model_dir)
         else:
             from voicemaster.speech.hearing.whisper.runtime import OnnxRuntime
+            from voicemaster.speech.hearing.whisper.runtime_graphs import GAME, WAITING
 
-            self.runtime = OnnxRuntime(model_dir)
+            self.runtime = OnnxRuntime(model_dir, precision=WAITING if int8 else GAME)
 
     def encode(self, features: Array) -> Array:
         """Log-mel features (80, frames) to the encoder output (frames / 2, 512)."""

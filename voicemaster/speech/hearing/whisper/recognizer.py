@@ -52,14 +52,16 @@ MAX_FRAMES = 3000
 class WhisperRecognizer:
     """Whisper base, loaded once (about a second) for a whole game; each `recognize` is independent."""
 
-    def __init__(self, model_dir: Path, tuning: Tuning | None = None) -> None:
+    def __init__(self, model_dir: Path, tuning: Tuning | None = None, *, int8: bool = False) -> None:
+        """`int8`: the all-int8 arithmetic (`model.Whisper`), the waiting quizmaster's (`serve.reading`)."""
         try:
             from faster_whisper.feature_extractor import FeatureExtractor
         except ImportError:
             raise RecognizerUnavailable(f"faster-whisper is not installed: {python_extra('whisper')}.") from None
         if not (model_dir / "model.bin").is_file():
             raise RecognizerUnavailable(f"no Whisper model in {model_dir}: run `voicemaster models setup`.")
-        self.model = Whisper(model_dir)
+        self.model_dir = model_dir
+        self.model = Whisper(model_dir, int8=int8)
         self.tuning = tuning or Tuning()
         self._tokenizer = complete_tokenizer(model_dir / "tokenizer.json")
         self._features = FeatureExtractor()

@@ -21,7 +21,7 @@ from voicemaster.models.derived import problem
 from voicemaster.models.manifest import ModelError, load_manifest
 from voicemaster.speech import cores
 from voicemaster.speech.hearing.recognition import RecognizerUnavailable
-from voicemaster.speech.hearing.whisper.runtime_graphs import DECODE_FILE, LISTEN_FILE, MADE_BY, WIDTH
+from voicemaster.speech.hearing.whisper.runtime_graphs import GAME, MADE_BY, WAITING, WIDTH, Precision
 from voicemaster.speech.hearing.whisper.runtime_protocol import Array, AudioKeys, First, Prefixes, Tokens
 from voicemaster.speech.onnx_runtime import onnxruntime
 
@@ -37,14 +37,15 @@ class OnnxRuntime:
     """The encoder on CTranslate2, the decoder on onnxruntime; a session per number of cores a decision takes
     (`speech.cores.split_here`): a session's threads are fixed when it is opened."""
 
-    def __init__(self, model_dir: Path, *, graphs: Path | None = None, encoder: str = ENCODER_COMPUTE) -> None:
-        """`graphs`: a folder of decoder graphs of one's own (the lab's int8 ones, `runtime_graphs.Precision`), used
-        unchecked; None: set-up's, beside the model, checked against their record. `encoder`: CTranslate2's compute
-        type for the encoder ("int8" is the lab's)."""
+    def __init__(self, model_dir: Path, *, graphs: Path | None = None, precision: Precision = GAME) -> None:
+        """`precision`: the decoder graphs' (`Precision.files`); all int8 (`runtime_graphs.WAITING`, the waiting
+        quizmaster's) takes CTranslate2's int8 encoder too. `graphs`: the folder they are in, one of one's own (the
+        lab's) used unchecked; None: set-up's, beside the model, checked against their record."""
         if graphs is None:
             _check_graphs(model_dir)
         self.model_dir = model_dir
         self.graphs_dir = graphs or model_dir
+        self.listen_file, self.decode_file = precision.files
         try:
             import ctranslate2
         except ImportError:
@@ -56,12 +57,14 @@ class OnnxRuntime:
         # The one-core sessions are opened now, not at the first decision. Two-core ones only when a bench asks for
         # them (`cores.second_core_free`): a game decides on one core (decision 023), and a second copy of the float32
         # graphs would hold some 200 MB more.
-        self._session(LISTEN_FILE, 1)
-        self._session(DECODE_FILE, 1)
-        # The encoder in float32: CTranslate2's int8 encoder changed people's decisions and took one wrong meaning,
-        # its float32 keeps them (decision 020). One thread: a second float32 copy of the model would cost 290 MB.
+        self._session(self.listen_file, 1)
+        self._session(self.decode_file, 1)
+        # The game's encoder in float32: CTranslate2's int8 encoder changed people's decisions and took one wrong
+        # meaning, its float32 keeps them (decision 020). One thread: a second float32 copy of the model would cost
+        # 290 MB.
+        encoder = "int8" if precision == WAITING else ENCODER_COMPUTE
         self._encoder = ctranslate2.models.Whisper(str(model_dir), device="cpu", compute_type=encoder, intra_threads=1)
-        outputs = self._session(DECODE_FILE, 1).get_outputs()
+        outputs = self._session(self.decode_file, 1).get_outputs()
         self.layers = sum(1 for output in outputs if output.name.startswith("keys_"))
 
     def encode(self, features: Array) -> Array:
@@ -70,7 +73,7 @@ class OnnxRuntime:
         return encoded
 
     def listen(self, encoded: Array) -> AudioKeys:
-        outputs = self._session(LISTEN_FILE, _cores()).run(None, {"encoded": np.ascontiguousarray(encoded)})
+        outputs = self._session(self.listen_file, _cores()).run(None, {"encoded": np.ascontiguousarray(encoded)})
         return AudioKeys(tuple(outputs[0::2]), tuple(outputs[1::2]))
 
     def first(self, audio: AudioKeys, tokens: list[int], at: Sequence[int]) -> tuple[Prefixes, Array]:
@@ -99,7 +102,7 @@ class OnnxRuntime:
         for layer in range(self.layers):
             feeds[f"context_keys_{layer}"] = feeds[f"context_values_{layer}"] = nothing_shared
             feeds[f"own_keys_{layer}"] = feeds[f"own_values_{layer}"] = nothing_own
-        *keys_values, logprobs = self._session(DECODE_FILE, _cores()).run(None, feeds)
+        *keys_values, logprobs = self._session(self.decode_file, _cores()).run(None, feeds)
         nothing = tuple(np.zeros((1, 0, WIDTH), dtype=np.float32) for _ in range(self.layers))
         made = []
         asked = np.cumsum([0, *(len(at) for _, at in firsts)])
@@ -142,7 +145,7 @@ class OnnxRuntime:
             feeds[f"context_values_{layer}"] = _joined([start.start_values[layer] for start in starts])
             feeds[f"own_keys_{layer}"] = _padded([prefixes.keys[layer] for prefixes, _ in groups], own)
             feeds[f"own_values_{layer}"] = _padded([prefixes.values[layer] for prefixes, _ in groups], own)
-        *keys_values, logprobs = self._session(DECODE_FILE, _cores()).run(None, feeds)
+        *keys_values, logprobs = self._session(self.decode_file, _cores()).run(None, feeds)
         new_keys, new_values = keys_values[0::2], keys_values[1::2]
         stepped = []
         for group, (prefixes, _) in enumerate(groups):

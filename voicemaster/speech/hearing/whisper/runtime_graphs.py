@@ -9,8 +9,10 @@ prefix (the new tokens see each other causally) and the batched steps of the tri
 The game's graphs are float32, as the weights are: they decide as the numpy reference does. A `Precision` with int8
 (one scale per output row, each input row quantized with a scale of its own as it comes, as CTranslate2 does) is
 about a third cheaper a decoder row but moved decisions on people's recordings and took one for a wrong meaning
-(docs/decisions/026-float32-decoder-graphs-the-default.md). The graphs are built with the `onnx` package's helper API
-from the weights alone: nothing is fetched. Importing this module needs `onnx`, which only set-up uses.
+(docs/decisions/026-float32-decoder-graphs-the-default.md): set-up makes the int8 ones too (`WAITING`), for the
+waiting quizmaster alone, whose starts are said back and need a yes (docs/decisions/053-the-waiting-ear-in-int8.md).
+The graphs are built with the `onnx` package's helper API from the weights alone: nothing is fetched. Importing this
+module needs `onnx`, which only set-up uses.
 """
 
 from __future__ import annotations
@@ -34,7 +36,6 @@ MADE_BY = "voicemaster whisper graphs 2"
 Raise it whenever the graphs change."""
 LISTEN_FILE = "listen.onnx"
 DECODE_FILE = "decode.onnx"
-GRAPH_FILES = (LISTEN_FILE, DECODE_FILE)
 OPSET = 18
 IR_VERSION = 8
 """Fixed, so that the same weights always make the same bytes whatever the `onnx` package's defaults."""
@@ -77,17 +78,39 @@ class _Graph:
 
 @dataclass(frozen=True)
 class Precision:
-    """Which matrices are int8 (one scale per row); the others stay float32. Set-up makes float32 throughout; the
-    int8 variants are the lab's, measured in docs/decisions/026-float32-decoder-graphs-the-default.md."""
+    """Which matrices are int8 (one scale per row); the others stay float32. Set-up makes float32 throughout for a
+    game and all int8 for waiting (`WAITING`); the mixed variants are the lab's, measured in
+    docs/decisions/026-float32-decoder-graphs-the-default.md."""
 
     layers: bool = False
     """The decoder layers' linear maps, and the cross-attention keys and values of `listen`."""
     projection: bool = False
     """The output projection over the vocabulary (the token embeddings, transposed)."""
 
+    @property
+    def files(self) -> tuple[str, str]:
+        """The listen and decode graphs' file names: "listen.onnx" in float32, "listen-int8.onnx" all int8."""
+        marks = {
+            (False, False): "",
+            (True, True): "-int8",
+            (True, False): "-int8-layers",
+            (False, True): "-int8-output",
+        }
+        mark = marks[self.layers, self.projection]
+        return LISTEN_FILE.replace(".onnx", f"{mark}.onnx"), DECODE_FILE.replace(".onnx", f"{mark}.onnx")
 
-def build(model_dir: Path, into: Path, precision: Precision = Precision()) -> tuple[Path, ...]:
-    """Writes `listen.onnx` and `decode.onnx` for the model in `model_dir` into `into`; returns their paths."""
+
+GAME = Precision()
+"""A game's graphs: float32 throughout."""
+WAITING = Precision(layers=True, projection=True)
+"""The waiting quizmaster's graphs (`serve.reading.waiting_reader`): every matrix int8."""
+GRAPH_FILES = (*GAME.files, *WAITING.files)
+"""What set-up makes beside the model (the manifest's `derived`)."""
+
+
+def build(model_dir: Path, into: Path, precision: Precision = GAME) -> tuple[Path, ...]:
+    """Writes the listen and decode graphs of `precision` (`Precision.files`) for the model in `model_dir` into
+    `into`; returns their paths."""
     import onnx
 
     raw = read_weights(model_dir / "model.bin")
@@ -95,9 +118,10 @@ def build(model_dir: Path, into: Path, precision: Precision = Precision()) -> tu
     layers = sum(1 for name in weights if name.startswith("decoder/layer_") and name.endswith("ffn/linear_0/bias"))
     into.mkdir(parents=True, exist_ok=True)
     written = []
+    listen_file, decode_file = precision.files
     for file, graph in (
-        (LISTEN_FILE, _listen(weights, layers, precision)),
-        (DECODE_FILE, _decode(weights, layers, precision)),
+        (listen_file, _listen(weights, layers, precision)),
+        (decode_file, _decode(weights, layers, precision)),
     ):
         path = into / file
         onnx.save_model(graph, str(path))
@@ -342,7 +366,7 @@ def make(spec_derived: tuple[str, ...], model_dir: Path) -> None:
         )
     (model_dir / DERIVED_RECORD).unlink(missing_ok=True)
     with tempfile.TemporaryDirectory(prefix=".derived-", dir=model_dir) as staging:
-        made = build(model_dir, Path(staging))
+        made = (*build(model_dir, Path(staging)), *build(model_dir, Path(staging), WAITING))
         files = {path.name: (path.stat().st_size, file_sha256(path)) for path in made}
         for path in made:
             shutil.move(path, model_dir / path.name)
