@@ -11,7 +11,7 @@ import pytest
 from voicemaster.config.voice import Voice
 from voicemaster.dialogue.meaning import Heard, Intent
 from voicemaster.serve import reading
-from voicemaster.serve.reading import RoomReader
+from voicemaster.serve.reading import RoomReader, waiting_reader
 from voicemaster.serve.waiting import start_context
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.whisper.model import Array, AudioKeys, Prefixes, Tokens
@@ -26,7 +26,7 @@ TALK = tuple(clip for clip in real_speech.load() if clip.kind in ("talk", "yes",
 
 @pytest.fixture(scope="module")
 def reader(whisper: Callable[[str], WhisperRecognizer]) -> RoomReader:
-    return RoomReader(whisper("de"), LANGUAGES)
+    return waiting_reader(whisper("de"), LANGUAGES)
 
 
 def _said(text: str, language: str) -> Audio:
@@ -96,7 +96,7 @@ def test_the_waiting_search_decodes_fewer_rows_than_a_games_and_still_starts(
 def _talk_then_a_start(reader: RoomReader, monkeypatch: pytest.MonkeyPatch) -> Callable[[], int]:
     """Reads every twentieth of people's talk while waiting (none of it a start), then Pico's "Quiz starten" (the
     quiz, in German), and returns the decoder rows it took."""
-    whisper = reader.recognizer
+    whisper = reader.waiting
     assert isinstance(whisper, WhisperRecognizer)
     rows = [0]
     stepping = whisper.model.step_groups
@@ -155,19 +155,19 @@ def test_a_weiter_its_words_do_not_say_is_no_rival_to_a_start(reader: RoomReader
 
 
 def test_a_start_read_further_from_its_phrase_than_a_games_free_gap_is_heard(reader: RoomReader) -> None:
-    """Pico's fast French "lance le Money Drop", close in the quiet room, is read "Lancez mon hébreu.": its words name
-    nothing, its scores pick the money drop, the free reading likelier than the phrase by more than a game's free
-    margin of 6. A start is said back before it counts: the waiting reader allows the wider `WAITING_FREE`
-    (decision 042)."""
+    """Pico's fast French "lance le Money Drop", close in the quiet room, is read "Lance le mounébreu." (in float32
+    "Lancez mon hébreu."): its words name nothing, its scores pick the money drop, the free reading likelier than the
+    phrase by more than a game's free margin of 6 (with it, nothing is heard). A start is said back before it counts:
+    the waiting reader allows the wider `WAITING_FREE` (decision 042)."""
     heard = _as_the_bench_says(reader, "lance le Money Drop", "fr", 1)
     assert (heard.intent, heard.value, heard.language) == (Intent.START, "moneydrop", "fr"), heard.text
 
 
 def test_a_start_read_on_past_its_phrase_is_the_longer_phrases_game(reader: RoomReader) -> None:
-    """Kokoro's fast French "on joue au Money Drop", close in the quiet room, is read "En jour, mon édrape.": its
-    scores pick "on joue" (the quiz), whose end the garbled rest comes to sooner than the money drop's. A reading
-    that goes on past "on joue" is not "on joue": the money drop is said back (decision 044), not the quiz nobody
-    asked for."""
+    """Kokoro's fast French "on joue au Money Drop", close in the quiet room, is read "On joue aux mané drape." (in
+    float32 "En jour, mon édrape."): the garbled rest comes to the end of "on joue" (the quiz) sooner than to the money
+    drop's. A reading that goes on past "on joue" is not "on joue": the money drop is said back (decision 044), not
+    the quiz nobody asked for; weighed with "on joue", nothing is heard."""
     heard = _as_the_bench_says(reader, "on joue au Money Drop", "fr", 3)
     assert (heard.intent, heard.value, heard.language) == (Intent.START, "moneydrop", "fr"), heard.text
 

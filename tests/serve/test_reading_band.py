@@ -13,7 +13,7 @@ import pytest
 
 from voicemaster.config.voice import Voice
 from voicemaster.dialogue.meaning import Intent
-from voicemaster.serve.reading import RoomReader
+from voicemaster.serve.reading import RoomReader, waiting_reader
 from voicemaster.serve.waiting import start_context
 from voicemaster.speech.audio import Audio
 from voicemaster.speech.hearing.whisper.recognizer import WhisperRecognizer
@@ -27,7 +27,7 @@ PEOPLE_DB, START_DB = -28.0, -26.0
 
 @pytest.fixture(scope="module")
 def reader(whisper: Callable[[str], WhisperRecognizer]) -> RoomReader:
-    return RoomReader(whisper("de"), ("de", "en", "fr"))
+    return waiting_reader(whisper("de"), ("de", "en", "fr"))
 
 
 def _across_the_room(said: Audio, distance: float, place: int, level_db: float) -> Audio:
