@@ -1,8 +1,9 @@
 """`voicemaster bench serve`: what the always-ready quizmaster costs and mistakes while it waits.
 
 Streams heard faster than real time through `voicemaster serve`'s own waiting pipeline (the front end as configured,
-the voice-activity detector, the endpointer at the waiting numbers, `RoomReader` over Whisper base in every listening
-language), each frame once, as a microphone would deliver them:
+the voice-activity detector, the endpointer at the waiting numbers, `waiting_reader`: Whisper base in int8 in every
+listening language, a read-back's reply heard in float32 as a game hears it), each frame once, as a microphone would
+deliver them:
 - **quiet**: a quiet room's own noise: the CPU share of waiting (of one core: CPU seconds over seconds heard).
 - **talk**: a living room (RT60 about 0.5 s, 2.5-3 m from the microphone) with a TV on and people talking: the TV a
   quiz show, reading the question packs' questions and options and the quizmaster's own lines (every language;
