@@ -52,7 +52,6 @@ class Whisper:
         if chosen not in RUNTIMES:
             raise ValueError(f"{RUNTIME_ENVIRONMENT}={chosen!r}: expected one of {', '.join(RUNTIMES)}")
         self.runtime_name = chosen
-        self.int8 = int8 and chosen == "onnx"
         self.runtime: Runtime
         if chosen == "numpy":
             from voicemaster.speech.hearing.whisper.runtime_numpy import NumpyRuntime

@@ -1,5 +1,6 @@
 """Whisper on maintained runtimes, the game's: CTranslate2's float32 encoder on the installed `model.bin`, and the
-decoder as onnxruntime float32 graphs set-up made from the same weights (`runtime_graphs.py`).
+decoder as onnxruntime float32 graphs set-up made from the same weights (`runtime_graphs.py`); the waiting
+quizmaster's the same in int8 (`runtime_graphs.WAITING`).
 
 CTranslate2 runs the encoder on a window sized to the utterance, as the numpy reference does; its Whisper API cannot
 score arbitrary token prefixes, so the decoder is ours: one graph turns the encoder output into each layer's
@@ -37,14 +38,11 @@ class OnnxRuntime:
     """The encoder on CTranslate2, the decoder on onnxruntime; a session per number of cores a decision takes
     (`speech.cores.split_here`): a session's threads are fixed when it is opened."""
 
-    def __init__(self, model_dir: Path, *, graphs: Path | None = None, precision: Precision = GAME) -> None:
-        """`precision`: the decoder graphs' (`Precision.files`); all int8 (`runtime_graphs.WAITING`, the waiting
-        quizmaster's) takes CTranslate2's int8 encoder too. `graphs`: the folder they are in, one of one's own (the
-        lab's) used unchecked; None: set-up's, beside the model, checked against their record."""
-        if graphs is None:
-            _check_graphs(model_dir)
+    def __init__(self, model_dir: Path, *, precision: Precision = GAME) -> None:
+        """`precision`: which of set-up's graphs beside the model (`Precision.files`), checked against their record;
+        all int8 (`runtime_graphs.WAITING`, the waiting quizmaster's) takes CTranslate2's int8 encoder too."""
+        _check_graphs(model_dir)
         self.model_dir = model_dir
-        self.graphs_dir = graphs or model_dir
         self.listen_file, self.decode_file = precision.files
         try:
             import ctranslate2
@@ -195,7 +193,7 @@ class OnnxRuntime:
         options.inter_op_num_threads = 1
         # A spinning worker would take a core the voice or another program needs (decision 004).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        path = self.graphs_dir / file
+        path = self.model_dir / file
         try:
             return runtime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         except Exception as error:  # onnxruntime raises its own exception types for a file it cannot read
