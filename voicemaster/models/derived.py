@@ -47,24 +47,29 @@ def write_record(model_dir: Path, made_by: str, files: dict[str, tuple[int, str]
     os.replace(temporary, model_dir / DERIVED_RECORD)
 
 
-def unmade(spec: ModelSpec, model_dir: Path, made_by: str | None = None) -> tuple[str, ...]:
-    """The derived files that are not there as set-up recorded making them (missing, not in the record, another size,
-    or, given `made_by`, made by another maker): what set-up must make again. Sizes only: no hashing."""
+def unmade(
+    spec: ModelSpec, model_dir: Path, made_by: str | None = None, needed: tuple[str, ...] | None = None
+) -> tuple[str, ...]:
+    """The derived files (of those `needed`; None: all) that are not there as set-up recorded making them (missing, not
+    in the record, another size, or, given `made_by`, made by another maker): what set-up must make again. Sizes
+    only: no hashing."""
+    names = spec.derived if needed is None else tuple(name for name in spec.derived if name in needed)
     record = read_record(model_dir)
     if record is None or (made_by is not None and record.made_by != made_by):
-        return spec.derived
+        return names
     return tuple(
         name
-        for name in spec.derived
+        for name in names
         if name not in record.files
         or not (model_dir / name).is_file()
         or (model_dir / name).stat().st_size != record.files[name][0]
     )
 
 
-def problem(spec: ModelSpec, model_dir: Path, made_by: str) -> str | None:
-    """One line saying what is wrong with the derived files a loader needs, and what to run; None if nothing is."""
-    missing = unmade(spec, model_dir, made_by)
+def problem(spec: ModelSpec, model_dir: Path, made_by: str, needed: tuple[str, ...] | None = None) -> str | None:
+    """One line saying what is wrong with the derived files a loader needs (`needed`; None: all), and what to run;
+    None if nothing is."""
+    missing = unmade(spec, model_dir, made_by, needed)
     if not missing:
         return None
     record = read_record(model_dir)

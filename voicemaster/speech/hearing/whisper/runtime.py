@@ -41,9 +41,9 @@ class OnnxRuntime:
     def __init__(self, model_dir: Path, *, precision: Precision = GAME) -> None:
         """`precision`: which of set-up's graphs beside the model (`Precision.files`), checked against their record;
         all int8 (`runtime_graphs.WAITING`, the waiting quizmaster's) takes CTranslate2's int8 encoder too."""
-        _check_graphs(model_dir)
-        self.model_dir = model_dir
         self.listen_file, self.decode_file = precision.files
+        _check_graphs(model_dir, precision.files)
+        self.model_dir = model_dir
         try:
             import ctranslate2
         except ImportError:
@@ -224,12 +224,13 @@ def _padded(parts: list[Array], own: int) -> Array:
     return padded
 
 
-def _check_graphs(model_dir: Path) -> None:
-    """The derived graphs are there as set-up made them for this maker, else a one-line `RecognizerUnavailable`."""
+def _check_graphs(model_dir: Path, needed: tuple[str, ...]) -> None:
+    """The derived graphs `needed` are there as set-up made them for this maker, else a one-line
+    `RecognizerUnavailable`: a game loads without the waiting quizmaster's, which `serve` alone needs."""
     try:
         spec = load_manifest()[MODEL_NAME]
     except (ModelError, KeyError):
         return  # a manifest of one's own without Whisper's graphs: onnxruntime says what it cannot load
-    found = problem(spec, model_dir, MADE_BY)
+    found = problem(spec, model_dir, MADE_BY, needed)
     if found is not None:
         raise RecognizerUnavailable(found)
