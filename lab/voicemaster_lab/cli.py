@@ -97,7 +97,8 @@ def add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "--microphone",
         default="room",
         help="room: what the game hears the player through, comma-separated (each is measured): room (the room's "
-        "microphone where it is today), phone (a phone about 20 cm from the player's mouth, joined as the player)",
+        "microphone where it is today), phone (a phone about 20 cm from the player's mouth, joined as the player), "
+        "phone-held (that phone held to talk: silent but while the player holds its button)",
     )
     bench.add_argument("--utterances", type=int, default=12, help="live: the player's turns timed in each language")
     bench.add_argument(

@@ -41,6 +41,7 @@ from voicemaster_lab.harness import room as acoustics
 from voicemaster_lab.harness.mixer import (
     BLOCK,
     COUNT,
+    RELEASE_SECONDS,
     BlockConvolver,
     Mixer,
     PhoneScene,
@@ -334,6 +335,33 @@ def test_a_phone_hears_the_players_utterance_begin_where_the_microphone_does(bus
     assert begun is not None and recorded.microphone[begun] == round(0.3 * 32767)
     loud = np.flatnonzero(phone == round(0.5 * 32767))
     assert len(loud) == 800 and loud[0] == said.expected_at and abs(int(loud[0]) - begun) <= BLOCK
+
+
+@pytest.mark.audio
+def test_a_phone_held_to_talk_sends_the_room_only_from_the_press_until_just_after_the_words(bus: Pulse) -> None:
+    heard: list[bytes] = []
+    murmur = np.full(RATE, 0.01)  # the room's noise at the phone: never silent by itself
+    held = PhoneScene(None, murmur, hold_to_talk=True)
+    mixer = Mixer(bus, Scene(None, round(0.08 * RATE), np.zeros(0), phone=held), heard.append)
+    mixer.start()
+    time.sleep(0.3)
+    pressed_at = mixer.frames
+    mixer.press()
+    time.sleep(0.2)
+    said = mixer.say(np.full(800, 0.3), at_phone=np.full(800, 0.5))
+    said.done.wait(timeout=10)
+    time.sleep(0.6)
+    recorded = mixer.stop()
+    phone = np.frombuffer(b"".join(heard), dtype="<i2")
+    sounding = np.flatnonzero(phone != 0)
+    assert said.expected_at is not None and len(recorded.microphone) >= len(phone)
+    # Nothing before the press, the room from it, the words, the room until the button is let go, then nothing.
+    assert pressed_at <= sounding[0] < said.expected_at
+    assert np.all(phone[sounding[0] : said.expected_at] == round(0.01 * 32767))
+    assert np.count_nonzero(phone == round(0.51 * 32767)) == 800
+    let_go = said.expected_at + 800 + round(RELEASE_SECONDS * RATE)
+    assert sounding[-1] == let_go - 1 and len(phone) > let_go + BLOCK
+    assert len(sounding) == let_go - sounding[0]
 
 
 def test_a_phone_at_the_mouth_hears_the_player_louder_over_the_room_and_its_echo() -> None:

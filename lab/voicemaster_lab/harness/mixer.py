@@ -16,7 +16,9 @@ actually took (`delays`).
 With a phone at the player's mouth (`Scene.phone`), each block read also makes what the phone hears at that moment:
 the speaker's sound through its response to the phone, the room's noise at the phone's level, and the player's
 utterances as the phone hears them, each begun at the bus frame where the microphone hears it begin. It is handed to
-`phone_out` (the bench's phone, which sends it to the game as the join page does) as soon as it is made.
+`phone_out` (the bench's phone, which sends it to the game as the join page does) as soon as it is made. A phone held
+to talk (`PhoneScene.hold_to_talk`) sends silence, as the join page does, except from the player's `press` until
+`RELEASE_SECONDS` after the utterance that follows it ends.
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ SPEAKER, MICROPHONE, COUNTER = 1, 0, 2
 """The bus's channels."""
 AUDIBLE = 328
 """-40 dBFS: a speaker sample this loud is sound (as `timing.live_figures` reads it)."""
+RELEASE_SECONDS = 0.3
+"""With hold to talk, how long after the last of their words the player lets go of the phone's button."""
 
 
 class BlockConvolver:
@@ -99,6 +103,8 @@ class PhoneScene:
     """The loudspeaker-to-phone impulse response, scaled; None: no echo."""
     noise: Signal
     """The room's noise at the phone's level, played in a loop."""
+    hold_to_talk: bool = False
+    """The player holds the join page's "hold to talk" button while speaking: the phone sends silence otherwise."""
 
 
 @dataclass(frozen=True)
@@ -184,6 +190,9 @@ class Mixer:
         self.phone_convolver = BlockConvolver(phone.echo) if phone is not None and phone.echo is not None else None
         self._at_phone: list[tuple[int, Signal]] = []
         """The utterances the phone hears now or soon: (the bus frame each begins at, its samples at the phone)."""
+        self._held: tuple[int, int | None] | None = None
+        """With hold to talk: the bus frames from which the button is held and at which it is let go (None: not
+        known until the utterance said while holding it begins); None: not held."""
         self._queue: deque[Utterance] = deque()
         self._speaking: Utterance | None = None
         self._lock = threading.Lock()
@@ -244,11 +253,25 @@ class Mixer:
             self._queue.append(utterance)
         return utterance
 
+    def press(self) -> None:
+        """The player presses the phone's "hold to talk" button, to say the next utterance (with `hold_to_talk`)."""
+        with self._lock:
+            if self._held is None or self._held[1] is not None:
+                self._held = (self._frames, None)
+
+    def release(self) -> None:
+        """The player lets go of the button without having said anything (the game spoke first)."""
+        with self._lock:
+            if self._held is not None and self._held[1] is None:
+                self._held = (self._held[0], self._frames)
+
     def cancel(self, utterance: Utterance) -> bool:
         """Takes back an utterance not yet begun; False if it has."""
         with self._lock:
             if utterance.written_from is not None:
                 return False
+            if self._held is not None and self._held[1] is None:
+                self._held = (self._held[0], self._frames)
             utterance.cancelled = True
             if utterance in self._queue:
                 self._queue.remove(utterance)
@@ -356,7 +379,20 @@ class Mixer:
                 if begins + len(samples) > frame + BLOCK:
                     kept.append((begins, samples))
             self._at_phone = kept
+            if phone.hold_to_talk:
+                mix *= self._holding(frame)
         return np.clip(np.round(mix * 32767), -32768, 32767).astype("<i2").tobytes()
+
+    def _holding(self, frame: int) -> Signal:
+        """1 where the button is held in bus frames `frame`..`frame + BLOCK`, else 0 (under the lock)."""
+        held = np.zeros(BLOCK)
+        if self._held is not None:
+            pressed, released = self._held
+            last = frame + BLOCK if released is None else min(frame + BLOCK, released)
+            held[max(0, pressed - frame) : max(0, last - frame)] = 1.0
+            if released is not None and released <= frame + BLOCK:
+                self._held = None
+        return held
 
     def _utterances(self, heard_at: int) -> Signal:
         """The player's samples of this block: the one speaking, then the next one queued, from its start."""
@@ -372,6 +408,9 @@ class Mixer:
                     self._speaking.expected_at = heard_at + filled
                     if self._speaking.at_phone is not None:
                         self._at_phone.append((heard_at + filled, self._speaking.at_phone))
+                        if self._held is not None and self._held[1] is None:
+                            ends = heard_at + filled + len(self._speaking.at_phone)
+                            self._held = (self._held[0], ends + round(RELEASE_SECONDS * RATE))
                 speaking = self._speaking
                 assert speaking.written_from is not None
                 offset = self._written + filled - speaking.written_from

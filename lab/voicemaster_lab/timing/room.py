@@ -15,7 +15,10 @@ With `--microphone phone` the player has a phone at their mouth as well (`harnes
 with `--phones`, the bench's phone joins as a new player before the quizmaster asks the player's name (`harness.phone`),
 and sends what the room sounds like at the phone; the game listens to the player through it from then on, the name
 too, through the same pipeline. Each listening says which microphone the player had (`microphone`: "phone" once the
-game has named the phone's player; the name and its yes, heard through the phone, say "room").
+game has named the phone's player; the name and its yes, heard through the phone, say "room"). `--microphone
+phone-held` is the same phone held to talk, as the join page's "hold to talk" button does for the loudest rooms: the
+player presses it `PRESS_LEAD_SECONDS` before each utterance and lets go just after (`harness.mixer`); the phone
+sends silence otherwise.
 
 What each listening came to is read from the game's log and the bus's recording (`timing.room_figures`). It runs
 in real time, a few minutes a game; the load average is printed with the figures.
@@ -90,8 +93,11 @@ FRONT_ENDS = {
 """The game's own front ends (the `[speech]` switches), named as `bench asr --frontend` names them."""
 SHIPPED = "webrtc-aec"
 """The front end the shipped settings run."""
-MICROPHONES = ("room", "phone")
-"""What the game hears the player through: the room's microphone alone, or a phone at the player's mouth besides."""
+MICROPHONES = ("room", "phone", "phone-held")
+"""What the game hears the player through: the room's microphone alone, or a phone at the player's mouth besides
+(held to talk: the phone sends silence but while the player holds its button)."""
+PRESS_LEAD_SECONDS = 0.3
+"""With hold to talk, how long before speaking the player presses the button: people press, then speak."""
 
 
 def with_front_end(config: str, front_end: FrontEndConfig) -> str:
@@ -226,7 +232,7 @@ class Table:
     barge_in_seconds: float | None = None
     """The endpointer's `barge_in_seconds` in the game; None: the shipped one."""
     microphone: str = "room"
-    """"phone": a phone at the player's mouth besides the room's microphone (`MICROPHONES`)."""
+    """"phone" or "phone-held": a phone at the player's mouth besides the room's microphone (`MICROPHONES`)."""
 
 
 def table(
@@ -254,8 +260,9 @@ def table(
     room = acoustics.ROOMS[name]
     voice = _voice(settings, language)
     scene = acoustics.scene(room, echo_db, delay_seconds, voice, _babble(clips, language))
-    if microphone == "phone":
-        scene = replace(scene, phone=acoustics.phone_scene(room, echo_db, voice, scene.noise))
+    if microphone != "room":
+        phone = acoustics.phone_scene(room, echo_db, voice, scene.noise)
+        scene = replace(scene, phone=replace(phone, hold_to_talk=microphone == "phone-held"))
     return Table(pulse, room, echo_db, scene, repertoire, questions, config, frontend, barge_in_seconds, microphone)
 
 
@@ -285,6 +292,8 @@ class _Turn:
     due: float | None = None
     """When (monotonic) the player begins; None once begun or given up."""
     barge: bool = False
+    pressed: bool = False
+    """With hold to talk: the player has pressed the phone's button for this utterance."""
     utterance: Utterance | None = None
     barged_in: bool = False
     decision: int | None = None
@@ -387,7 +396,13 @@ class _Player:
 
     def _speak_when_due(self) -> None:
         turn = self.turns[-1] if self.turns else None
-        if turn is None or turn.due is None or time.monotonic() < turn.due:
+        if turn is None or turn.due is None:
+            return
+        pressing = turn.barge or self.mixer.speaker_quiet >= GAP_SECONDS - PRESS_LEAD_SECONDS
+        if self._held_to_talk() and not turn.pressed and time.monotonic() >= turn.due - PRESS_LEAD_SECONDS and pressing:
+            self.mixer.press()
+            turn.pressed = True
+        if time.monotonic() < turn.due:
             return
         if not turn.barge and self.mixer.speaker_quiet < GAP_SECONDS:
             return
@@ -400,8 +415,14 @@ class _Player:
         turn.decision = index
         turn.decided_at = self.offset + float(self.events[index]["t"])
         turn.due = None
+        if turn.utterance is None and turn.pressed:
+            self.mixer.release()
         if turn.utterance is not None and not self.mixer.cancel(turn.utterance):
             turn.spoke = True
+
+    def _held_to_talk(self) -> bool:
+        scene = self.mixer.scene.phone
+        return scene is not None and scene.hold_to_talk
 
     def _made_for(self, spoken: Spoken) -> tuple[Signal, tuple[int, int], Signal | None]:
         """The utterance through the room, where it is audible close to the microphone, and as the phone hears it
@@ -436,7 +457,7 @@ def play_game(table: Table, seed: int, folder: Path, *, most_listens: int = MOST
     command = [sys.executable, "-m", "voicemaster", "--config", str(config), "play"]
     command += ["--lang", language, "--variant", "classic", "--engine", ENGINE, "--seed", str(seed), "--log", str(log)]
     printed = folder / "stdout.txt"
-    phone = PhoneLink(printed) if table.microphone == "phone" else None
+    phone = PhoneLink(printed) if table.microphone != "room" else None
     if phone is not None:
         command += ["--phones", "--phones-port", "0"]
     env = {**table.pulse.env, "XDG_DATA_HOME": str(folder / "data")}

@@ -188,7 +188,7 @@ def report(figures: dict[str, Any]) -> str:
         "  understood / asked again / not heard / taken for something else (answers, commands) of the player's "
         "utterances; without the player: the quizmaster's voice or noise heard as an utterance (asked again, "
         "taken); barge-ins heard of tried, missed, false; utterances cut at the longest; felt latency p50/p95 ms",
-        f"  {'room':12}{'mic':6}{'lang':5}{'echo':>6}{'front end':>11}{'b-in s':>7}{'utt':>5}{'underst.':>10}"
+        f"  {'room':12}{'mic':11}{'lang':5}{'echo':>6}{'front end':>11}{'b-in s':>7}{'utt':>5}{'underst.':>10}"
         f"{'again':>7}{'n.heard':>8}"
         f"{'wrong':>8}{'w/o pl.':>9}{'barge':>7}{'miss':>6}{'false':>6}{'cut':>5}{'latency':>12}{'ended':>7}",
     ]
@@ -197,7 +197,7 @@ def report(figures: dict[str, Any]) -> str:
         latency = row["felt_latency"]
         echo = "off" if row["echo_db"] is None else f"{row['echo_db']:+g}"
         out.append(
-            f"  {row['room']:12}{row.get('microphone', 'room'):6}{row['language']:5}{echo:>6}"
+            f"  {row['room']:12}{row.get('microphone', 'room'):11}{row['language']:5}{echo:>6}"
             f"{row.get('frontend', ''):>11}{row.get('barge_in_seconds', ''):>7}{row['utterances']:>5}"
             f"{'-' if share is None else f'{share:.0%}':>10}{row['asked_again']:>7}{row['not_heard']:>8}"
             f"{row['wrong_answer']:>4}/{row['wrong_command']:<3}"
