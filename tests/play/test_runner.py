@@ -167,6 +167,25 @@ def test_a_phone_lost_while_everyone_is_asked_never_says_the_room_now_listens() 
     assert "Mikrofon" not in lost["text"] and "noch einmal" in lost["text"]
 
 
+def test_the_log_tells_a_question_put_to_all_from_one_put_to_a_player() -> None:
+    """ "Another round?" is heard through the first named player's phone, though no player has the turn: whoever
+    reads the log (`bench room`'s player, which counts what each phone heard) can tell it from a player's turn."""
+    sink, out = FileSink(), io.StringIO()
+    runner = Runner(
+        load_lines("de"), Speakers(DEFAULT_VOICES), sink, SessionClock(sink), Stalls(Listened(Silence())),
+        Transcript(out),
+    )  # fmt: skip
+
+    def another_round_then_a_players_turn() -> Generator[Effect, Observation | None, None]:
+        yield Listen(Context(ContextName.CONFIRM, "de"), None, 8.0, to_all=True)
+        yield Listen(Context(ContextName.CONFIRM, "de"), "Anna", 8.0)
+
+    drive(another_round_then_a_players_turn(), runner.perform)
+    events = [json.loads(line) for line in out.getvalue().splitlines()]
+    listens = [(event["player"], event.get("to_all", False)) for event in events if event["event"] == "listen"]
+    assert listens == [(None, True), ("Anna", False)]
+
+
 def test_lines_the_player_cut_off_before_they_began_are_taken_back_for_every_watcher() -> None:
     """The lines up to listening are written down as they are started, ahead of the sound; a player who answers over
     the question stops them, and the lines after that moment were never heard: not on the screen, not in the

@@ -193,9 +193,8 @@ class Runner:
                     self._wait_for_speaking()
                     self._speak(self._held)
                     self._led_to_listening, self._held = self._held, []
-                self.transcript.write(
-                    self.now, "listen", {"player": listen.player, "context": listen.context.name.value}
-                )
+                asked = {"player": listen.player, "context": listen.context.name.value}
+                self.transcript.write(self.now, "listen", asked | ({"to_all": True} if listen.to_all else {}))
                 return self._listen(listen)
             case StartTimer(seconds):
                 self._timer_start = self.now

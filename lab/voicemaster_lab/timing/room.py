@@ -286,7 +286,8 @@ class _Turn:
     at_phone: Signal | None = None
     """The same utterance as the phone at the player's mouth hears it; None: no phone."""
     microphone: str = "room"
-    """What the game hears the player through at this listening: "phone" once the phone has joined as the player."""
+    """What the game hears the player through at this listening: "phone" once the phone has joined as the player
+    (a question put to all, "another round?", too: the game hears it through the first named player's phone)."""
     span: tuple[int, int] = (0, 0)
     """Its first and last audible sample, close to the microphone."""
     due: float | None = None
@@ -381,7 +382,8 @@ class _Player:
                          walk_away=self.level >= self.questions)  # fmt: skip
         turn = _Turn(context, reply, None if reply is None else self.repertoire.next(reply))
         phone = self.phone
-        if phone is not None and phone.player is not None and phone.player == event.get("player"):
+        put_to_all = event.get("to_all", False) and event.get("player") is None  # heard through the first's phone
+        if phone is not None and phone.player is not None and (phone.player == event.get("player") or put_to_all):
             turn.microphone = "phone"
         self.turns.append(turn)
         if turn.spoken is None:
