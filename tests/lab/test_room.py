@@ -417,6 +417,9 @@ def test_a_whole_game_in_the_car_and_at_the_party_ends_with_nothing_locked_witho
             assert (heard["player"], heard["context"], heard["intent"]) == (event["player"], "confirm", "yes")
     assert game.locked_without_yes == 0
     assert any(item.spoke for item in game.listenings)
+    # What the game read is kept beside what it decided, the words of its log's decision.
+    read = [event["text"] for event in events if event["event"] == "heard"]
+    assert [item.read for item in game.listenings if item.heard is not None] == read and any(read)
     if microphone == "phone":
         assert any(item.microphone == "phone" for item in game.listenings), game.stopped
     if name == "party" and not game.ended:

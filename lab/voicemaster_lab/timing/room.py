@@ -520,9 +520,9 @@ def _played(
     aligned = len(endings) == len(player.turns)
     for index, turn in enumerate(player.turns):
         decision = player.events[turn.decision] if turn.decision is not None else None
-        heard = None
+        heard, read = None, ""
         if decision is not None and decision["event"] == "heard":
-            heard = (str(decision["intent"]), decision["value"])
+            heard, read = (str(decision["intent"]), decision["value"]), str(decision.get("text", ""))
         over, latency, spoke = False, None, turn.spoke
         utterance = turn.utterance
         if turn.spoke and utterance is not None and utterance.written_from is not None:
@@ -555,6 +555,7 @@ def _played(
                 ended=str(endings[index]["state"]) if aligned else None,
                 latency=latency,
                 microphone=turn.microphone,
+                read=read,
             )
         )
     yes_decisions = [
@@ -612,6 +613,7 @@ def _listening_row(game: Game, item: Listening) -> dict[str, Any]:
         "text": item.text,
         "meant": None if item.meant is None else list(item.meant),
         "heard": None if item.heard is None else list(item.heard),
+        "read": item.read,
         "outcome": item.outcome,
         "barge_in": item.barge_in,
         "ended": item.ended,

@@ -65,6 +65,8 @@ class Listening:
     """Seconds from the end of the player's speech to the first sound of the quizmaster's reply."""
     microphone: str = "room"
     """What the game heard the player through: "room", or "phone" (a phone at the player's mouth, joined)."""
+    read: str = ""
+    """The words the game read where it decided (its log's `heard` text): why a listening was asked again."""
 
     @property
     def outcome(self) -> str:
