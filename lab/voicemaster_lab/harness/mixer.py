@@ -262,16 +262,14 @@ class Mixer:
     def release(self) -> None:
         """The player lets go of the button without having said anything (the game spoke first)."""
         with self._lock:
-            if self._held is not None and self._held[1] is None:
-                self._held = (self._held[0], self._frames)
+            self._let_go()
 
     def cancel(self, utterance: Utterance) -> bool:
-        """Takes back an utterance not yet begun; False if it has."""
+        """Takes back an utterance not yet begun (the button, if held for it, is let go); False if it has begun."""
         with self._lock:
             if utterance.written_from is not None:
                 return False
-            if self._held is not None and self._held[1] is None:
-                self._held = (self._held[0], self._frames)
+            self._let_go()
             utterance.cancelled = True
             if utterance in self._queue:
                 self._queue.remove(utterance)
@@ -382,6 +380,11 @@ class Mixer:
             if phone.hold_to_talk:
                 mix *= self._holding(frame)
         return np.clip(np.round(mix * 32767), -32768, 32767).astype("<i2").tobytes()
+
+    def _let_go(self) -> None:
+        """The button let go now, if it is held for an utterance not yet begun (under the lock)."""
+        if self._held is not None and self._held[1] is None:
+            self._held = (self._held[0], self._frames)
 
     def _holding(self, frame: int) -> Signal:
         """1 where the button is held in bus frames `frame`..`frame + BLOCK`, else 0 (under the lock)."""
