@@ -157,6 +157,7 @@ def _phone(port: int, code: str, frames: int, pipe: Connection) -> None:
             sock=wire,
             ssl=unverified,
             server_hostname="127.0.0.1",
+            open_timeout=JOINED_SECONDS,  # the handshake on a loaded machine: websockets' own 10 s timed out
         )
     except Exception as error:  # said to the bench, which raises it
         pipe.send(f"{type(error).__name__}: {error}")

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
+from tests.cpu import AVX512
 from voicemaster.config.voice import Voice
 from voicemaster.dialogue.meaning import Context, ContextName, Intent
 from voicemaster.host import lines
@@ -50,7 +51,13 @@ def _heard(
 @pytest.mark.parametrize(
     ("player", "before_the_end", "echo_db"),
     # Read whole "50" (the first "fünfzig" taken by the canceller) and "50, 50 50"; asked again before 043.
-    [(0, 0.8, 10.0), (1, 0.8, 10.0), (0, 0.4, 0.0)],
+    [
+        (0, 0.8, 10.0),
+        pytest.param(
+            1, 0.8, 10.0, marks=pytest.mark.xfail(AVX512, strict=True, reason="with AVX-512 read '50', asked again")
+        ),
+        (0, 0.4, 0.0),
+    ],
 )
 def test_a_joker_said_over_our_line_is_understood(
     whisper: Callable[[str], WhisperRecognizer], player: int, before_the_end: float, echo_db: float

