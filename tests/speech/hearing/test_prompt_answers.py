@@ -16,6 +16,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from tests.cpu import AVX512
 from voicemaster.config.voice import Voice
 from voicemaster.dialogue.meaning import Context, ContextName, Intent
 from voicemaster.play.stage import Stage
@@ -117,7 +118,14 @@ def _party_turns(
 @pytest.mark.parametrize(
     "under_db",
     [
-        pytest.param(5.0, id="room-microphone", marks=pytest.mark.slow),  # the default suite's ten minutes
+        pytest.param(  # the default suite's ten minutes
+            5.0,
+            id="room-microphone",
+            marks=[
+                pytest.mark.slow,
+                pytest.mark.xfail(AVX512, strict=True, reason="with AVX-512 at most half the 'ja' are understood"),
+            ],
+        ),
         pytest.param(rooms.PHONE_GAIN_DB, id="phone-at-the-mouth"),
     ],
 )
