@@ -3,7 +3,7 @@
 Whisper's runtimes (CTranslate2, onnxruntime) choose their kernels by the CPU: with AVX-512 they add in another order
 than with AVX2 alone, and a clip that lies within a hair of a decision's margin is read otherwise. The suite's
 clips were chosen on an AVX2 machine (AMD EPYC); on 2026-12-04 the machine became an Intel Xeon with AVX-512, where
-nine of them read otherwise (docs/benchmarks.md, "Tests"). A test pinned to such a reading says, strictly, what
+some of them read otherwise (docs/benchmarks.md, "Tests"). A test pinned to such a reading says, strictly, what
 each kind of CPU reads: a change on either still fails it.
 """
 
